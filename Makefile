@@ -1,0 +1,34 @@
+# One command each: `make report` and `make test` do all set-up themselves.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
+export PYTHONHASHSEED := 0
+
+.PHONY: setup report test bench lint clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or run: make PYTHON=/path/to/python3.11)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
+	$(BIN)/python -m ipykernel install --prefix $(VENV) --name python3 >/dev/null
+	touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/workbench report all --out reports/
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check workbench tests benchmarks
+
+clean:
+	rm -rf $(VENV) .cache reports/*/

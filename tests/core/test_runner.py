@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from polars.testing import assert_frame_equal
+
+from workbench.core import runner
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.model import AgentSpec, Param
+from workbench.core.rng import SplitMix64, mix64
+from workbench.core.seeding import game_seed, game_seeds
+from workbench.core.runner import plan_chunks, simulate
+
+
+def test_game_seeds_depend_only_on_master_seed_and_index():
+    whole = game_seeds(5, 0, 100)
+    assert whole.dtype == np.uint64 and len(set(whole.tolist())) == 100
+    assert np.array_equal(whole[40:60], game_seeds(5, 40, 60))
+    assert game_seed(5, 41) == int(whole[41])
+    assert not np.array_equal(whole, game_seeds(6, 0, 100))
+
+
+def test_splitmix64_matches_the_published_reference_values():
+    # First outputs of SplitMix64 seeded with 1234567 (Vigna's reference implementation).
+    rng = SplitMix64(1234567)
+    assert [rng.next_u64() for _ in range(3)] == [6457827717110365317, 3203168211198807973, 9817491932198370423]
+    assert mix64(0) == 0
+
+
+def test_below_is_unbiased_and_in_range():
+    rng = SplitMix64(9)
+    draws = [rng.below(6) for _ in range(60_000)]
+    counts = np.bincount(draws, minlength=6)
+    assert counts.min() > 9_500 and counts.max() < 10_500
+    with pytest.raises(ValueError):
+        rng.below(0)
+
+
+def test_plan_chunks_cover_every_game_once():
+    chunks = plan_chunks(10, 3, start=5)
+    assert chunks == [(5, 8), (8, 11), (11, 14), (14, 15)]
+
+
+@pytest.mark.parametrize("games", [0, -3, 2.5, True, "10"])
+def test_bad_game_counts_are_refused(games):
+    with pytest.raises(InputError, match="games must be a positive integer"):
+        simulate("duel", games, progress=False)
+
+
+def test_bad_inputs_name_what_is_allowed():
+    with pytest.raises(InputError, match="unknown game 'chess'; allowed: .*duel"):
+        simulate("chess", 10)
+    with pytest.raises(InputError, match="unknown agent 'wizard'; allowed: random, greedy, search"):
+        simulate("duel", 10, agents="wizard,random", progress=False)
+    with pytest.raises(InputError, match="1 agents given for 2 players"):
+        simulate("duel", 10, agents="random", progress=False)
+    with pytest.raises(InputError, match="unknown parameter 'walls'"):
+        simulate("duel", 10, params={"walls": 3}, progress=False)
+    with pytest.raises(InputError, match="unknown backend"):
+        simulate("duel", 10, backend="spark", progress=False)
+    with pytest.raises(InputError, match="seed must be a non-negative integer"):
+        simulate("duel", 10, seed=-1, progress=False)
+    with pytest.raises(InputError, match="workers must be a positive integer"):
+        simulate("duel", 10, workers=0, progress=False)
+    with pytest.raises(InputError, match="unknown engine"):
+        simulate("duel", 10, engine="warp", progress=False)
+
+
+def test_param_validation_coerces_and_explains():
+    p = Param("miss_rate", 0.0, float, low=0.0, high=1.0)
+    assert p.validate("0.25") == 0.25
+    with pytest.raises(InputError, match=r"out of range; allowed: float in \[0, 1\]"):
+        p.validate(1.5)
+    q = Param("deck", "regular", str, choices=("regular", "unlimited"))
+    with pytest.raises(InputError, match="allowed: regular | unlimited"):
+        q.validate("huge")
+    r = Param("start_wall", None, int, low=0, high=10, optional=True)
+    assert r.validate(None) is None and r.validate("7") == 7
+    with pytest.raises(InputError, match="not a int"):
+        r.validate("seven")
+
+
+def test_agent_specs_parse_options():
+    spec = AgentSpec.parse("search:budget=20,horizon=5")
+    assert spec.name == "search" and spec.option("budget", 1, int) == 20 and str(spec) == "search:budget=20,horizon=5"
+    with pytest.raises(InputError):
+        AgentSpec.parse("search:budget")
+
+
+def test_interrupted_run_keeps_finished_chunks(monkeypatch):
+    calls = {"n": 0}
+    real = runner.run_chunk
+
+    def flaky(*args):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(runner, "run_chunk", flaky)
+    with pytest.raises(RunInterrupted) as info:
+        simulate("duel", 50, agents="random,random", seed=4, chunk_size=10, progress=False, engine="reference")
+    partial = info.value.partial
+    assert info.value.done == 20 and info.value.total == 50
+    monkeypatch.setattr(runner, "run_chunk", real)
+    full = simulate("duel", 20, agents="random,random", seed=4, progress=False, engine="reference")
+    assert_frame_equal(partial, full)

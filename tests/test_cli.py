@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from workbench.cli import main
+from workbench.games.duel import shuffle
+
+
+def test_simulate_writes_parquet_and_prints_rates_with_intervals(tmp_path, capsys):
+    out = tmp_path / "duel.parquet"
+    rc = main(["simulate", "duel", "--games", "40", "--seed", "3", "--agents", "greedy,random", "--engine",
+               "reference", "--quiet", "--out", str(out), "--start-wall", "20", "--miss-rate", "0.05"])
+    assert rc == 0
+    frame = pl.read_parquet(out)
+    assert frame.height == 40
+    assert frame["start_wall"].unique().to_list() == [20] and frame["miss_rate"].unique().to_list() == [0.05]
+    text = capsys.readouterr().out
+    assert "p1 (greedy)" in text and "95% CI" in text and "n=40" in text
+
+
+def test_battlefield_all_runs_every_battlefield(tmp_path):
+    out = tmp_path / "all.parquet"
+    assert main(["simulate", "duel", "--battlefield", "all", "--deck", "regular,unlimited", "--games", "3",
+                 "--engine", "reference", "--quiet", "--out", str(out)]) == 0
+    frame = pl.read_parquet(out)
+    assert frame.height == 8 * 2 * 3
+    assert frame.select(pl.struct("battlefield", "deck").n_unique()).item() == 16
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--battlefield", "atlantis"], "'atlantis' is not allowed; allowed: grand_wizards_fortress"),
+    (["--agents", "oracle,random"], "unknown agent 'oracle'"),
+    (["--games", "0"], "games must be a positive integer"),
+    (["--games", "-5"], "games must be a positive integer"),
+    (["--start-wall", "-1"], "out of range"),
+    (["--miss-rate", "often"], "is not a float"),
+    (["--deck", "regular,infinite"], "'infinite' is not allowed"),
+])
+def test_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, capsys, args, message):
+    out = tmp_path / "never.parquet"
+    rc = main(["simulate", "duel", "--engine", "reference", "--quiet", "--out", str(out), *args])
+    assert rc == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_malformed_card_file_is_named(tmp_path, capsys):
+    bad = tmp_path / "cards.csv"
+    bad.write_text("id,key,name_en,name_id,colour,cost,effect\n1,x,X,X,purple,1,self.wall +1\n")
+    out = tmp_path / "never.parquet"
+    rc = main(["simulate", "duel", "--games", "2", "--cards", str(bad), "--out", str(out), "--quiet"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "cards.csv, row 2, column 'colour'" in err and "allowed: red, green, blue" not in err
+    assert "'purple' is not a colour; allowed: red, blue, green" in err
+    assert not out.exists()
+
+
+def test_games_lists_parameters_and_battlefields(capsys):
+    assert main(["games"]) == 0
+    text = capsys.readouterr().out
+    assert "--start-wall" in text and "--miss-rate" in text and "free_steppe" in text and "Stepa Bebas" in text
+
+
+def test_shuffle_commit_deal_verify(capsys):
+    assert main(["shuffle", "commit", "--seed", "42"]) == 0
+    commitment = capsys.readouterr().out.strip()
+    assert commitment == shuffle.commit(42)
+    assert main(["shuffle", "deal", "--seed", "42"]) == 0
+    deal = capsys.readouterr().out.strip()
+    assert main(["shuffle", "verify", "--seed", "42", "--commitment", commitment, "--deal", deal]) == 0
+    assert "verified" in capsys.readouterr().out
+    cards = deal.split(",")
+    cards[0], cards[1] = cards[1], cards[0]
+    assert main(["shuffle", "verify", "--seed", "42", "--commitment", commitment, "--deal", ",".join(cards)]) == 2
+    assert "deal mismatch at position 0" in capsys.readouterr().err
+    assert main(["shuffle", "verify", "--seed", "43", "--commitment", commitment, "--deal", deal]) == 2
+    assert "commitment mismatch" in capsys.readouterr().err

@@ -1,0 +1,274 @@
+"""The ``workbench`` command: games, simulate, sweep, report, shuffle.
+
+Every parameter a game declares is a flag of ``simulate`` and ``sweep`` in kebab-case
+(``--start-wall 20``, ``--miss-rate 0.05``), validated against its declared range.  A choice
+parameter also takes ``all`` or a comma list (``--battlefield all --deck regular,unlimited``),
+which runs every combination.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from workbench.core.errors import InputError, RunInterrupted, WorkbenchError
+from workbench.core.model import GameModel, game_names, get_game
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (2 for bad input)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv)
+    except RunInterrupted as exc:
+        print(f"workbench: {exc}", file=sys.stderr)
+        return 130
+    except WorkbenchError as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(argv: list[str]) -> int:
+    top = argparse.ArgumentParser(prog="workbench", description="Tower games balancing workbench")
+    sub = top.add_subparsers(dest="command", required=True)
+    sub.add_parser("games", help="list games, their parameters, agents and engines")
+    for name in ("simulate", "sweep"):
+        p = sub.add_parser(name, help=f"{name} a game (game parameters become flags)", add_help=False)
+        p.add_argument("game")
+    rep = sub.add_parser("report", help="write a game's report (index.html, index.md, tables)")
+    rep.add_argument("game", help="a game name or 'all'")
+    rep.add_argument("--out", type=Path, default=Path("reports"))
+    rep.add_argument("--quick", action="store_true", help="small settings (seconds)")
+    rep.add_argument("--seed", type=int, default=0)
+    sh = sub.add_parser("shuffle", help="duel fair shuffle: commit, deal, verify")
+    sh.add_argument("action", choices=("commit", "deal", "verify"))
+    sh.add_argument("--seed", type=int, required=True)
+    sh.add_argument("--commitment", help="published commitment (verify)")
+    sh.add_argument("--deal", help="published deal: comma-separated card indexes (verify)")
+    sh.add_argument("--deck", choices=("regular", "unlimited"), default="regular")
+    known, rest = top.parse_known_args(argv)
+    if known.command == "games":
+        return _games()
+    if known.command == "report":
+        if rest:
+            top.error(f"unrecognized arguments: {' '.join(rest)}")
+        return _report(known.game, known.out, known.quick, known.seed)
+    if known.command == "shuffle":
+        if rest:
+            top.error(f"unrecognized arguments: {' '.join(rest)}")
+        return _shuffle(known)
+    model = get_game(known.game)
+    args = _game_parser(model, known.command).parse_args(rest)
+    if known.command == "simulate":
+        return _simulate(model, args)
+    return _sweep(model, args)
+
+
+# ----------------------------------------------------------------------------------- games
+def _games() -> int:
+    for name in game_names():
+        model = get_game(name)
+        print(f"{name} — {model.title} (rules {model.rules_version}); players {model.min_players}"
+              f"{'' if model.max_players == model.min_players else '-' + str(model.max_players)}")
+        print(f"  agents:  {', '.join(model.agents)}")
+        print(f"  engines: {', '.join(model.engines)}")
+        print("  parameters:")
+        for p in model.params:
+            print(f"    {p.flag:<24} default {p.default!s:<16} {p.allowed():<40} {p.help}")
+        for key, value in model.catalogue().items():
+            if isinstance(value, dict):
+                print(f"  {key}:")
+                for k, v in value.items():
+                    print(f"    {k:<24} {v}")
+            else:
+                print(f"  {key}: {value}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ simulate
+def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"workbench {command} {model.name}")
+    p.add_argument("--games", type=int, default=1000, help="games per parameter combination")
+    p.add_argument("--seed", type=int, default=0, help="master seed (non-negative)")
+    p.add_argument("--agents", default=None, help="one agent per seat, comma-separated (e.g. greedy,random)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--engine", default=None, help=f"one of {', '.join(model.engines)} (default: the fastest "
+                                                  "that supports the agents)")
+    p.add_argument("--chunk-size", type=int, default=None)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    if command == "simulate":
+        p.add_argument("--backend", choices=("local", "dask"), default="local")
+        p.add_argument("--scheduler", default=None, help="Dask scheduler address (default: a local cluster)")
+        p.add_argument("--out", type=Path, default=None, help="write the results to FILE.parquet")
+    else:
+        p.add_argument("--grid", nargs="+", default=[], metavar="PARAM=V1,V2",
+                       help="grid over declared parameters; 'all' expands a choice parameter")
+        p.add_argument("--out", type=Path, required=True, help="sweep directory (resumable)")
+    for param in model.params:
+        p.add_argument(param.flag, dest=f"param_{param.name}", default=None,
+                       help=f"{param.help} [{param.allowed()}; default {param.default}]")
+    return p
+
+
+def _param_grid(model: GameModel, args: argparse.Namespace) -> dict[str, list[Any]]:
+    grid: dict[str, list[Any]] = {}
+    for param in model.params:
+        raw = getattr(args, f"param_{param.name}")
+        if raw is None:
+            continue
+        if param.choices is not None and raw == "all":
+            grid[param.name] = list(param.choices)
+        elif param.choices is not None and "," in raw:
+            grid[param.name] = [param.validate(v.strip()) for v in raw.split(",")]
+        else:
+            grid[param.name] = [param.validate(raw)]
+    return grid
+
+
+def _check_out(path: Path | None, suffix: str | None) -> None:
+    if path is None:
+        return
+    if suffix and path.suffix != suffix:
+        raise InputError(f"--out must name a {suffix} file, got {str(path)!r}")
+    parent = path.parent if suffix else path
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"--out: {parent} is not a directory")
+
+
+def _simulate(model: GameModel, args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from workbench.core.runner import check_games, check_workers, iter_grid, simulate
+
+    check_games(args.games)
+    check_workers(args.workers)
+    _check_out(args.out, ".parquet")
+    grid = _param_grid(model, args)
+    cells = list(iter_grid(grid)) or [{}]
+    for cell in cells:  # validate every combination (and the agents) before playing anything
+        resolved = model.resolve_params(cell)
+        model.resolve_engine(args.engine, model.resolve_agents(args.agents, resolved), resolved)
+    frames, start = [], time.perf_counter()
+    try:
+        for cell in cells:
+            frames.append(simulate(model, args.games, params=cell, agents=args.agents, seed=args.seed,
+                                   workers=args.workers, backend=args.backend, scheduler=args.scheduler,
+                                   engine=args.engine, chunk_size=args.chunk_size, progress=not args.quiet))
+    except RunInterrupted as exc:
+        if exc.partial is not None:
+            frames.append(exc.partial)
+        if frames and args.out is not None:
+            write_parquet(pl.concat(frames, how="vertical"), args.out)
+            print(f"kept {sum(f.height for f in frames)} finished games in {args.out}", file=sys.stderr)
+        raise
+    frame = pl.concat(frames, how="vertical")
+    elapsed = time.perf_counter() - start
+    if args.out is not None:
+        write_parquet(frame, args.out)
+    print(_summary(frame, elapsed, args.out))
+    return 0
+
+
+def write_parquet(frame: Any, path: Path) -> None:
+    """Write atomically: a temporary file beside ``path``, then a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        frame.write_parquet(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _summary(frame: Any, elapsed: float, out: Path | None) -> str:
+    from workbench.core.stats import wilson
+
+    lines = [f"{frame.height} games in {elapsed:.2f} s ({frame.height / max(elapsed, 1e-9):,.0f} games/s)"
+             + (f" → {out}" if out else "")]
+    n = frame.height
+    seats = sorted(c.removeprefix("agent_") for c in frame.columns if c.startswith("agent_"))
+    for outcome in [*seats, "draw"]:
+        k = int((frame["winner"] == outcome).sum())
+        lo, hi = wilson(k, n)
+        label = f"{outcome} ({frame[f'agent_{outcome}'][0]})" if outcome != "draw" else "draw"
+        lines.append(f"  {label:<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}")
+    if "first_seat" in frame.columns and frame["first_seat"].null_count() < n:
+        k = int((frame["winner"] == frame["first_seat"]).sum())
+        lo, hi = wilson(k, n)
+        lines.append(f"  {'first seat wins':<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}")
+    reasons = frame.group_by("reason").len().sort("len", descending=True)
+    lines.append("  end: " + ", ".join(f"{r} {c}" for r, c in reasons.iter_rows()))
+    lines.append(f"  length: mean {frame['length'].mean():.1f}, median {frame['length'].median():.0f}, "
+                 f"max {frame['length'].max()}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------- sweep
+def _sweep(model: GameModel, args: argparse.Namespace) -> int:
+    from workbench.core.runner import check_games, check_workers
+    from workbench.core.sweep import parse_grid, run_sweep
+
+    check_games(args.games)
+    check_workers(args.workers)
+    _check_out(args.out, None)
+    grid = parse_grid(args.grid, model)
+    for name, values in _param_grid(model, args).items():
+        if name in grid:
+            raise InputError(f"parameter {name!r} is given both in --grid and as {model.param(name).flag}")
+        grid[name] = values
+    start = time.perf_counter()
+    frame = run_sweep(model.name, grid, args.games, args.out, seed=args.seed, agents=args.agents,
+                      workers=args.workers, engine=args.engine, chunk_size=args.chunk_size,
+                      progress=not args.quiet)
+    print(f"sweep: {frame.height} games in {args.out} ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+# -------------------------------------------------------------------------------- report
+def _report(game: str, out: Path, quick: bool, seed: int) -> int:
+    import importlib
+
+    names = game_names() if game == "all" else [get_game(game).name]
+    for name in names:
+        try:
+            module = importlib.import_module(f"workbench.games.{name}.report")
+        except ModuleNotFoundError:
+            if game == "all":
+                continue
+            raise InputError(f"game {name!r} has no report yet") from None
+        target = out / name if game == "all" else out
+        start = time.perf_counter()
+        path = module.build_report(target, quick=quick, seed=seed)
+        print(f"{name}: report written to {path} in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+# ------------------------------------------------------------------------------- shuffle
+def _shuffle(args: argparse.Namespace) -> int:
+    from workbench.games.duel import shuffle
+
+    if args.action == "commit":
+        print(shuffle.commit(args.seed))
+    elif args.action == "deal":
+        print(",".join(map(str, shuffle.deal(args.seed, deck=args.deck))))
+    else:
+        if not args.commitment or args.deal is None:
+            raise InputError("verify needs --commitment and --deal")
+        try:
+            order = [int(x) for x in args.deal.split(",") if x.strip()]
+        except ValueError:
+            raise InputError("--deal must be comma-separated card indexes") from None
+        shuffle.verify(args.seed, args.commitment, order, deck=args.deck)
+        print("verified: the commitment and the deal match the seed")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

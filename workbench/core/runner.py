@@ -1,0 +1,192 @@
+"""Monte Carlo runner: N seeded games of one model → one polars row per game.
+
+Games are cut into chunks of consecutive game indices.  Each chunk derives its own game seeds
+from ``(master_seed, index)`` (``seeding.py``), so the frame is identical whether the chunks run
+serially, on a local process pool, or on a Dask cluster, and whatever the chunk size.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Any
+
+import polars as pl
+
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.model import AgentSpec, GameModel, get_game
+from workbench.core.seeding import check_master_seed, game_seeds
+
+BACKENDS = ("local", "dask")
+SEAT_NAMES = ("p1", "p2", "p3", "p4")
+
+
+def check_games(games: object) -> int:
+    """A game count must be a positive integer."""
+    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
+        raise InputError(f"games must be a positive integer, got {games!r}")
+    return games
+
+
+def check_workers(workers: object) -> int:
+    """A worker count must be a positive integer."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers <= 0:
+        raise InputError(f"workers must be a positive integer, got {workers!r}")
+    return workers
+
+
+def run_chunk(game: str, params: dict[str, Any], agents: tuple[str, ...], master_seed: int,
+              start: int, stop: int, engine: str) -> pl.DataFrame:
+    """Play games ``start..stop-1``; the unit of work sent to a worker (picklable arguments)."""
+    model = get_game(game)
+    specs = tuple(AgentSpec.parse(a) for a in agents)
+    seeds = game_seeds(master_seed, start, stop)
+    body = model.play_chunk(params, specs, seeds, engine)
+    if body.height != stop - start:
+        raise RuntimeError(f"{game}.play_chunk returned {body.height} rows for {stop - start} seeds")
+    head = pl.DataFrame({
+        "game": pl.Series([model.name] * body.height, dtype=pl.String),
+        "rules_version": pl.Series([model.rules_version] * body.height, dtype=pl.String),
+        "params_hash": pl.Series([model.params_hash(params)] * body.height, dtype=pl.String),
+        "master_seed": pl.Series([master_seed] * body.height, dtype=pl.UInt64),
+        "game_index": pl.Series(range(start, stop), dtype=pl.Int64),
+        "game_seed": pl.Series(seeds, dtype=pl.UInt64),
+    })
+    seats = pl.DataFrame({f"agent_{SEAT_NAMES[i]}": pl.Series([a] * body.height, dtype=pl.String)
+                          for i, a in enumerate(agents)})
+    cols = pl.DataFrame({p.name: pl.Series([params[p.name]] * body.height, dtype=p.dtype)
+                         for p in model.params})
+    return pl.concat([head, seats, cols, body], how="horizontal")
+
+
+def plan_chunks(games: int, chunk_size: int, start: int = 0) -> list[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` index ranges covering ``start..start+games-1``."""
+    return [(s, min(s + chunk_size, start + games)) for s in range(start, start + games, chunk_size)]
+
+
+def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None = None,
+             agents: Any = None, seed: int = 0, workers: int = 1, backend: str = "local",
+             scheduler: str | None = None, engine: str | None = None, chunk_size: int | None = None,
+             progress: bool = True, start: int = 0) -> pl.DataFrame:
+    """Play ``games`` seeded games and return one row per game, ordered by ``game_index``.
+
+    ``backend="local"`` runs serially (``workers=1``) or on a local process pool; ``"dask"``
+    submits the chunks to a Dask scheduler (``scheduler`` address, or a local cluster of
+    ``workers`` processes when none is given).  On Ctrl-C the finished games are kept: a
+    :class:`RunInterrupted` carries them in ``.partial``.
+    """
+    model = get_game(game)
+    games = check_games(games)
+    workers = check_workers(workers)
+    seed = check_master_seed(seed)
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
+    resolved = model.resolve_params(params)
+    specs = model.resolve_agents(agents, resolved)
+    engine = model.resolve_engine(engine, specs, resolved)
+    if chunk_size is None:
+        chunk_size = max(1, min(model.chunk_hint(engine), math.ceil(games / (4 * workers))))
+    elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
+        raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    chunks = plan_chunks(games, chunk_size, start)
+    args = [(model.name, resolved, tuple(map(str, specs)), seed, a, b, engine) for a, b in chunks]
+    if backend == "dask":
+        results = _dask_results(args, workers, scheduler)
+    elif workers == 1 or len(chunks) == 1:
+        results = ((i, run_chunk(*a)) for i, a in enumerate(args))
+    else:
+        results = _pool_results(args, workers)
+    return _collect(results, chunks, games, progress, f"{model.name} {engine}")
+
+
+def _collect(results: Iterator[tuple[int, pl.DataFrame]], chunks: list[tuple[int, int]], games: int,
+             progress: bool, label: str) -> pl.DataFrame:
+    done: dict[int, pl.DataFrame] = {}
+    bar = _progress_bar(games, label) if progress else None
+    try:
+        for i, frame in results:
+            done[i] = frame
+            if bar is not None:
+                bar.update(frame.height)
+    except KeyboardInterrupt:
+        finished = _concat(done)
+        raise RunInterrupted(finished, 0 if finished is None else finished.height, games) from None
+    finally:
+        if bar is not None:
+            bar.close()
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    return _concat(done)
+
+
+def _concat(done: dict[int, pl.DataFrame]) -> pl.DataFrame | None:
+    if not done:
+        return None
+    return pl.concat([done[i] for i in sorted(done)], how="vertical")
+
+
+def _progress_bar(total: int, label: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=label, unit="game", leave=False, disable=None)
+
+
+def _pool_results(args: list[tuple], workers: int) -> Iterator[tuple[int, pl.DataFrame]]:
+    # "spawn": polars and numba start threads; forking a threaded process can deadlock.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    futures: dict = {}
+    try:
+        futures = {pool.submit(run_chunk, *a): i for i, a in enumerate(args)}
+        yield from _as_completed_pairs(futures)
+    finally:
+        for f in futures:
+            f.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _as_completed_pairs(futures: dict) -> Iterator[tuple[int, pl.DataFrame]]:
+    from concurrent.futures import as_completed
+
+    for fut in as_completed(futures):
+        yield futures[fut], fut.result()
+
+
+def _dask_results(args: list[tuple], workers: int, scheduler: str | None) -> Iterator[tuple[int, pl.DataFrame]]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise InputError("backend='dask' needs the dask extra: pip install 'workbench[dask]'") from None
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = client.map(run_chunk, *zip(*args), pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        for fut in as_completed(futures):
+            yield index[fut.key], fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def default_workers() -> int:
+    """One worker per available core."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def iter_grid(grid: dict[str, Iterable[Any]]) -> Iterator[dict[str, Any]]:
+    """Every combination of a parameter grid, in a stable order (last key varies fastest)."""
+    import itertools
+
+    keys = list(grid)
+    for values in itertools.product(*(list(grid[k]) for k in keys)):
+        yield dict(zip(keys, values))

@@ -1,0 +1,227 @@
+"""Duel agents in three skill tiers: random, greedy (one ply) and search (flat Monte Carlo).
+
+An agent sees only a :class:`View`: its own hand, both players' public positions, the discard
+pile, the size of the draw pile and the turn — never the enemy's hand or the deck order.  Each
+seat draws its random numbers from its own stream, so agents never disturb the deck.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import NamedTuple, Protocol
+
+from workbench.core.errors import InputError
+from workbench.core.model import AgentSpec
+from workbench.core.rng import SplitMix64
+from workbench.games.duel import rules
+from workbench.games.duel.effects import STATS
+from workbench.games.duel.rules import DISCARD, PLAY, Action, Config, GameState, PlayerState
+
+
+class View(NamedTuple):
+    """What the player ``me`` may see."""
+
+    me: int
+    hand: tuple[int, ...]
+    players: tuple[PlayerState, PlayerState]
+    discard: tuple[int, ...]
+    deck_size: int
+    enemy_hand_size: int
+    turn: int
+    pending_discard: bool
+
+
+def observe(state: GameState) -> View:
+    """The view of the player to move."""
+    me = state.current
+    return View(me, state.hands[me], state.players, state.discard, len(state.deck),
+                len(state.hands[1 - me]), state.turn, state.pending_discard)
+
+
+class Agent(Protocol):
+    """Chooses one of the legal actions."""
+
+    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
+        """Return one element of ``legal``."""
+
+
+class RandomAgent:
+    """Uniform over the legal plays and discards (one draw ``below(len(legal))``)."""
+
+    name = "random"
+
+    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
+        """Pick uniformly."""
+        return legal[rng.below(len(legal))]
+
+
+class Weights(NamedTuple):
+    """Greedy evaluation weights (all tunable as agent options, e.g. ``greedy:wall=0.8``).
+
+    A position is scored from the mover's side as the weighted sum over the eight statistics of
+    (mine − enemy's): ``tower``, ``wall``, ``producer`` (each of mines, monasteries, barracks) and
+    ``resource`` (each of ore, mana, troops).  A play that wins scores ``WIN``, one that loses
+    ``-WIN``, one that draws ``DRAWN``.  Play-again cards get ``again`` on top; a discard scores
+    the current position minus ``discard`` × the card's value (so the least valuable card goes).
+    """
+
+    tower: float = 1.0
+    wall: float = 0.5
+    producer: float = 4.0
+    resource: float = 0.25
+    again: float = 1.0
+    discard: float = 0.1
+
+
+WIN = 1.0e9
+DRAWN = -1.0e6
+_STAT_WEIGHT = ("tower", "wall", "producer", "producer", "producer", "resource", "resource", "resource")
+
+
+def evaluate(players: tuple[PlayerState, ...], me: int, w: Weights) -> float:
+    """Linear score of a position for ``me`` (stats in STATS order, one float sum, left to right)."""
+    mine, theirs = players[me], players[1 - me]
+    total = 0.0
+    for i in range(len(STATS)):
+        total += getattr(w, _STAT_WEIGHT[i]) * float(mine[i] - theirs[i])
+    return total
+
+
+def score_action(view: View, action: Action, config: Config, w: Weights) -> float:
+    """Greedy's score of one legal action."""
+    cards = config.cards.cards
+    card = cards[view.hand[action.slot]]
+    values = config.card_values or tuple(float(c.cost) for c in cards)
+    if action.kind == DISCARD:
+        return evaluate(view.players, view.me, w) - w.discard * values[card.index]
+    me = view.me
+    players = view.players
+    paid = rules._set(players, me, card.resource, getattr(players[me], card.resource) - card.cost)
+    after = rules.apply_effect(paid, me, card.effect, config)
+    outcome = rules.check_victory(after, config.battlefield)
+    if outcome is not None:
+        winner = outcome[0]
+        return WIN if winner == me else (-WIN if winner == 1 - me else DRAWN)
+    score = evaluate(after, me, w)
+    if card.effect.again:
+        score += w.again
+    return score
+
+
+class GreedyAgent:
+    """One ply: the legal action with the highest :func:`score_action` (first one on ties)."""
+
+    name = "greedy"
+
+    def __init__(self, weights: Weights = Weights()) -> None:
+        self.weights = weights
+
+    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
+        """Pick the best-scoring action; uses no randomness."""
+        best, best_score = legal[0], -math.inf
+        for action in legal:
+            s = score_action(view, action, config, self.weights)
+            if s > best_score:
+                best, best_score = action, s
+        return best
+
+
+class SearchAgent:
+    """Flat Monte Carlo over determinised worlds.
+
+    For each distinct legal action (duplicate cards collapse), ``budget`` simulations in total are
+    shared round-robin: the unseen cards are dealt into a possible enemy hand and draw pile, the
+    action is applied, and the game is played on by ``rollout`` agents (greedy by default) for at
+    most ``horizon`` player turns.  A won rollout scores 1, lost 0, drawn 0.5; an unfinished one
+    scores a logistic squash of the greedy evaluation.  The highest mean wins (first on ties).
+    """
+
+    name = "search"
+
+    def __init__(self, budget: int = 48, horizon: int = 16, rollout: str = "greedy") -> None:
+        self.budget, self.horizon = budget, horizon
+        self.rollout = GreedyAgent() if rollout == "greedy" else RandomAgent()
+        self.weights = Weights()
+
+    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
+        """Choose by simulation."""
+        for action in legal:  # an immediate win needs no search
+            if action.kind == PLAY and score_action(view, action, config, self.weights) >= WIN:
+                return action
+        distinct: dict[tuple[int, int], Action] = {}
+        for action in legal:
+            distinct.setdefault((action.kind, view.hand[action.slot]), action)
+        choices = list(distinct.values())
+        if len(choices) == 1:
+            return choices[0]
+        totals = [0.0] * len(choices)
+        counts = [0] * len(choices)
+        for k in range(max(self.budget, len(choices))):
+            i = k % len(choices)
+            world = determinise(view, config, rng)
+            totals[i] += self._simulate(world, choices[i], view.me, config, rng)
+            counts[i] += 1
+        means = [t / max(c, 1) for t, c in zip(totals, counts)]
+        return choices[max(range(len(choices)), key=lambda i: (means[i], -i))]
+
+    def _simulate(self, state: GameState, action: Action, me: int, config: Config, rng: SplitMix64) -> float:
+        deck_rng = SplitMix64(rng.next_u64())
+        state = rules.step(state, action, config, deck_rng)
+        stop = state.turn + self.horizon
+        while state.outcome is None and state.turn < stop:
+            if not state.acting:
+                state = rules.begin_turn(state, config)
+                continue
+            legal = rules.legal_actions(state, config)
+            state = rules.step(state, self.rollout.act(observe(state), legal, config, rng), config, deck_rng)
+        if state.outcome is not None:
+            winner = state.outcome[0]
+            return 1.0 if winner == me else (0.0 if winner == 1 - me else 0.5)
+        return 1.0 / (1.0 + math.exp(-evaluate(state.players, me, self.weights) / 20.0))
+
+
+def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
+    """A full game state consistent with what ``view`` shows (the hidden cards dealt at random)."""
+    n = len(config.cards)
+    me, enemy = view.me, 1 - view.me
+    if config.deck == "regular":
+        unseen = Counter(range(n))
+        unseen.subtract(view.hand)
+        unseen.subtract(view.discard)
+        pool = rng.shuffle(sorted(unseen.elements()))
+        enemy_hand, deck = tuple(pool[:view.enemy_hand_size]), tuple(pool[view.enemy_hand_size:])
+    else:
+        enemy_hand, deck = tuple(rng.below(n) for _ in range(view.enemy_hand_size)), ()
+    hands = rules._with(rules._with(((), ()), me, view.hand), enemy, enemy_hand)
+    return GameState(view.players, hands, deck, view.discard, me, me, view.turn, True, view.pending_discard,
+                     (0, 0), (0, 0), None, ((), ()), ((), ()))
+
+
+AGENTS = ("random", "greedy", "search")
+
+
+def make_agent(spec: AgentSpec) -> Agent:
+    """Build the agent an :class:`AgentSpec` names, with its options checked."""
+    if spec.name == "random":
+        _no_options(spec, ())
+        return RandomAgent()
+    if spec.name == "greedy":
+        _no_options(spec, Weights._fields)
+        w = Weights(**{f: spec.option(f, getattr(Weights(), f), float) for f in Weights._fields})
+        return GreedyAgent(w)
+    if spec.name == "search":
+        _no_options(spec, ("budget", "horizon", "rollout"))
+        budget = spec.option("budget", 48, int)
+        horizon = spec.option("horizon", 16, int)
+        rollout = spec.option("rollout", "greedy", str)
+        if not 1 <= budget <= 100_000 or not 1 <= horizon <= 1000 or rollout not in ("greedy", "random"):
+            raise InputError(f"agent {spec}: budget must be 1..100000, horizon 1..1000, rollout greedy|random")
+        return SearchAgent(budget, horizon, rollout)
+    raise InputError(f"unknown duel agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
+
+
+def _no_options(spec: AgentSpec, allowed: tuple[str, ...]) -> None:
+    for key, _ in spec.options:
+        if key not in allowed:
+            raise InputError(f"agent {spec}: unknown option {key!r}; allowed: {', '.join(allowed) or 'none'}")
