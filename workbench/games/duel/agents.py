@@ -30,13 +30,14 @@ class View(NamedTuple):
     enemy_hand_size: int
     turn: int
     pending_discard: bool
+    played: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # cards each seat played (shown face up)
 
 
 def observe(state: GameState) -> View:
     """The view of the player to move."""
     me = state.current
     return View(me, state.hands[me], state.players, state.discard, len(state.deck),
-                len(state.hands[1 - me]), state.turn, state.pending_discard)
+                len(state.hands[1 - me]), state.turn, state.pending_discard, state.played)
 
 
 class Agent(Protocol):
@@ -76,15 +77,15 @@ class Weights(NamedTuple):
 
 WIN = 1.0e9
 DRAWN = -1.0e6
-_STAT_WEIGHT = ("tower", "wall", "producer", "producer", "producer", "resource", "resource", "resource")
 
 
 def evaluate(players: tuple[PlayerState, ...], me: int, w: Weights) -> float:
     """Linear score of a position for ``me`` (stats in STATS order, one float sum, left to right)."""
     mine, theirs = players[me], players[1 - me]
+    weights = (w.tower, w.wall, w.producer, w.producer, w.producer, w.resource, w.resource, w.resource)
     total = 0.0
     for i in range(len(STATS)):
-        total += getattr(w, _STAT_WEIGHT[i]) * float(mine[i] - theirs[i])
+        total += weights[i] * float(mine[i] - theirs[i])
     return total
 
 
@@ -92,9 +93,8 @@ def score_action(view: View, action: Action, config: Config, w: Weights) -> floa
     """Greedy's score of one legal action."""
     cards = config.cards.cards
     card = cards[view.hand[action.slot]]
-    values = config.card_values or tuple(float(c.cost) for c in cards)
     if action.kind == DISCARD:
-        return evaluate(view.players, view.me, w) - w.discard * values[card.index]
+        return evaluate(view.players, view.me, w) - w.discard * rules.card_values(config)[card.index]
     me = view.me
     players = view.players
     paid = rules._set(players, me, card.resource, getattr(players[me], card.resource) - card.cost)
@@ -128,45 +128,47 @@ class GreedyAgent:
 
 
 class SearchAgent:
-    """Flat Monte Carlo over determinised worlds.
+    """Flat Monte Carlo over determinised worlds, on top of greedy's ranking.
 
-    For each distinct legal action (duplicate cards collapse), ``budget`` simulations in total are
-    shared round-robin: the unseen cards are dealt into a possible enemy hand and draw pile, the
-    action is applied, and the game is played on by ``rollout`` agents (greedy by default) for at
-    most ``horizon`` player turns.  A won rollout scores 1, lost 0, drawn 0.5; an unfinished one
-    scores a logistic squash of the greedy evaluation.  The highest mean wins (first on ties).
+    The ``width`` best distinct legal actions by greedy's score are the candidates (duplicate
+    cards collapse).  ``budget`` simulations are shared among them over ``budget // width``
+    sampled worlds: each world deals the unseen cards into a possible enemy hand and draw pile,
+    and *every* candidate is tried in the same world with the same deck and rollout numbers
+    (common random numbers, so differences come from the action, not the luck).  After the
+    action the game is played on by ``rollout`` agents (greedy by default) for at most ``horizon``
+    player turns.  A won rollout scores 1, lost 0, drawn 0.5; an unfinished one a logistic squash
+    of the greedy evaluation.  The highest mean wins; ties keep greedy's order.
     """
 
     name = "search"
 
-    def __init__(self, budget: int = 48, horizon: int = 16, rollout: str = "greedy") -> None:
-        self.budget, self.horizon = budget, horizon
+    def __init__(self, budget: int = 64, horizon: int = 16, rollout: str = "greedy", width: int = 4) -> None:
+        self.budget, self.horizon, self.width = budget, horizon, width
         self.rollout = GreedyAgent() if rollout == "greedy" else RandomAgent()
         self.weights = Weights()
 
     def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
         """Choose by simulation."""
-        for action in legal:  # an immediate win needs no search
-            if action.kind == PLAY and score_action(view, action, config, self.weights) >= WIN:
-                return action
-        distinct: dict[tuple[int, int], Action] = {}
-        for action in legal:
-            distinct.setdefault((action.kind, view.hand[action.slot]), action)
-        choices = list(distinct.values())
-        if len(choices) == 1:
-            return choices[0]
-        totals = [0.0] * len(choices)
-        counts = [0] * len(choices)
-        for k in range(max(self.budget, len(choices))):
-            i = k % len(choices)
+        scored: dict[tuple[int, int], tuple[float, int, Action]] = {}
+        for order, action in enumerate(legal):
+            key = (action.kind, view.hand[action.slot])
+            if key not in scored:
+                scored[key] = (score_action(view, action, config, self.weights), order, action)
+        ranked = [a for _, _, a in sorted(scored.values(), key=lambda t: (-t[0], t[1]))]
+        if len(ranked) == 1 or score_action(view, ranked[0], config, self.weights) >= WIN:
+            return ranked[0]  # nothing to choose, or an immediate win
+        candidates = ranked[: self.width]
+        totals = [0.0] * len(candidates)
+        for _ in range(max(1, self.budget // len(candidates))):
             world = determinise(view, config, rng)
-            totals[i] += self._simulate(world, choices[i], view.me, config, rng)
-            counts[i] += 1
-        means = [t / max(c, 1) for t, c in zip(totals, counts)]
-        return choices[max(range(len(choices)), key=lambda i: (means[i], -i))]
+            deck_seed, rollout_seed = rng.next_u64(), rng.next_u64()
+            for i, action in enumerate(candidates):
+                totals[i] += self._simulate(world, action, view.me, config, SplitMix64(deck_seed),
+                                            SplitMix64(rollout_seed))
+        return candidates[max(range(len(candidates)), key=lambda i: (totals[i], -i))]
 
-    def _simulate(self, state: GameState, action: Action, me: int, config: Config, rng: SplitMix64) -> float:
-        deck_rng = SplitMix64(rng.next_u64())
+    def _simulate(self, state: GameState, action: Action, me: int, config: Config, deck_rng: SplitMix64,
+                  rng: SplitMix64) -> float:
         state = rules.step(state, action, config, deck_rng)
         stop = state.turn + self.horizon
         while state.outcome is None and state.turn < stop:
@@ -195,7 +197,7 @@ def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
         enemy_hand, deck = tuple(rng.below(n) for _ in range(view.enemy_hand_size)), ()
     hands = rules._with(rules._with(((), ()), me, view.hand), enemy, enemy_hand)
     return GameState(view.players, hands, deck, view.discard, me, me, view.turn, True, view.pending_discard,
-                     (0, 0), (0, 0), None, ((), ()), ((), ()))
+                     (0, 0), (0, 0), None, ((), ()), view.played)
 
 
 AGENTS = ("random", "greedy", "search")
@@ -211,13 +213,16 @@ def make_agent(spec: AgentSpec) -> Agent:
         w = Weights(**{f: spec.option(f, getattr(Weights(), f), float) for f in Weights._fields})
         return GreedyAgent(w)
     if spec.name == "search":
-        _no_options(spec, ("budget", "horizon", "rollout"))
-        budget = spec.option("budget", 48, int)
+        _no_options(spec, ("budget", "horizon", "rollout", "width"))
+        budget = spec.option("budget", 64, int)
         horizon = spec.option("horizon", 16, int)
         rollout = spec.option("rollout", "greedy", str)
-        if not 1 <= budget <= 100_000 or not 1 <= horizon <= 1000 or rollout not in ("greedy", "random"):
-            raise InputError(f"agent {spec}: budget must be 1..100000, horizon 1..1000, rollout greedy|random")
-        return SearchAgent(budget, horizon, rollout)
+        width = spec.option("width", 4, int)
+        if not (1 <= budget <= 100_000 and 1 <= horizon <= 1000 and 1 <= width <= 24
+                and rollout in ("greedy", "random")):
+            raise InputError(f"agent {spec}: budget must be 1..100000, horizon 1..1000, width 1..24, "
+                             "rollout greedy|random")
+        return SearchAgent(budget, horizon, rollout, width)
     raise InputError(f"unknown duel agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
 
 

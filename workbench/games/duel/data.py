@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -63,7 +64,8 @@ class Battlefield(NamedTuple):
     win_resources: int
 
 
-class CardSet(NamedTuple):
+@dataclass(frozen=True)
+class CardSet:
     """The cards of a deck, their source and a digest of its content."""
 
     cards: tuple[Card, ...]

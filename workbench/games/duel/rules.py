@@ -7,8 +7,10 @@ Turn structure (rules text + CLARIFICATIONS.md):
 2. The player plays one affordable card (paying its cost in the card's colour) or discards any
    card: ``step``.  A played card goes onto the discard pile as it is played; its effect runs
    statement by statement; victory is checked after the effect and after every discard.
-   "Play again" gives one more action without production; "draw a card, discard a card" draws
-   one card, then the next action must be a discard, then the player plays again.
+   "Play again" gives one more action without production (a player whose hand is empty by then
+   has nothing to play or discard, so the turn ends); "draw a card, discard a card" draws one
+   card, then the next action must be a discard, then the player plays again if the card also says
+   "play again" (both duel cards that draw do).
 3. ``end_turn``: the hand is refilled to the hand size from the shared deck (regular: a shuffled
    draw pile, the discard pile is shuffled back in when it runs out; unlimited: every draw uniform
    over all card kinds); the turn passes; at ``max_turns`` player turns the game is a draw
@@ -300,9 +302,13 @@ def step(state: GameState, action: Action, config: Config, rng: SplitMix64) -> G
     if action.kind == DISCARD:
         state, _ = _remove_slot(state, action.slot)
         state = state._replace(outcome=check_victory(state.players, config.battlefield))
-        if state.pending_discard:  # draw-then-discard resolved: the card's "play again" follows
-            return state._replace(pending_discard=False)
-        return state if state.outcome else end_turn(state, config, rng)
+        if state.outcome:
+            return state
+        if state.pending_discard:  # draw-then-discard resolved: the card's own "play again", if any
+            source = config.cards.cards[state.played[me][-1]]
+            if source.effect.again:
+                return _act_again(state._replace(pending_discard=False), config, rng)
+        return end_turn(state, config, rng)
     if action.kind != PLAY or state.pending_discard:
         raise ValueError(f"illegal action {action} (a discard is pending: {state.pending_discard})")
     card = config.cards.cards[state.hands[me][action.slot]]
@@ -320,8 +326,13 @@ def step(state: GameState, action: Action, config: Config, rng: SplitMix64) -> G
     if card.effect.draw_discard:
         return draw_card(state, me, config, rng)._replace(pending_discard=True)
     if card.effect.again:
-        return state
+        return _act_again(state, config, rng)
     return end_turn(state, config, rng)
+
+
+def _act_again(state: GameState, config: Config, rng: SplitMix64) -> GameState:
+    """"Play again": the same player acts once more — unless the hand is empty, which ends the turn."""
+    return state if state.hands[state.current] else end_turn(state, config, rng)
 
 
 def end_turn(state: GameState, config: Config, rng: SplitMix64) -> GameState:
@@ -336,9 +347,22 @@ def end_turn(state: GameState, config: Config, rng: SplitMix64) -> GameState:
     return state._replace(current=1 - me, acting=False, pending_discard=False, outcome=outcome)
 
 
+_COST_VALUES: dict[str, tuple[float, ...]] = {}
+
+
+def card_values(config: Config) -> tuple[float, ...]:
+    """Each card kind's value for the worst-card rule: ``config.card_values``, else its cost."""
+    if config.card_values:
+        return config.card_values
+    values = _COST_VALUES.get(config.cards.digest)
+    if values is None:
+        values = _COST_VALUES[config.cards.digest] = tuple(float(c.cost) for c in config.cards.cards)
+    return values
+
+
 def worst_slot(hand: tuple[int, ...], config: Config) -> int:
     """The hand slot of the worst card: the lowest card value, the first such slot on ties."""
-    values = config.card_values or tuple(float(c.cost) for c in config.cards.cards)
+    values = card_values(config)
     best_slot, best_value = 0, values[hand[0]]
     for slot in range(1, len(hand)):
         if values[hand[slot]] < best_value:
