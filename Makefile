@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONHASHSEED := 0
 
-.PHONY: setup report test bench lint clean
+.PHONY: setup report test bench lab lint clean
 
 setup: $(STAMP)
 
@@ -26,6 +26,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
 
 lint: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks

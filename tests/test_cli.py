@@ -77,3 +77,26 @@ def test_shuffle_commit_deal_verify(capsys):
     assert "deal mismatch at position 0" in capsys.readouterr().err
     assert main(["shuffle", "verify", "--seed", "43", "--commitment", commitment, "--deal", deal]) == 2
     assert "commitment mismatch" in capsys.readouterr().err
+
+
+def test_sweep_runs_a_grid_and_reuses_finished_chunks(tmp_path, capsys):
+    from workbench.core.sweep import load_sweep
+
+    out = tmp_path / "sweep"
+    args = ["sweep", "duel", "--grid", "battlefield=crystal_garden,free_steppe", "deck=all", "--games", "30",
+            "--agents", "greedy,random", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    first = load_sweep(out)
+    assert first.height == 2 * 2 * 30
+    assert first.select(pl.struct("battlefield", "deck").n_unique()).item() == 4
+    chunks = sorted(p.stat().st_mtime_ns for p in out.rglob("*.parquet"))
+    assert main(args) == 0
+    assert sorted(p.stat().st_mtime_ns for p in out.rglob("*.parquet")) == chunks  # nothing replayed
+    assert load_sweep(out).equals(first)
+
+
+def test_sweep_rejects_unknown_values_before_writing(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert main(["sweep", "duel", "--grid", "battlefield=moon", "--games", "2", "--out", str(out)]) == 2
+    assert "'moon' is not allowed" in capsys.readouterr().err
+    assert not out.exists()

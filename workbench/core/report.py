@@ -1,0 +1,470 @@
+"""Reports: one self-contained HTML page plus Markdown, chart images and table files.
+
+A :class:`Report` collects sections, text, tables and altair charts, then ``write(out_dir)``
+produces::
+
+    index.html       self-contained: charts inline as SVG, CSS inline, no network needed
+    index.md         the same content; charts as <name>.png beside it (and <name>.svg)
+    <name>.csv/.parquet   every table in full
+    <name>.vl.json   every chart's Vega-Lite spec (open it in any Vega editor)
+    report.json      title, meta and the list of tables and charts
+
+The header states the rules version, seeds, games and agents from ``meta``.  The report is
+built in a temporary directory beside ``out_dir`` and swapped in at the end, so a failed build
+leaves the previous report untouched.  In displayed tables a rate and its interval columns
+(``x``, ``x_low``, ``x_high`` — or ``rate``/``diff`` with ``low``, ``high``) are shown together as
+``52.3% [51.3–53.3]``; the CSV and Parquet files keep the raw numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.core.errors import InputError
+from workbench.core.store import package_version
+
+__all__ = ["Report", "display_frame", "markdown_to_html", "meta_from_frame"]
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_HEADER_KEYS = (("rules_version", "Rules version"), ("seed", "Master seed"), ("seeds", "Seeds"),
+                ("games", "Games"), ("agents", "Agents"))
+_REQUIRED = ("rules_version", "games", "agents")
+_RESERVED = {"index", "report"}
+
+
+@dataclass(frozen=True)
+class _Block:
+    kind: str  # "section" | "text" | "table" | "chart"
+    title: str = ""
+    text: str = ""
+    name: str = ""
+    frame: pl.DataFrame | None = None
+    spec: dict | None = None
+    caption: str = ""
+    max_rows: int = 40
+
+
+class Report:
+    """A report under construction; add blocks in reading order, then :meth:`write`."""
+
+    def __init__(self, title: str, meta: dict[str, Any] | None = None) -> None:
+        if not isinstance(title, str) or not title.strip():
+            raise InputError("a report needs a non-empty title")
+        self.title = title
+        self.meta = dict(meta or {})
+        self.blocks: list[_Block] = []
+        self._names: set[str] = set()
+
+    # -- building -------------------------------------------------------------------------------
+    def section(self, title: str, text: str = "") -> Report:
+        """Start a section (a level-2 heading) with optional Markdown text."""
+        self.blocks.append(_Block("section", title=title, text=text))
+        return self
+
+    def text(self, markdown: str) -> Report:
+        """A paragraph (or several) of Markdown."""
+        self.blocks.append(_Block("text", text=markdown))
+        return self
+
+    def table(self, name: str, frame: pl.DataFrame, caption: str = "", max_rows: int = 40) -> Report:
+        """A table: shown up to ``max_rows`` rows, written in full as ``<name>.csv``/``.parquet``."""
+        self._claim(name)
+        if not isinstance(frame, pl.DataFrame):
+            raise InputError(f"table {name!r}: expected a polars DataFrame, got {type(frame).__name__}")
+        if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows <= 0:
+            raise InputError(f"table {name!r}: max_rows must be a positive integer, got {max_rows!r}")
+        self.blocks.append(_Block("table", name=name, frame=frame, caption=caption, max_rows=max_rows))
+        return self
+
+    def chart(self, name: str, chart: Any, caption: str = "") -> Report:
+        """An altair chart (or a Vega-Lite dict): inline SVG in HTML, PNG in Markdown."""
+        self._claim(name)
+        spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+        if not isinstance(spec, dict):
+            raise InputError(f"chart {name!r}: expected an altair chart or a Vega-Lite dict")
+        self.blocks.append(_Block("chart", name=name, spec=spec, caption=caption))
+        return self
+
+    def _claim(self, name: str) -> None:
+        if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
+            raise InputError(f"report item name {name!r} must be letters, digits, '_', '-', '.' "
+                             f"(a file name), and not one of {sorted(_RESERVED)}")
+        if name in self._names:
+            raise InputError(f"report item name {name!r} is used twice; names become file names")
+        self._names.add(name)
+
+    # -- writing --------------------------------------------------------------------------------
+    def write(self, out_dir: str | os.PathLike) -> Path:
+        """Write the report into ``out_dir`` (replacing an old report there); return the directory."""
+        out = Path(out_dir)
+        if out.exists() and not out.is_dir():
+            raise InputError(f"report output {out} exists and is not a directory")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+        try:
+            self._build(tmp)
+            os.chmod(tmp, 0o755)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        _swap_in(tmp, out)
+        return out
+
+    def _build(self, tmp: Path) -> None:
+        svgs: dict[str, str] = {}
+        for i, block in enumerate(b for b in self.blocks if b.kind == "chart"):
+            svg, png = _render(block.spec)
+            (tmp / f"{block.name}.svg").write_text(svg, encoding="utf-8")
+            (tmp / f"{block.name}.png").write_bytes(png)
+            (tmp / f"{block.name}.vl.json").write_text(json.dumps(block.spec, indent=1, default=str), encoding="utf-8")
+            svgs[block.name] = _prefix_ids(_strip_xml_header(svg), f"c{i}-")
+        for block in self.blocks:
+            if block.kind == "table":
+                block.frame.write_parquet(tmp / f"{block.name}.parquet")
+                _csv_safe(block.frame).write_csv(tmp / f"{block.name}.csv")
+        (tmp / "index.html").write_text(self._html(svgs), encoding="utf-8")
+        (tmp / "index.md").write_text(self._markdown(), encoding="utf-8")
+        (tmp / "report.json").write_text(json.dumps({
+            "title": self.title, "meta": self.meta,
+            "tables": [b.name for b in self.blocks if b.kind == "table"],
+            "charts": [b.name for b in self.blocks if b.kind == "chart"],
+        }, indent=1, default=str), encoding="utf-8")
+
+    def header_rows(self) -> list[tuple[str, str]]:
+        """``(label, value)`` pairs of the header block: the key facts first, then other meta."""
+        rows = []
+        for key, label in _HEADER_KEYS:
+            if key in self.meta:
+                rows.append((label, _meta_text(self.meta[key])))
+            elif key in _REQUIRED:
+                rows.append((label, "not stated"))
+        known = {k for k, _ in _HEADER_KEYS}
+        rows += [(k.replace("_", " ").capitalize(), _meta_text(v)) for k, v in self.meta.items() if k not in known]
+        if "workbench_version" not in self.meta:
+            rows.append(("Workbench version", package_version()))
+        return rows
+
+    def _html(self, svgs: dict[str, str]) -> str:
+        e = html.escape
+        parts = [f"<h1>{e(self.title)}</h1>", '<table class="meta">']
+        parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in self.header_rows()]
+        parts.append("</table>")
+        for b in self.blocks:
+            if b.kind == "section":
+                parts.append(f"<h2>{e(b.title)}</h2>")
+                parts.append(markdown_to_html(b.text))
+            elif b.kind == "text":
+                parts.append(markdown_to_html(b.text))
+            elif b.kind == "table":
+                parts.append(_html_table(b))
+            else:
+                cap = f"<figcaption>{_inline(b.caption)}</figcaption>" if b.caption else ""
+                parts.append(f'<figure id="chart-{e(b.name)}" class="chart">{svgs[b.name]}{cap}'
+                             f'<div class="files"><a href="{e(b.name)}.svg">SVG</a> · '
+                             f'<a href="{e(b.name)}.png">PNG</a> · '
+                             f'<a href="{e(b.name)}.vl.json">Vega-Lite</a></div></figure>')
+        body = "\n".join(p for p in parts if p)
+        return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+                f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                f"<title>{e(self.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+    def _markdown(self) -> str:
+        lines = [f"# {self.title}", "", "| | |", "|---|---|"]
+        lines += [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in self.header_rows()]
+        lines.append("")
+        for b in self.blocks:
+            if b.kind == "section":
+                lines += [f"## {b.title}", ""] + ([b.text.strip(), ""] if b.text.strip() else [])
+            elif b.kind == "text":
+                lines += [b.text.strip(), ""]
+            elif b.kind == "table":
+                lines += _md_table(b) + [""]
+            else:
+                alt_text = b.caption or b.name
+                lines += [f"![{_md_cell(alt_text)}]({b.name}.png)", ""]
+                if b.caption:
+                    lines += [f"*{b.caption}* ([SVG]({b.name}.svg), [Vega-Lite]({b.name}.vl.json))", ""]
+                else:
+                    lines += [f"[SVG]({b.name}.svg), [Vega-Lite]({b.name}.vl.json)", ""]
+        return "\n".join(lines).rstrip() + "\n"
+
+
+def meta_from_frame(frame: pl.DataFrame, **extra: Any) -> dict[str, Any]:
+    """Header facts of a result frame: rules version(s), master seed(s), games, agents (+ ``extra``).
+
+    Reads the runner's common columns (``rules_version``, ``master_seed``, ``agent_p1``..); agent
+    line-ups are listed as ``"random vs greedy"``.
+    """
+    meta: dict[str, Any] = {}
+    if "rules_version" in frame.columns:
+        meta["rules_version"] = frame.get_column("rules_version").unique().sort().to_list()
+    if "master_seed" in frame.columns:
+        seeds = frame.get_column("master_seed").unique().sort().to_list()
+        meta["seed" if len(seeds) == 1 else "seeds"] = seeds[0] if len(seeds) == 1 else seeds
+    meta["games"] = frame.height
+    seats = [c for c in frame.columns if re.fullmatch(r"agent_p\d", c)]
+    if seats:
+        lineups = frame.select(seats).unique(maintain_order=True).rows()
+        meta["agents"] = [" vs ".join(a for a in row if a is not None) for row in lineups]
+    meta.update(extra)
+    return meta
+
+
+_CSS = (
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1100px;margin:2em auto;"
+    "padding:0 1em;color:#222;line-height:1.45}"
+    "table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}"
+    "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}"
+    "th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "table.meta th{width:12em}figure{margin:1em 0}figure svg{max-width:100%;height:auto}"
+    "figcaption,.caption{font-style:italic;margin:.3em 0}.files,.more{font-size:.85em;color:#666}"
+    "pre{background:#f6f6f6;padding:.6em;overflow-x:auto}"
+)
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    """Replace ``out`` by the finished ``tmp`` directory (two renames; the old one is then removed)."""
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:8]}"
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except BaseException:
+        os.rename(old, out)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _render(spec: dict) -> tuple[str, bytes]:
+    import vl_convert
+
+    version = _vl_version(spec, vl_convert.get_vegalite_versions())
+    try:
+        svg = vl_convert.vegalite_to_svg(spec, vl_version=version)
+        png = vl_convert.vegalite_to_png(spec, vl_version=version, scale=2)
+    except ValueError as exc:
+        raise InputError(f"chart could not be rendered: {exc}") from exc
+    return svg, png
+
+
+def _vl_version(spec: dict, supported: list[str]) -> str | None:
+    match = re.search(r"/v(\d+)\.(\d+)", str(spec.get("$schema", "")))
+    if not match:
+        return None
+    want = f"{match.group(1)}.{match.group(2)}"
+    if want in supported:
+        return want
+    same_major = [v for v in supported if v.split(".")[0] == match.group(1)]
+    return same_major[-1] if same_major else None
+
+
+def _strip_xml_header(svg: str) -> str:
+    return re.sub(r"^\s*<\?xml[^>]*\?>\s*", "", svg)
+
+
+def _prefix_ids(svg: str, prefix: str) -> str:
+    """Make ids unique per chart, so several inline SVGs do not share clip paths."""
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if not ids:
+        return svg
+    svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+    svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})" if m.group(1) in ids else m.group(0), svg)
+    return re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"' if m.group(1) in ids else m.group(0),
+                  svg)
+
+
+def _meta_text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_meta_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_meta_text(v)}" for k, v in value.items())
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    return str(value)
+
+
+def _csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    nested = [c for c, t in frame.schema.items() if t.is_nested() or t == pl.Object]
+    if not nested:
+        return frame
+    return frame.with_columns(
+        pl.col(c).map_elements(lambda v: json.dumps(v, default=str), return_dtype=pl.String) for c in nested)
+
+
+# -- displayed tables ---------------------------------------------------------------------------
+def _interval_triples(columns: list[str]) -> list[tuple[str, str, str]]:
+    cols = set(columns)
+    triples = [(c, f"{c}_low", f"{c}_high") for c in columns if f"{c}_low" in cols and f"{c}_high" in cols]
+    if "low" in cols and "high" in cols:
+        for c in ("diff", "rate", "share", "estimate"):
+            if c in cols:
+                triples.append((c, "low", "high"))
+                break
+    return triples
+
+
+def _fmt_value(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        if v != v:
+            return "–"
+        if v == int(v) and abs(v) < 1e15:
+            return str(int(v))
+        return f"{v:.4g}"
+    if isinstance(v, (list, tuple, dict)):
+        return json.dumps(v, default=str)
+    return str(v)
+
+
+def _fmt_interval(rate: Any, low: Any, high: Any, signed: bool) -> str:
+    if rate is None or (isinstance(rate, float) and rate != rate):
+        return "–"
+    if signed:
+        return f"{100 * rate:+.1f} pts [{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"{100 * rate:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
+
+
+def display_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """All-string copy of ``frame`` for people: each rate merged with its interval columns.
+
+    ``win``, ``win_low``, ``win_high`` become one column ``win`` reading ``"52.3% [51.3–53.3]"``;
+    a ``diff`` with ``low``/``high`` reads ``"+2.1 pts [+0.4, +3.8]"``.  Other floats get 4
+    significant digits, nulls a dash.
+    """
+    triples = _interval_triples(frame.columns)
+    merged = {t[0]: t for t in triples}
+    dropped = {c for t in triples for c in t[1:]}
+    out: dict[str, list[str]] = {}
+    for col in frame.columns:
+        if col in dropped:
+            continue
+        if col in merged:
+            _, lo, hi = merged[col]
+            out[col] = [_fmt_interval(r, a, b, col == "diff") for r, a, b in
+                        zip(frame.get_column(col).to_list(), frame.get_column(lo).to_list(),
+                            frame.get_column(hi).to_list(), strict=True)]
+        else:
+            out[col] = [_fmt_value(v) for v in frame.get_column(col).to_list()]
+    return pl.DataFrame(out, schema={c: pl.String for c in out})
+
+
+def _numeric_columns(frame: pl.DataFrame) -> set[str]:
+    return {c for c, t in frame.schema.items() if t.is_numeric()}
+
+
+def _table_note(b: _Block) -> str:
+    n = b.frame.height
+    shown = min(n, b.max_rows)
+    files = f"full table: {b.name}.csv, {b.name}.parquet"
+    return f"showing {shown} of {n} rows; {files}" if shown < n else files
+
+
+def _html_table(b: _Block) -> str:
+    e = html.escape
+    shown = display_frame(b.frame.head(b.max_rows))
+    numeric = _numeric_columns(b.frame)
+    head = "".join(f"<th>{e(c)}</th>" for c in shown.columns)
+    rows = []
+    for row in shown.iter_rows():
+        cells = "".join(f'<td class="num">{e(v)}</td>' if c in numeric else f"<td>{e(v)}</td>"
+                        for c, v in zip(shown.columns, row, strict=True))
+        rows.append(f"<tr>{cells}</tr>")
+    cap = f'<p class="caption">{_inline(b.caption)}</p>' if b.caption else ""
+    note = _table_note(b).replace(f"{b.name}.csv", f'<a href="{e(b.name)}.csv">{e(b.name)}.csv</a>') \
+        .replace(f"{b.name}.parquet", f'<a href="{e(b.name)}.parquet">{e(b.name)}.parquet</a>')
+    return (f'<div class="table" id="table-{e(b.name)}">{cap}<table><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table><p class="more">{note}</p></div>')
+
+
+def _md_cell(v: Any) -> str:
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(b: _Block) -> list[str]:
+    shown = display_frame(b.frame.head(b.max_rows))
+    lines = [f"*{b.caption}*", ""] if b.caption else []
+    if shown.width == 0:
+        return lines + ["(empty table)", ""]
+    lines.append("| " + " | ".join(_md_cell(c) for c in shown.columns) + " |")
+    numeric = _numeric_columns(b.frame)
+    lines.append("|" + "|".join("---:" if c in numeric else "---" for c in shown.columns) + "|")
+    lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in shown.iter_rows()]
+    note = _table_note(b).replace(f"{b.name}.csv", f"[{b.name}.csv]({b.name}.csv)") \
+        .replace(f"{b.name}.parquet", f"[{b.name}.parquet]({b.name}.parquet)")
+    return lines + ["", f"<sub>{note}</sub>"]
+
+
+# -- a small Markdown subset (headings, paragraphs, lists, code, emphasis, links) ---------------
+def _inline(text: str) -> str:
+    out = html.escape(text, quote=False)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+    out = re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", out)
+    return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", lambda m: f'<a href="{html.escape(m.group(2))}">{m.group(1)}</a>', out)
+
+
+def markdown_to_html(text: str) -> str:
+    """Render the small Markdown subset reports use; everything else stays escaped text."""
+    out: list[str] = []
+    para: list[str] = []
+    items: list[str] = []
+    code: list[str] | None = None
+
+    def flush() -> None:
+        if para:
+            out.append("<p>" + _inline(" ".join(para)) + "</p>")
+            para.clear()
+        if items:
+            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in items) + "</ul>")
+            items.clear()
+
+    for line in (text or "").splitlines():
+        if code is not None:
+            if line.strip().startswith("```"):
+                out.append("<pre><code>" + html.escape("\n".join(code)) + "</code></pre>")
+                code = None
+            else:
+                code.append(line)
+            continue
+        stripped = line.strip()
+        heading = re.match(r"^(#{1,6})\s+(.*)$", stripped)
+        if stripped.startswith("```"):
+            flush()
+            code = []
+        elif not stripped:
+            flush()
+        elif heading:
+            flush()
+            level = min(6, len(heading.group(1)) + 1)  # the report title is the only h1
+            out.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
+        elif re.match(r"^[-*]\s+", stripped):
+            if para:
+                flush()
+            items.append(re.sub(r"^[-*]\s+", "", stripped))
+        elif items and line.startswith(("  ", "\t")):
+            items[-1] += " " + stripped
+        else:
+            if items:
+                flush()
+            para.append(stripped)
+    if code is not None:
+        out.append("<pre><code>" + html.escape("\n".join(code)) + "</code></pre>")
+    flush()
+    return "\n".join(out)
