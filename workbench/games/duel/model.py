@@ -51,8 +51,9 @@ PARAMS = (
           choices=("everyone", "enemy")),
     Param("groundwater", "both", str, "Groundwater with equal walls hits both players or nobody",
           choices=("both", "nobody")),
-    Param("worst_card", "cost", str, "card valuation for the timer's automatic discard and greedy discards",
-          choices=("cost",)),
+    Param("worst_card", "value", str, "card valuation for the timer's automatic discard and greedy discards: "
+          "value = the static value model's fitted value (valuation.py), cost = the printed cost",
+          choices=("value", "cost")),
     *(_override(n) for n in BATTLEFIELD_OVERRIDES),
     Param("cards", None, str, "cards CSV (none: data/duel/cards.csv)", optional=True),
     Param("battlefields", None, str, "battlefields CSV (none: data/duel/battlefields.csv)", optional=True),
@@ -79,9 +80,16 @@ def _build_config(key: str) -> Config:
                          f"(got tower {bf.tower}, win_tower {bf.win_tower}, win_resources {bf.win_resources})")
     if 2 * p["hand_size"] + 2 > len(cards) and p["deck"] == "regular":
         raise InputError(f"hand_size {p['hand_size']} is too large for a deck of {len(cards)} cards")
+    if p["worst_card"] == "value":
+        from workbench.games.duel.valuation import card_values
+
+        values = card_values(cards)
+    else:
+        values = tuple(float(c.cost) for c in cards.cards)
     return Config(cards=cards, battlefield=bf, deck=p["deck"], hand_size=p["hand_size"], max_turns=p["max_turns"],
                   miss_rate=p["miss_rate"], max_missed_in_row=p["max_missed_in_row"],
-                  thief_rounding=p["thief_rounding"], lightning=p["lightning"], groundwater=p["groundwater"])
+                  thief_rounding=p["thief_rounding"], lightning=p["lightning"], groundwater=p["groundwater"],
+                  card_values=values)
 
 
 class DuelModel(GameModel):

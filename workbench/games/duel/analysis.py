@@ -1,0 +1,245 @@
+"""Battlefield balance of the duel: per battlefield × deck × agent pairing (× miss rate).
+
+``run_grid`` plays the same number of seeded games in every cell, all cells on the same master
+seed (common random numbers: cell differences are not blurred by different deals), in blocks so
+a caller (widget, CLI) can show progress and stop early without losing the finished blocks.
+The table and chart functions turn the one-row-per-game frame into
+
+* the first-seat win rate (share of *all* games won by the seat that moved first; draws count as
+  not won) with its Wilson interval, and the draw rate;
+* the game length distribution (player turns);
+* how games end (``reason``: tower_built / tower_destroyed / resources / draw / turn_limit /
+  timeout);
+* the effect of the duel timer's ``miss_rate`` on the first-seat win rate and the end reasons.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from workbench.core import charts, metrics
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.runner import check_games, iter_grid, simulate
+from workbench.core.stats import rate_diff_table, rate_table
+from workbench.games.duel.model import BATTLEFIELD_KEYS
+
+__all__ = ["CELL_KEYS", "balance_table", "end_reason_chart", "end_reason_table", "first_seat_chart",
+           "first_seat_won", "length_chart", "length_table", "miss_effect_chart", "miss_effect_table",
+           "run_blocks", "run_grid"]
+
+CELL_KEYS = ("battlefield", "deck", "pairing")
+DECKS = ("regular", "unlimited")
+Progress = Callable[[int, int], None]
+
+
+def first_seat_won() -> pl.Expr:
+    """True when the seat that moved first won (a draw is not a win)."""
+    return pl.col("winner") == pl.col("first_seat")
+
+
+def _pairing(agents: Sequence[str]) -> str:
+    return " vs ".join(agents)
+
+
+def run_blocks(params: dict[str, Any], agents: Sequence[str], games: int, seed: int = 0, *,
+               engine: str | None = None, workers: int = 1, block: int | None = None,
+               on_block: Callable[[int], None] | None = None,
+               should_stop: Callable[[], bool] | None = None) -> pl.DataFrame | None:
+    """Play ``games`` duels in blocks of consecutive game indices (same rows as one big run).
+
+    Blocks run on ``workers`` threads: the fast kernel releases the GIL, so threads use every
+    core without starting worker processes (the reference engine gains nothing but loses
+    nothing).  ``on_block(n)`` is called after every finished block of ``n`` games; once
+    ``should_stop()`` turns true no new block starts and the finished blocks are returned in
+    order (``None`` if none finished).  A Ctrl-C keeps the finished games too.
+    """
+    games = check_games(games)
+    block = block or max(1000, -(-games // (10 * max(1, workers))))
+    starts = list(range(0, games, block))
+    done: dict[int, pl.DataFrame] = {}
+
+    def play(start: int) -> pl.DataFrame | None:
+        if should_stop is not None and should_stop():
+            return None
+        return simulate("duel", min(block, games - start), params=params, agents=list(agents), seed=seed,
+                        engine=engine, workers=1, progress=False, start=start)
+
+    def keep(start: int, frame: pl.DataFrame | None) -> None:
+        if frame is not None:
+            done[start] = frame
+            if on_block is not None:
+                on_block(frame.height)
+
+    try:
+        keep(starts[0], play(starts[0]))  # also loads (or compiles) the fast kernel before threads start
+        if workers > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for start, frame in zip(starts[1:], pool.map(play, starts[1:]), strict=True):
+                    keep(start, frame)
+        else:
+            for start in starts[1:]:
+                keep(start, play(start))
+    except (KeyboardInterrupt, RunInterrupted):
+        pass
+    # only an unbroken prefix of blocks keeps the rows identical to one run of that many games
+    frames = []
+    for start in starts:
+        if start not in done:
+            break
+        frames.append(done[start])
+    return pl.concat(frames, how="vertical") if frames else None
+
+
+def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = ("regular",),
+             pairings: Sequence[Sequence[str]] = (("greedy", "greedy"),), games: int = 1000, seed: int = 0, *,
+             params: dict[str, Any] | None = None, extra: dict[str, Sequence[Any]] | None = None,
+             engine: str | None = None, workers: int = 1, block: int | None = None,
+             on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """Play ``games`` games in every cell battlefield × deck × pairing (× each ``extra`` parameter).
+
+    ``params`` are fixed parameters for every cell (e.g. ``{"miss_rate": 0.1}``); ``extra`` adds
+    grid dimensions (e.g. ``{"miss_rate": [0, 0.1, 0.2]}``).  Returns one row per game with a
+    ``pairing`` column ("greedy vs greedy") and a ``seconds`` column (wall time of the cell).
+    ``on_progress(done, total)`` reports games; ``should_stop()`` ends the run early, keeping the
+    finished blocks.
+    """
+    battlefields = list(battlefields or BATTLEFIELD_KEYS)
+    unknown = [b for b in battlefields if b not in BATTLEFIELD_KEYS]
+    if unknown:
+        raise InputError(f"unknown battlefield {unknown[0]!r}; allowed: {', '.join(BATTLEFIELD_KEYS)}")
+    if not pairings:
+        raise InputError("give at least one agent pairing, e.g. [('greedy', 'greedy')]")
+    grid = {"battlefield": battlefields, "deck": list(decks), **{k: list(v) for k, v in (extra or {}).items()}}
+    cells = [(cell, tuple(p)) for cell in iter_grid(grid) for p in pairings]
+    total, done = check_games(games) * len(cells), 0
+    frames = []
+    for cell, agents in cells:
+        if should_stop is not None and should_stop():
+            break
+        started = time.perf_counter()
+
+        def tick(n: int) -> None:
+            nonlocal done
+            done += n
+            if on_progress is not None:
+                on_progress(done, total)
+
+        frame = run_blocks({**(params or {}), **cell}, agents, games, seed, engine=engine, workers=workers,
+                           block=block, on_block=tick, should_stop=should_stop)
+        if frame is None:
+            break
+        frames.append(frame.with_columns(pl.lit(_pairing(agents)).alias("pairing"),
+                                         pl.lit(time.perf_counter() - started).alias("seconds")))
+    if not frames:
+        raise InputError("the run was stopped before any game finished")
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _keys(frame: pl.DataFrame, by: Sequence[str]) -> list[str]:
+    return [k for k in by if k in frame.columns]
+
+
+def balance_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS) -> pl.DataFrame:
+    """Per cell: games, first-seat win rate with interval, draws, length summary, end-reason shares.
+
+    ``first_seat_win`` counts all games (draws are not wins); ``first_seat_p`` is the exact
+    binomial p-value of the first seat's share of the *decisive* games against 1/2.
+    """
+    keys = _keys(frame, by)
+    s = metrics.summary(frame, keys)
+    out = s.select(*keys, "games",
+                   pl.col("first_mover_all").alias("first_seat_win"),
+                   pl.col("first_mover_all_low").alias("first_seat_win_low"),
+                   pl.col("first_mover_all_high").alias("first_seat_win_high"),
+                   pl.col("first_mover_p").alias("first_seat_p"),
+                   "draws", "draws_low", "draws_high",
+                   "length_mean", "length_q10", "length_median", "length_q90")
+    reasons = (frame.group_by(keys + ["reason"]).agg(pl.len().alias("k"))
+               .with_columns((pl.col("k") / pl.col("k").sum().over(keys) if keys else pl.col("k") / pl.col("k").sum())
+                             .alias("share")))
+    wide = reasons.pivot(on="reason", index=keys or None, values="share") if keys else None
+    if wide is not None:
+        wide = wide.rename({c: f"end_{c}" for c in wide.columns if c not in keys}).fill_null(0.0)
+        out = out.join(wide, on=keys, how="left")
+    return out.sort(keys)
+
+
+def end_reason_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS) -> pl.DataFrame:
+    """Long table: share of each end reason per cell, with intervals."""
+    return metrics.end_reasons(frame, _keys(frame, by))
+
+
+def length_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS) -> pl.DataFrame:
+    """Game length per cell: n, mean, sd, min, quantiles, max (player turns)."""
+    return metrics.duration(frame, _keys(frame, by), quantiles=(0.1, 0.25, 0.5, 0.75, 0.9))
+
+
+def miss_effect_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS, alpha: float = 0.05) -> pl.DataFrame:
+    """First-seat win rate at each ``miss_rate`` against ``miss_rate = 0`` (or the lowest), per cell.
+
+    Adds the share of games lost on time (reason ``timeout``) at that miss rate.
+    """
+    if "miss_rate" not in frame.columns or frame.get_column("miss_rate").n_unique() < 2:
+        raise InputError("the miss-rate effect needs games at two or more miss rates (extra={'miss_rate': [...]})")
+    keys = _keys(frame, by)
+    diff = rate_diff_table(frame, keys, first_seat_won(), "miss_rate", alpha=alpha)
+    timeouts = rate_table(frame, keys + ["miss_rate"], pl.col("reason") == "timeout").select(
+        *keys, "miss_rate", pl.col("rate").alias("timeout_share"))
+    return diff.join(timeouts, on=keys + ["miss_rate"], how="left")
+
+
+# -- charts -------------------------------------------------------------------------------------
+def first_seat_chart(table: pl.DataFrame, title: str = "First-seat win rate (95 % Wilson interval)") -> Any:
+    """Points with interval bars per battlefield, coloured by deck, one panel per pairing."""
+    facet = "pairing" if "pairing" in table.columns and table.get_column("pairing").n_unique() > 1 else None
+    color = "deck" if "deck" in table.columns else None
+    return charts.rate_chart(table, "battlefield", rate="first_seat_win", low="first_seat_win_low",
+                             high="first_seat_win_high", n="games", color=color, facet=facet, title=title,
+                             y_title="first-seat win rate")
+
+
+def _cell_label(frame: pl.DataFrame) -> pl.DataFrame:
+    parts = [c for c in ("battlefield", "deck") if c in frame.columns and frame.get_column(c).n_unique() > 1]
+    if "pairing" in frame.columns and frame.get_column("pairing").n_unique() > 1:
+        parts.append("pairing")
+    if not parts:
+        parts = ["battlefield"] if "battlefield" in frame.columns else []
+    if not parts:
+        return frame.with_columns(pl.lit("all").alias("cell"))
+    return frame.with_columns(pl.concat_str([pl.col(c).cast(pl.String) for c in parts], separator=" / ").alias("cell"))
+
+
+def length_chart(frame: pl.DataFrame, color: str = "battlefield", bins: int = 40,
+                 title: str = "Game length (player turns)") -> Any:
+    """Histogram of game lengths per ``color`` value (normalised; small multiples beyond three groups)."""
+    color_col = color if color in frame.columns and frame.get_column(color).n_unique() > 1 else None
+    chart = charts.histogram(frame.select([c for c in ("length", color_col) if c]), "length", bins=bins,
+                             color=color_col, normalize=True)
+    if color_col is not None and frame.get_column(color_col).n_unique() > 3:
+        chart = chart.properties(width=180, height=120).facet(
+            facet=alt.Facet(f"{color_col}:N", title=None), columns=4)
+    return chart.properties(title=title)
+
+
+def end_reason_chart(frame: pl.DataFrame, title: str = "How games end") -> Any:
+    """Stacked shares of the end reasons per cell (battlefield / deck / pairing)."""
+    return charts.share_bars(_cell_label(frame.select([c for c in (*CELL_KEYS, "reason") if c in frame.columns])),
+                             "cell", "reason", title=title)
+
+
+def miss_effect_chart(table: pl.DataFrame, title: str = "Miss rule: change of the first-seat win rate") -> Any:
+    """Differences against ``miss_rate = 0`` per cell, one panel per miss rate."""
+    data = _cell_label(table)
+    return charts.delta_chart(data, "cell", facet="miss_rate", title=title, x_title="first-seat win rate change")
+
+
+def battlefield_charts(frame: pl.DataFrame) -> dict[str, alt.TopLevelMixin]:
+    """The standard charts of one run: first-seat rates, lengths, end reasons."""
+    return {"first_seat": first_seat_chart(balance_table(frame)), "length": length_chart(frame),
+            "end_reasons": end_reason_chart(frame)}
