@@ -9,6 +9,7 @@ of the venv, and returns the executed notebook; a failing cell raises with its t
 from __future__ import annotations
 
 import copy
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,15 @@ def execute_notebook(path: str | Path, overrides: dict[str, Any] | None = None, 
     if overrides:
         cell.source = cell.source.rstrip() + "\n# overridden by the test\n" + "\n".join(
             f"{name} = {value!r}" for name, value in overrides.items())
-    client = nbclient.NotebookClient(run, kernel_name="python3", timeout=timeout,
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
+    from jupyter_client.manager import KernelManager
+
+    with tempfile.TemporaryDirectory(prefix="nbkernel-") as sockets:
+        # IPC (unix sockets in a private directory), not TCP: kernels started at the same time by
+        # parallel test workers cannot collide on a port and talk to the wrong client.
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
+        client = nbclient.NotebookClient(run, km=km, kernel_name="python3", timeout=timeout,
+                                         resources={"metadata": {"path": str(path.parent)}})
+        client.execute()
     return run
 
 

@@ -1,0 +1,107 @@
+"""``workbench report dietower``: the teaching notebook's content as an offline report."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+
+from workbench.core.report import Report
+from workbench.games.dietower import analysis as an
+from workbench.games.dietower.exact import streak_odds
+from workbench.games.dietower.model import MODEL
+
+
+def _sizes(quick: bool) -> dict[str, int]:
+    if quick:
+        return {"full_games": 200_000, "streak_games": 50_000, "convergence": 50_000, "reduced_max": 5,
+                "reduced_games": 50_000, "eq_suit": 4, "agent_games": 50_000}
+    return {"full_games": 1_000_000, "streak_games": 400_000, "convergence": 1_000_000, "reduced_max": 7,
+            "reduced_games": 400_000, "eq_suit": 6, "agent_games": 400_000}
+
+
+def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
+    """Write the dietower report into ``out_dir``; ``quick`` uses small sizes (well under 20 s)."""
+    size = _sizes(quick)
+    rep = Report("Tower of Babel (die streak): odds, simulation and optimal play", {
+        "rules_version": MODEL.rules_version, "seed": seed, "games": size["full_games"],
+        "agents": "random (full deck); heuristics vs equilibrium (reduced deck)", "quick": quick})
+    _streak_model(rep, size, seed)
+    _full_deck(rep, size, seed)
+    _reduced_decks(rep, size, seed)
+    _optimal(rep, size)
+    return rep.write(out_dir)
+
+
+def _streak_model(rep: Report, size: dict[str, int], seed: int) -> None:
+    p = Fraction(1, 2)
+    odds = streak_odds(p, 6, 14, 2)
+    rep.section("1. The streak model", (
+        "The model a teacher starts with: in round 1 a player takes the die at 1; in every later round the "
+        "Builder wins with probability p (scores the die, raises it; winning on the 6 ends the game), "
+        "otherwise another player takes the die at 1. A Markov chain over the die states gives the exact "
+        f"distributions. With p = 1/2, 6 faces, 14 rounds, 2 players: P(six-win) = {odds.six_win} "
+        f"≈ {float(odds.six_win):.5f}, p1's mean points = {odds.mean('points')} ≈ {float(odds.mean('points')):.4f}."))
+    frames = an.streak_comparison(float(p), 6, 14, 2, games=size["streak_games"], seed=seed)
+    rep.chart("streak_points", an.distribution_chart(frames["points"], title="p1's points", x_title="points"),
+              f"Exact (bars) and {size['streak_games']:,} simulated games (points with 95% Wilson intervals).")
+    rep.chart("streak_six_win", an.six_win_chart(frames["six_win_by_round"]),
+              "Chance of a six-win within r rounds: exact line, simulated points with intervals.")
+    rep.chart("streak_length", an.streak_length_chart(frames["first_streak"]),
+              "Streak length of the first Builder (rounds won in a row; 6 = six-win).")
+    rep.chart("streak_longest", an.distribution_chart(frames["longest"], title="longest streak of the game",
+                                                      x_title="rounds won in a row"),
+              "Longest streak of the game, exact vs simulated.")
+    rep.table("streak_six_win_by_round", frames["six_win_by_round"], "P(six-win within r rounds).")
+    conv = an.convergence_frame(0.6, 6, 14, 2, games=size["convergence"], seed=seed)
+    rep.chart("convergence", an.convergence_chart(conv),
+              "p = 0.6: the estimate of P(six-win) and its interval close in on the exact value; "
+              "the error falls like 1/sqrt(n).")
+
+
+def _full_deck(rep: Report, size: dict[str, int], seed: int) -> None:
+    rep.section("2. The real game, full deck, random players",
+                f"{size['full_games']:,} games per player count (compiled engine), 95% intervals.")
+    for players in (2, 3):
+        start = time.perf_counter()
+        summary = an.full_deck_summary(players, size["full_games"], seed=seed)
+        secs = time.perf_counter() - start
+        rep.table(f"full_deck_{players}p", summary,
+                  f"{players} random players, {size['full_games']:,} games in {secs:.1f} s "
+                  f"({size['full_games'] / secs:,.0f} games/s end to end).")
+    rows = []
+    for agent in ("highest", "lowest", "joker", "mixed:random=0.5,highest=0.5"):
+        frame = an.simulate("dietower", size["agent_games"], agents=[agent, "random"], seed=seed, progress=False)
+        s = an.summarise(frame)
+        rows.append(s.with_columns(pl.lit(agent).alias("p1_agent")).filter(pl.col("measure").str.starts_with("P(")))
+    rep.table("agents_vs_random", pl.concat(rows).select("p1_agent", "measure", "estimate", "lower", "upper", "n"),
+              "Heuristic agents (p1) against a random p2 on the full deck.")
+
+
+def _reduced_decks(rep: Report, size: dict[str, int], seed: int) -> None:
+    rep.section("3. Exact odds of random play on reduced decks",
+                "Two players, each with the top N cards of a suit plus a Joker; every pair of card orders is "
+                "equally likely, so the odds are exact fractions. Beside them a simulation with 95% intervals.")
+    table = an.reduced_deck_table(range(2, size["reduced_max"] + 1), 2, 6, games=size["reduced_games"], seed=seed)
+    rep.table("reduced_exact", table, "Exact fractions vs simulated estimates.", max_rows=60)
+    small = an.reduced_deck_table(range(3, 6), 2, 3, games=size["reduced_games"], seed=seed)
+    rep.table("reduced_exact_d3", small, "The same with a 3-faced die (six-wins become possible).", max_rows=60)
+
+
+def _optimal(rep: Report, size: dict[str, int]) -> None:
+    frames = an.equilibrium_frames(size["eq_suit"], 6)
+    facts = frames["facts"]
+    rep.section("4. Optimal play", (
+        f"Two players, suits of {size['eq_suit']} cards + Joker: backward induction with one matrix game per "
+        "state (saddle point or linear program). Objective 'win' = P(win) + P(draw)/2; 'points' = expected "
+        "point difference. The game is symmetric, so its value is 1/2 and 0. The largest deck solved on the "
+        "development machine is a suit of 8 + Joker (about 7 minutes per objective; see optimal.py)."))
+    rep.table("equilibrium_facts", facts, "Game value, states, matrix games solved and time.")
+    rep.chart("equilibrium_strategy", an.equilibrium_chart(frames["strategy"]),
+              "Equilibrium mixed strategy in round 1.")
+    rep.table("heuristic_losses", frames["losses"],
+              "Each heuristic (as p1) against the equilibrium player and against a best response.")
+    rep.chart("heuristic_losses_chart", an.loss_chart(frames["losses"], "win"),
+              "What each heuristic gives away against a clever opponent.")
