@@ -163,7 +163,7 @@ def _dask_results(args: list[tuple], workers: int, scheduler: str | None) -> Ite
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)
+                               dashboard_address=":0", silence_logs=40)
         client = Client(cluster)
     else:
         client = Client(scheduler)

@@ -576,3 +576,17 @@ def test_battlefield_overrides_change_the_start_and_the_targets():
     assert final.outcome[1] in (rules.TOWER_BUILT, rules.TOWER_DESTROYED, rules.RESOURCES_WON)
     with pytest.raises(InputError, match="start tower"):
         build_config(MODEL.resolve_params({"start_tower": 80}))
+
+
+@pytest.mark.parametrize("first, bonus_seat", [("p1", 1), ("p2", 0)])
+def test_second_seat_bonus_goes_to_the_seat_that_moves_second(first, bonus_seat):
+    from workbench.games.duel.model import MODEL, build_config
+
+    params = MODEL.resolve_params({"first": first, "second_bonus_wall": 7, "second_bonus_ore": 4})
+    config = build_config(params)
+    dealt = []
+    play.play_game(config, [RandomAgent(), RandomAgent()], 3, first,
+                   on_event=lambda kind, s, d: dealt.append(s) if kind == "deal" else None)
+    start = dealt[0].players
+    assert (start[bonus_seat].wall, start[bonus_seat].ore) == (10 + 7, 5 + 4)
+    assert (start[1 - bonus_seat].wall, start[1 - bonus_seat].ore) == (10, 5)

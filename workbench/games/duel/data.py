@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -74,6 +74,11 @@ class CardSet:
 
     def __len__(self) -> int:
         return len(self.cards)
+
+    @cached_property
+    def cost_values(self) -> tuple[float, ...]:
+        """Each card's printed cost as a float (the simplest card valuation)."""
+        return tuple(float(c.cost) for c in self.cards)
 
     def by_key(self, key: str) -> Card:
         """The card with this key (e.g. ``"prism"``)."""

@@ -55,6 +55,8 @@ PARAMS = (
           "value = the static value model's fitted value (valuation.py), cost = the printed cost",
           choices=("value", "cost")),
     *(_override(n) for n in BATTLEFIELD_OVERRIDES),
+    *(Param(f"second_bonus_{stat}", 0, int, f"extra {stat} for the seat that moves second (a balancing lever)",
+            0, 1000) for stat in STATS),
     Param("cards", None, str, "cards CSV (none: data/duel/cards.csv)", optional=True),
     Param("battlefields", None, str, "battlefields CSV (none: data/duel/battlefields.csv)", optional=True),
 )
@@ -85,11 +87,11 @@ def _build_config(key: str) -> Config:
 
         values = card_values(cards)
     else:
-        values = tuple(float(c.cost) for c in cards.cards)
+        values = cards.cost_values
     return Config(cards=cards, battlefield=bf, deck=p["deck"], hand_size=p["hand_size"], max_turns=p["max_turns"],
                   miss_rate=p["miss_rate"], max_missed_in_row=p["max_missed_in_row"],
                   thief_rounding=p["thief_rounding"], lightning=p["lightning"], groundwater=p["groundwater"],
-                  card_values=values)
+                  card_values=values, second_bonus=tuple(p[f"second_bonus_{stat}"] for stat in STATS))
 
 
 class DuelModel(GameModel):

@@ -72,6 +72,7 @@ class Config(NamedTuple):
     lightning: str = "everyone"  # "everyone" | "enemy"
     groundwater: str = "both"  # "both" | "nobody"
     card_values: tuple[float, ...] = ()  # worst-card valuation, one value per card kind
+    second_bonus: tuple[int, ...] = (0,) * 8  # added to the second mover's start, in PlayerState order
 
 
 class GameState(NamedTuple):
@@ -109,7 +110,9 @@ def start_player(battlefield: Battlefield) -> PlayerState:
 
 
 def new_game(config: Config, first: int, rng: SplitMix64) -> GameState:
-    """Shuffle (regular deck), deal ``hand_size`` cards to p1 then to p2, ``first`` to move."""
+    """Shuffle (regular deck), deal ``hand_size`` cards to p1 then to p2, ``first`` to move; the
+    seat moving second starts with ``config.second_bonus`` on top of the battlefield (a balancing
+    lever, zero by default)."""
     n = len(config.cards)
     if config.deck == "regular":
         pile = tuple(rng.shuffle(list(range(n))))
@@ -121,7 +124,9 @@ def new_game(config: Config, first: int, rng: SplitMix64) -> GameState:
                  tuple(rng.below(n) for _ in range(config.hand_size)))
         deck = ()
     p = start_player(config.battlefield)
-    return GameState((p, p), hands, deck, (), first, first, 0, False, False, (0, 0), (0, 0), None, hands, ((), ()))
+    second = PlayerState(*(v + b for v, b in zip(p, config.second_bonus)))
+    players = (p, second) if first == 0 else (second, p)
+    return GameState(players, hands, deck, (), first, first, 0, False, False, (0, 0), (0, 0), None, hands, ((), ()))
 
 
 # ------------------------------------------------------------------------------------- effects
@@ -347,17 +352,9 @@ def end_turn(state: GameState, config: Config, rng: SplitMix64) -> GameState:
     return state._replace(current=1 - me, acting=False, pending_discard=False, outcome=outcome)
 
 
-_COST_VALUES: dict[str, tuple[float, ...]] = {}
-
-
 def card_values(config: Config) -> tuple[float, ...]:
     """Each card kind's value for the worst-card rule: ``config.card_values``, else its cost."""
-    if config.card_values:
-        return config.card_values
-    values = _COST_VALUES.get(config.cards.digest)
-    if values is None:
-        values = _COST_VALUES[config.cards.digest] = tuple(float(c.cost) for c in config.cards.cards)
-    return values
+    return config.card_values or config.cards.cost_values
 
 
 def worst_slot(hand: tuple[int, ...], config: Config) -> int:

@@ -1,0 +1,214 @@
+"""Tower duel engines: games per second, identity over many games, and the default study's wall time.
+
+    .venv/bin/python benchmarks/bench_duel.py [--quick] [--skip-identity] [--skip-study]
+
+1. Throughput, random vs random and greedy vs greedy, on Crystal Garden (short games) and Free
+   Steppe (long games): the reference engine, the fast engine on one core (one thread, warm JIT)
+   and on two workers (two threads: the kernel runs without the GIL), recording every result
+   column; then ``runner.simulate`` with 1 and 2 worker processes.
+2. Identity: fast and reference frames over 100,000 games (``--quick``: 4,000) spread over every
+   battlefield × deck type, agents and variants, compared with ``assert_frame_equal``.
+3. The default study (8 battlefields × 2 decks × 10,000 games per seating, greedy vs greedy, via
+   ``fast.default_study``) in a fresh process: cold (an empty NUMBA cache dir, so the kernel is
+   compiled) and warm (the same dir again).
+
+Timings are wall-clock on this machine; other processes running at the same time slow them down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from polars.testing import assert_frame_equal  # noqa: E402
+
+from workbench.core.model import AgentSpec  # noqa: E402
+from workbench.core.seeding import game_seeds  # noqa: E402
+from workbench.games.duel import fast  # noqa: E402
+from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL, build_config  # noqa: E402
+
+FIELDS = ("crystal_garden", "free_steppe")
+AGENTS = ("random", "greedy")
+VARIANTS = [
+    {},
+    {"miss_rate": 0.05},
+    {"lightning": "enemy", "groundwater": "nobody", "thief_rounding": "down"},
+    {"hand_size": 4, "max_turns": 60},
+]
+MIXES = [(("random", "random"), 0.6), (("greedy", "random"), 0.1), (("random", "greedy"), 0.1),
+         (("greedy", "greedy"), 0.2)]
+
+
+def _specs(agent: str) -> tuple[AgentSpec, AgentSpec]:
+    return (AgentSpec.parse(agent),) * 2
+
+
+def _rate(games: int, seconds: float) -> float:
+    return games / seconds if seconds > 0 else float("inf")
+
+
+def reference_rate(field: str, agent: str, games: int) -> float:
+    params = MODEL.resolve_params({"battlefield": field})
+    seeds = game_seeds(1, 0, games)
+    t = time.perf_counter()
+    MODEL.play_chunk(params, _specs(agent), seeds, "reference")
+    return _rate(games, time.perf_counter() - t)
+
+
+def fast_rates(field: str, agent: str, games: int, repeats: int = 2) -> tuple[float, float]:
+    """Games/s of ``fast.play_chunk`` (kernel + frame) in ten equal chunks (at most the runner's
+    20,000): on one thread, and on two threads taking five chunks each (best of ``repeats``)."""
+    config = build_config(MODEL.resolve_params({"battlefield": field}))
+    specs = _specs(agent)
+    seeds = game_seeds(2, 0, games)
+    size = min(20_000, -(-games // 10))
+    chunks = [seeds[i:i + size] for i in range(0, games, size)]
+    fast.play_chunk(config, specs, seeds[:50], "random")  # warm
+
+    def play(mine: list[np.ndarray]) -> None:
+        for chunk in mine:
+            fast.play_chunk(config, specs, chunk, "random")
+
+    one = two = 0.0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        play(chunks)
+        one = max(one, _rate(games, time.perf_counter() - t))
+        threads = [threading.Thread(target=play, args=(chunks[k::2],)) for k in range(2)]
+        t = time.perf_counter()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        two = max(two, _rate(games, time.perf_counter() - t))
+    return one, two
+
+
+def throughput(quick: bool) -> list[dict]:
+    rows = []
+    ref_games = {"random": 150 if quick else 600, "greedy": 50 if quick else 200}
+    fast_games = 20_000 if quick else 100_000
+    for field in FIELDS:
+        for agent in AGENTS:
+            ref = reference_rate(field, agent, ref_games[agent])
+            one, two = fast_rates(field, agent, fast_games)
+            row = {"battlefield": field, "agents": f"{agent} vs {agent}", "reference_gps": round(ref),
+                   "fast_1core_gps": round(one), "fast_2workers_gps": round(two),
+                   "speedup_1core": round(one / ref, 1), "scaling_2workers": round(two / one, 2)}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def runner_scaling(quick: bool) -> list[dict]:
+    """``runner.simulate`` with 1 and 2 worker processes (spawned per call: startup included)."""
+    from workbench.core.runner import simulate
+
+    games = 40_000 if quick else 200_000
+    rows = []
+    for workers in (1, 2):
+        t = time.perf_counter()
+        simulate("duel", games, params={"battlefield": "crystal_garden"}, agents="greedy,greedy", seed=3,
+                 workers=workers, engine="fast", progress=False)
+        seconds = time.perf_counter() - t
+        rows.append({"workers": workers, "games": games, "seconds": round(seconds, 2), "gps": round(games / seconds)})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------- identity
+def _reference_frame(params: dict, agents: tuple[str, str], master: int, start: int, stop: int) -> pl.DataFrame:
+    specs = tuple(AgentSpec.parse(a) for a in agents)
+    return MODEL.play_chunk(params, specs, game_seeds(master, start, stop), "reference")
+
+
+def identity(total: int, workers: int = 2) -> tuple[int, float]:
+    cells = [(b, d) for b in BATTLEFIELD_KEYS for d in ("regular", "unlimited")]
+    jobs = []
+    for i, (field, deck) in enumerate(cells):
+        params = MODEL.resolve_params({"battlefield": field, "deck": deck, **VARIANTS[i % len(VARIANTS)]})
+        for agents, share in MIXES:
+            games = max(1, round(total * share / len(cells)))
+            for start in range(0, games, 500):
+                jobs.append((params, agents, 100 + i, start, min(games, start + 500)))
+    t = time.perf_counter()
+    compared = 0
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        for job, ref in zip(jobs, pool.map(_reference_frame, *zip(*jobs, strict=True)), strict=True):
+            params, agents, master, start, stop = job
+            quick = fast.play_chunk(build_config(params), tuple(AgentSpec.parse(a) for a in agents),
+                                    game_seeds(master, start, stop), params["first"])
+            assert_frame_equal(ref, quick)
+            compared += ref.height
+    return compared, time.perf_counter() - t
+
+
+# ------------------------------------------------------------------------------------ default study
+STUDY = """
+import time
+t0 = time.perf_counter()
+from workbench.games.duel import fast
+t1 = time.perf_counter()
+frame = fast.default_study(games_per_seating={games}, workers={workers})
+t2 = time.perf_counter()
+assert frame.height == 32 * {games}
+print(f"{{t1 - t0:.3f}} {{t2 - t1:.3f}}")
+"""
+
+
+def study_run(cache_dir: str, games: int, workers: int) -> dict:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", STUDY.format(games=games, workers=workers)], env=env,
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    process = time.perf_counter() - t
+    imported, study = map(float, out.stdout.split()[-2:])
+    return {"process_s": round(process, 2), "import_s": round(imported, 2), "study_s": round(study, 2)}
+
+
+def default_study(quick: bool) -> dict:
+    games = 1_000 if quick else 10_000
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        cold = study_run(cache, games, 2)
+        warm = study_run(cache, games, 2)
+    return {"games_per_seating": games, "games": 32 * games, "cold": cold, "warm": warm}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--skip-identity", action="store_true")
+    parser.add_argument("--skip-study", action="store_true")
+    args = parser.parse_args()
+    print(f"# duel engines on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}", flush=True)
+    print("## throughput (games/s, wall clock)", flush=True)
+    rows = throughput(args.quick)
+    print(pl.DataFrame(rows))
+    print("## runner.simulate, Crystal Garden greedy vs greedy, fast engine, worker processes", flush=True)
+    runner_scaling(args.quick)
+    if not args.skip_identity:
+        total = 4_000 if args.quick else 100_000
+        compared, seconds = identity(total)
+        print(f"## identity: {compared} games identical on both engines ({seconds:.0f} s)", flush=True)
+    if not args.skip_study:
+        result = default_study(args.quick)
+        print(f"## default study, {result['games']} greedy games: " + json.dumps(result), flush=True)
+    print(f"# load average at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

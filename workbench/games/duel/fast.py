@@ -1,0 +1,244 @@
+"""The duel's compiled fast path: the same games as the reference engine, whole chunks at a time.
+
+``play_chunk`` compiles the parsed card effects into integer tables (once per card set and
+variant), runs ``fast_kernel.play_games`` over all seeds in one compiled loop and builds the
+result frame from flat arrays.  Agents without a compiled twin fall back to the reference
+engine, with one warning per process.  ``tests/games/duel/test_fast.py`` proves the frames equal.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from workbench.core.model import AgentSpec
+from workbench.games.duel import agents as duel_agents
+from workbench.games.duel import fast_kernel as K
+from workbench.games.duel.data import CardSet
+from workbench.games.duel.effects import ADD, CMPS, DAMAGE, SET, STATS, STEAL, SWAP, Effect, Op
+from workbench.games.duel.fast_support import FAST_AGENTS
+from workbench.games.duel.model import RESULT_SCHEMA
+from workbench.games.duel.play import SEATS
+from workbench.games.duel.rules import REASONS, Config
+
+_KIND = {ADD: K.K_ADD, DAMAGE: K.K_DAMAGE, SET: K.K_SET, SWAP: K.K_SWAP, STEAL: K.K_STEAL}
+_SIDE = {"self": 0, "enemy": 1}
+_WINNERS = pl.Series("winner", ["p1", "p2", "draw"], dtype=pl.String)
+_REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
+_SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
+_warned: set[str] = set()
+
+
+class Tables(NamedTuple):
+    """A card set compiled for the kernel (layouts in ``fast_kernel``'s docstring)."""
+
+    cards: np.ndarray  # int64[n, CARD_COLS]
+    stmts: np.ndarray  # int64[statements, ST_COLS]
+    ops: np.ndarray  # int64[operations, OP_COLS]
+    costs: np.ndarray  # float64[n]: the default card values
+
+
+def _who(who: str, lightning: str, groundwater: str) -> int:
+    """An op's target with the variants resolved (``rules.targets``)."""
+    if who == "everyone":
+        return K.W_ENEMY if lightning == "enemy" else K.W_ALL
+    if who == "lower_wall":
+        return K.W_LOWER_BOTH if groundwater == "both" else K.W_LOWER_NOBODY
+    return {"self": K.W_SELF, "enemy": K.W_ENEMY, "all": K.W_ALL}[who]
+
+
+def _op_row(op: Op, lightning: str, groundwater: str) -> list[int]:
+    if op.kind == SET:  # both sides are self|enemy: stored as sides (seat = me ^ side)
+        return [K.K_SET, _SIDE[op.who], STATS.index(op.stat), 0, _SIDE[op.src_who], STATS.index(op.src_stat)]
+    who = _who(op.who, lightning, groundwater) if op.kind in (ADD, DAMAGE) else K.W_ENEMY
+    stat = STATS.index(op.stat) if op.stat else 0
+    return [_KIND[op.kind], who, stat, op.amount, 0, 0]
+
+
+def _effect_rows(effect: Effect, stmts: list[list[int]], ops: list[list[int]], lightning: str,
+                 groundwater: str) -> None:
+    for st in effect.statements:
+        row = [0] * K.ST_COLS
+        if st.cond is not None:
+            c = st.cond
+            row[K.ST_HASCOND] = 1
+            row[K.ST_LSIDE], row[K.ST_LSTAT], row[K.ST_CMP] = _SIDE[c.who], STATS.index(c.stat), CMPS.index(c.cmp)
+            if c.rhs_who:
+                row[K.ST_RSIDE], row[K.ST_RSTAT] = _SIDE[c.rhs_who], STATS.index(c.rhs_stat)
+            else:
+                row[K.ST_RSIDE], row[K.ST_RCONST] = -1, c.rhs_const
+        row[K.ST_T0] = len(ops)
+        ops.extend(_op_row(op, lightning, groundwater) for op in st.then)
+        row[K.ST_T1] = row[K.ST_E0] = len(ops)
+        ops.extend(_op_row(op, lightning, groundwater) for op in st.orelse)
+        row[K.ST_E1] = len(ops)
+        stmts.append(row)
+
+
+def compile_tables(cards: CardSet, lightning: str = "everyone", groundwater: str = "both") -> Tables:
+    """The integer tables of a card set under the given variants (cached on the cards' content)."""
+    return _compile(cards.cards, lightning, groundwater)
+
+
+@lru_cache(maxsize=64)
+def _compile(cards: tuple, lightning: str, groundwater: str) -> Tables:
+    card_rows, stmts, ops = [], [], []
+    for card in cards:
+        st0 = len(stmts)
+        _effect_rows(card.effect, stmts, ops, lightning, groundwater)
+        card_rows.append([card.cost, STATS.index(card.resource), card.id, int(card.effect.again),
+                          int(card.effect.draw_discard), st0, len(stmts)])
+    return Tables(np.array(card_rows, np.int64).reshape(-1, K.CARD_COLS),
+                  np.array(stmts, np.int64).reshape(-1, K.ST_COLS),
+                  np.array(ops, np.int64).reshape(-1, K.OP_COLS),
+                  np.array([float(c.cost) for c in cards], np.float64))
+
+
+def _agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    kinds = np.zeros(2, np.int64)
+    weights = np.zeros((2, 6), np.float64)
+    for seat, spec in enumerate(agents):
+        agent = duel_agents.make_agent(spec)
+        if spec.name == "greedy":
+            kinds[seat] = K.AGENT_GREEDY
+            w = agent.weights
+            weights[seat] = (w.tower, w.wall, w.producer, w.resource, w.again, w.discard)
+        else:
+            kinds[seat] = K.AGENT_RANDOM
+    return kinds, weights
+
+
+def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str) -> tuple:
+    """The raw kernel output for one chunk (see ``fast_kernel.play_games``)."""
+    t = compile_tables(config.cards, config.lightning, config.groundwater)
+    bf = config.battlefield
+    values = np.array(config.card_values, np.float64) if config.card_values else t.costs
+    kinds, weights = _agent_arrays(agents)
+    first_mode = K.FIRST_RANDOM if first == "random" else SEATS.index(first)
+    start = np.array([bf.tower, bf.wall, bf.mines, bf.monasteries, bf.barracks, bf.ore, bf.mana, bf.troops,
+                      *config.second_bonus], np.int64)
+    w8 = weights[:, [0, 1, 2, 2, 2, 3, 3, 3]].copy()
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    n_games, n, h = len(seeds), len(t.cards), int(config.hand_size)
+    res = np.zeros((n_games, K.RES_COLS), np.int64)
+    cap = max(64 * h, 96 * n_games)
+    drawn, played = np.empty((2, cap), np.int64), np.empty((2, cap // 2), np.int64)
+    offsets = np.zeros((4, n_games + 1), np.int64)
+    cursors = _padded(4, np.int64)
+    scratch = (_padded(16, np.int64), _padded(16 * (h + 2), np.int64).reshape(h + 2, 16),
+               _padded(2 * (h + 2), np.int64).reshape(2, h + 2), _padded(n, np.int64), _padded(n, np.int64),
+               _padded(5, np.int64), _padded(5, np.uint64), _padded(h + 2, np.int64))
+    g = 0
+    while True:
+        g = K.play_games(seeds, g, int(first_mode), kinds, weights, w8, values, t.cards, t.stmts, t.ops, start,
+                         int(bf.win_tower), int(bf.win_resources), int(config.deck == "unlimited"), h,
+                         int(config.max_turns), float(config.miss_rate), int(config.max_missed_in_row),
+                         int(config.thief_rounding == "up"), res, drawn, played, offsets, cursors, *scratch)
+        if g == n_games:
+            return res, drawn, played, offsets
+        # an id buffer is nearly full: grow it to what the games so far suggest, then go on
+        drawn = _grown(drawn, cursors[:2].max(), g, n_games)
+        played = _grown(played, cursors[2:].max(), g, n_games)
+
+
+def _padded(size: int, dtype: type) -> np.ndarray:
+    """A zeroed scratch array with 128 bytes of its own on each side.
+
+    Kernels running in two threads then never write to one cache line (numpy packs small arrays
+    next to each other; sharing a line made two greedy threads no faster than one).
+    """
+    return np.zeros(size + 32, dtype)[16:16 + size]
+
+
+def _grown(buf: np.ndarray, used: int, done: int, total: int) -> np.ndarray:
+    want = max(2 * buf.shape[1], int(1.25 * used * total / max(done, 1)))
+    out = np.empty((2, want), np.int64)
+    out[:, :buf.shape[1]] = buf
+    return out
+
+
+def _list_column(values: np.ndarray, offsets: np.ndarray) -> pl.Series:
+    arr = pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(values))
+    return pl.from_arrow(arr)
+
+
+def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str) -> pl.DataFrame:
+    """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
+    unsupported = sorted({a.name for a in agents if a.name not in FAST_AGENTS})
+    if unsupported:
+        return _reference(config, agents, seeds, first, f"agents {', '.join(unsupported)} have no compiled twin")
+    res, drawn, played, offsets = run_kernel(config, agents, seeds, first)
+    cols: dict[str, Any] = {
+        "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
+        "reason": _REASONS.gather(res[:, K.RES_REASON]),
+        "length": res[:, K.RES_LENGTH],
+        "first_seat": _SEATS.gather(res[:, K.RES_FIRST]),
+    }
+    for seat, name in enumerate(SEATS):
+        for i, stat in enumerate(STATS):
+            cols[f"{stat}_{name}"] = res[:, K.RES_STATS + 8 * seat + i]
+    for seat, name in enumerate(SEATS):
+        cols[f"missed_{name}"] = res[:, K.RES_MISSED + seat]
+    for seat, name in enumerate(SEATS):
+        cols[f"drawn_{name}"] = _list_column(drawn[seat, :offsets[seat, -1]], offsets[seat])
+        cols[f"played_{name}"] = _list_column(played[seat, :offsets[2 + seat, -1]], offsets[2 + seat])
+    frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
+    return frame.cast(RESULT_SCHEMA) if frame.schema != RESULT_SCHEMA else frame
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(f"duel fast engine: {message}", RuntimeWarning, stacklevel=3)
+
+
+def _reference(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str,
+               why: str) -> pl.DataFrame:
+    from workbench.games.duel.model import rows_to_frame
+    from workbench.games.duel.play import play_game, result_row
+
+    _warn_once(why, f"{why}; using the reference engine")
+    players = [duel_agents.make_agent(a) for a in agents]
+    return rows_to_frame([result_row(play_game(config, players, int(s), first), config) for s in seeds])
+
+
+# --------------------------------------------------------------------------------- default study
+def default_study(games_per_seating: int = 10_000, workers: int = 2, seed: int = 0,
+                  agents: tuple[str, str] = ("greedy", "greedy")) -> pl.DataFrame:
+    """Every battlefield × deck type × first seat, greedy vs greedy, in one frame.
+
+    Each cell's rows equal ``runner.simulate(..., engine="fast")`` of that cell (the same seeds:
+    chunking never changes a game), built by the runner's own ``run_chunk``.  The chunks of all 32
+    cells share one pool of ``workers`` threads: the kernel runs without the GIL, so no worker
+    process (spawn, imports, JIT cache load: about 2 s per ``simulate`` call) is started per cell.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workbench.core.runner import check_games, check_workers, plan_chunks, run_chunk
+    from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
+
+    games = check_games(games_per_seating)
+    workers = check_workers(workers)
+    cells = [{"battlefield": b, "deck": d, "first": f} for b in BATTLEFIELD_KEYS
+             for d in ("regular", "unlimited") for f in ("p1", "p2")]
+    # two chunks per cell: few enough that the per-chunk Python work (which holds the GIL) stays
+    # small, enough that the two threads finish together
+    chunk = max(1, min(MODEL.chunk_hint("fast"), -(-games // 2)))
+    jobs = []
+    for cell in cells:
+        params = MODEL.resolve_params(cell)
+        specs = tuple(map(str, MODEL.resolve_agents(list(agents), params)))
+        jobs += [(MODEL.name, params, specs, seed, a, b, "fast") for a, b in plan_chunks(games, chunk)]
+    run_chunk(*jobs[0][:4], 0, 1, "fast")  # load (or compile) the kernel once before the threads start
+    if workers == 1:
+        frames = [run_chunk(*job) for job in jobs]
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            frames = list(pool.map(lambda job: run_chunk(*job), jobs))
+    return pl.concat(frames, how="vertical")
