@@ -22,6 +22,7 @@ report: $(STAMP)
 	$(BIN)/workbench report all --out reports/
 
 test: $(STAMP)
+	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: $(STAMP)

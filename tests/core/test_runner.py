@@ -8,8 +8,8 @@ from workbench.core import runner
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, Param
 from workbench.core.rng import SplitMix64, mix64
-from workbench.core.seeding import game_seed, game_seeds
 from workbench.core.runner import plan_chunks, simulate
+from workbench.core.seeding import game_seed, game_seeds
 
 
 def test_game_seeds_depend_only_on_master_seed_and_index():
@@ -105,3 +105,22 @@ def test_interrupted_run_keeps_finished_chunks(monkeypatch):
     monkeypatch.setattr(runner, "run_chunk", real)
     full = simulate("duel", 20, agents="random,random", seed=4, progress=False, engine="reference")
     assert_frame_equal(partial, full)
+
+
+def test_compiled_engine_runs_on_threads_with_the_same_frame():
+    from workbench.core.model import get_game
+
+    assert get_game("duel").releases_gil("fast") and not get_game("duel").releases_gil("reference")
+    serial = simulate("duel", 3000, agents="greedy,random", seed=8, progress=False, engine="fast")
+    threaded = simulate("duel", 3000, agents="greedy,random", seed=8, progress=False, engine="fast", workers=2,
+                        chunk_size=250)
+    assert_frame_equal(serial, threaded)
+
+
+def test_should_stop_ends_a_run_and_keeps_finished_games():
+    seen = []
+    with pytest.raises(RunInterrupted) as info:
+        simulate("duel", 100, agents="random,random", seed=4, chunk_size=10, progress=False, engine="reference",
+                 on_progress=seen.append, should_stop=lambda: len(seen) >= 3)
+    assert seen == [10, 10, 10]
+    assert info.value.partial["game_index"].to_list() == list(range(30))

@@ -209,7 +209,7 @@ class GameModel(ABC):
             self.check_agent(spec)
         return specs
 
-    def check_agent(self, spec: AgentSpec) -> None:
+    def check_agent(self, spec: AgentSpec) -> None:  # noqa: B027 - optional hook, no-op by default
         """Validate an agent's options (override to check them)."""
 
     def default_engine(self, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> str:
@@ -223,6 +223,10 @@ class GameModel(ABC):
         if engine not in self.engines:
             raise InputError(f"{self.name}: unknown engine {engine!r}; allowed: {', '.join(self.engines)}")
         return engine
+
+    def releases_gil(self, engine: str) -> bool:
+        """True when the engine runs without Python's GIL, so worker threads beat processes."""
+        return False
 
     def chunk_hint(self, engine: str) -> int:
         """A good number of games per chunk for this engine."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
 from typing import Any
 
@@ -70,13 +70,16 @@ def plan_chunks(games: int, chunk_size: int, start: int = 0) -> list[tuple[int, 
 def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None = None,
              agents: Any = None, seed: int = 0, workers: int = 1, backend: str = "local",
              scheduler: str | None = None, engine: str | None = None, chunk_size: int | None = None,
-             progress: bool = True, start: int = 0) -> pl.DataFrame:
+             progress: bool = True, start: int = 0, on_progress: Callable[[int], None] | None = None,
+             should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
     """Play ``games`` seeded games and return one row per game, ordered by ``game_index``.
 
-    ``backend="local"`` runs serially (``workers=1``) or on a local process pool; ``"dask"``
-    submits the chunks to a Dask scheduler (``scheduler`` address, or a local cluster of
-    ``workers`` processes when none is given).  On Ctrl-C the finished games are kept: a
-    :class:`RunInterrupted` carries them in ``.partial``.
+    ``backend="local"`` runs serially (``workers=1``), else on ``workers`` threads when the
+    engine releases the GIL (compiled kernels: no start-up cost) or on a local process pool;
+    ``"dask"`` submits the chunks to a Dask scheduler (``scheduler`` address, or a local cluster
+    of ``workers`` processes when none is given).  ``on_progress(n)`` is called with the size of
+    every finished chunk.  On Ctrl-C, or once ``should_stop()`` turns true, the finished games are
+    kept: a :class:`RunInterrupted` carries them in ``.partial``.
     """
     model = get_game(game)
     games = check_games(games)
@@ -97,20 +100,28 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
         results = _dask_results(args, workers, scheduler)
     elif workers == 1 or len(chunks) == 1:
         results = ((i, run_chunk(*a)) for i, a in enumerate(args))
+    elif model.releases_gil(engine):
+        results = _pool_results(args, ThreadPoolExecutor(max_workers=workers))
     else:
-        results = _pool_results(args, workers)
-    return _collect(results, chunks, games, progress, f"{model.name} {engine}")
+        # "spawn": polars and numba start threads; forking a threaded process can deadlock.
+        results = _pool_results(args, ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")))
+    return _collect(results, games, len(chunks), f"{model.name} {engine}" if progress else None, on_progress,
+                    should_stop)
 
 
-def _collect(results: Iterator[tuple[int, pl.DataFrame]], chunks: list[tuple[int, int]], games: int,
-             progress: bool, label: str) -> pl.DataFrame:
+def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: int, label: str | None,
+             on_progress: Callable[[int], None] | None, should_stop: Callable[[], bool] | None) -> pl.DataFrame:
     done: dict[int, pl.DataFrame] = {}
-    bar = _progress_bar(games, label) if progress else None
+    bar = _progress_bar(games, label) if label else None
     try:
         for i, frame in results:
             done[i] = frame
             if bar is not None:
                 bar.update(frame.height)
+            if on_progress is not None:
+                on_progress(frame.height)
+            if should_stop is not None and len(done) < n_chunks and should_stop():
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         finished = _concat(done)
         raise RunInterrupted(finished, 0 if finished is None else finished.height, games) from None
@@ -135,9 +146,7 @@ def _progress_bar(total: int, label: str) -> Any:
     return tqdm(total=total, desc=label, unit="game", leave=False, disable=None)
 
 
-def _pool_results(args: list[tuple], workers: int) -> Iterator[tuple[int, pl.DataFrame]]:
-    # "spawn": polars and numba start threads; forking a threaded process can deadlock.
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+def _pool_results(args: list[tuple], pool: Executor) -> Iterator[tuple[int, pl.DataFrame]]:
     futures: dict = {}
     try:
         futures = {pool.submit(run_chunk, *a): i for i, a in enumerate(args)}
@@ -168,7 +177,7 @@ def _dask_results(args: list[tuple], workers: int, scheduler: str | None) -> Ite
     else:
         client = Client(scheduler)
     try:
-        futures = client.map(run_chunk, *zip(*args), pure=False)
+        futures = client.map(run_chunk, *zip(*args, strict=True), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in as_completed(futures):
             yield index[fut.key], fut.result()
@@ -189,4 +198,4 @@ def iter_grid(grid: dict[str, Iterable[Any]]) -> Iterator[dict[str, Any]]:
 
     keys = list(grid)
     for values in itertools.product(*(list(grid[k]) for k in keys)):
-        yield dict(zip(keys, values))
+        yield dict(zip(keys, values, strict=True))

@@ -16,7 +16,7 @@ from workbench.core.model import AgentSpec
 from workbench.core.rng import SplitMix64
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
-from workbench.games.duel.rules import DISCARD, PLAY, Action, Config, GameState, PlayerState
+from workbench.games.duel.rules import DISCARD, Action, Config, GameState, PlayerState
 
 
 class View(NamedTuple):
@@ -114,8 +114,8 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def __init__(self, weights: Weights = Weights()) -> None:
-        self.weights = weights
+    def __init__(self, weights: Weights | None = None) -> None:
+        self.weights = Weights() if weights is None else weights
 
     def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
         """Pick the best-scoring action; uses no randomness."""

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import altair as alt
+import numpy as np
 import polars as pl
 
 from workbench.core import charts, metrics
@@ -53,47 +53,25 @@ def run_blocks(params: dict[str, Any], agents: Sequence[str], games: int, seed: 
                should_stop: Callable[[], bool] | None = None) -> pl.DataFrame | None:
     """Play ``games`` duels in blocks of consecutive game indices (same rows as one big run).
 
-    Blocks run on ``workers`` threads: the fast kernel releases the GIL, so threads use every
-    core without starting worker processes (the reference engine gains nothing but loses
-    nothing).  ``on_block(n)`` is called after every finished block of ``n`` games; once
-    ``should_stop()`` turns true no new block starts and the finished blocks are returned in
-    order (``None`` if none finished).  A Ctrl-C keeps the finished games too.
+    The runner spreads the blocks over ``workers`` (threads for the fast kernel, which releases
+    the GIL).  ``on_block(n)`` is called after every finished block of ``n`` games; once
+    ``should_stop()`` turns true no new block is awaited, and the finished games are returned
+    (``None`` if none finished).  A Ctrl-C keeps the finished games too.
     """
     games = check_games(games)
     block = block or max(1000, -(-games // (10 * max(1, workers))))
-    starts = list(range(0, games, block))
-    done: dict[int, pl.DataFrame] = {}
-
-    def play(start: int) -> pl.DataFrame | None:
-        if should_stop is not None and should_stop():
-            return None
-        return simulate("duel", min(block, games - start), params=params, agents=list(agents), seed=seed,
-                        engine=engine, workers=1, progress=False, start=start)
-
-    def keep(start: int, frame: pl.DataFrame | None) -> None:
-        if frame is not None:
-            done[start] = frame
-            if on_block is not None:
-                on_block(frame.height)
-
     try:
-        keep(starts[0], play(starts[0]))  # also loads (or compiles) the fast kernel before threads start
-        if workers > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                for start, frame in zip(starts[1:], pool.map(play, starts[1:]), strict=True):
-                    keep(start, frame)
-        else:
-            for start in starts[1:]:
-                keep(start, play(start))
-    except (KeyboardInterrupt, RunInterrupted):
-        pass
-    # only an unbroken prefix of blocks keeps the rows identical to one run of that many games
-    frames = []
-    for start in starts:
-        if start not in done:
-            break
-        frames.append(done[start])
-    return pl.concat(frames, how="vertical") if frames else None
+        return simulate("duel", games, params=params, agents=list(agents), seed=seed, engine=engine,
+                        workers=workers, chunk_size=block, progress=False, on_progress=on_block,
+                        should_stop=should_stop)
+    except RunInterrupted as exc:
+        partial = exc.partial
+    if partial is None:
+        return None
+    # only an unbroken prefix of games keeps the rows identical to one run of that many games
+    gaps = np.flatnonzero(partial["game_index"].to_numpy() != np.arange(partial.height))
+    kept = partial.head(int(gaps[0]) if gaps.size else partial.height)
+    return kept if kept.height else None
 
 
 def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = ("regular",),

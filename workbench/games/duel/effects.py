@@ -90,7 +90,8 @@ _RE_SET = re.compile(r"^(self|enemy)\." + _STAT + r"\s*=\s*(self|enemy)\." + _ST
 _RE_SWAP = re.compile(r"^swap\." + _STAT + "$")
 _RE_STEAL = re.compile(r"^steal\.(" + "|".join(RESOURCES) + r")\s+" + _NUM + "$")
 _RE_IF = re.compile(r"^if\s+(.+?)\s+then\s+(.+?)(?:\s+else\s+(.+))?$")
-_RE_COND = re.compile(r"^(self|enemy)\." + _STAT + r"\s*(<=|>=|==|!=|<|>)\s*(?:(self|enemy)\." + _STAT + "|" + _NUM + ")$")
+_RE_COND = re.compile(r"^(self|enemy)\." + _STAT + r"\s*(<=|>=|==|!=|<|>)\s*"
+                      r"(?:(self|enemy)\." + _STAT + "|" + _NUM + ")$")
 
 
 def _amount(text: str, where: str) -> int:

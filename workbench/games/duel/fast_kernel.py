@@ -329,8 +329,10 @@ def _worst_slot(hands, seat, length, values):
 # ---------------------------------------------------------------------------------------- games
 @nb.njit(**_INLINE)
 def _deal(p, start, first, hands, deck, state, rng, n, h, unlimited):
-    """``rules.new_game``: start positions (``start[:8]`` the battlefield, ``start[8:]`` the second
-    mover's bonus), then p1's hand and p2's hand from the deck stream."""
+    """``rules.new_game``: start positions, then p1's hand and p2's hand from the deck stream.
+
+    ``start[:8]`` is the battlefield's start, ``start[8:]`` the second mover's bonus.
+    """
     second = 8 * (1 - first)
     for i in range(8):
         p[i] = start[i]

@@ -118,6 +118,10 @@ class DuelModel(GameModel):
 
         return "fast" if fast_support.supports(agents, params) else "reference"
 
+    def releases_gil(self, engine: str) -> bool:
+        """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""
+        return engine == "fast"
+
     def chunk_hint(self, engine: str) -> int:
         """Fast chunks are large; reference chunks keep the progress bar moving."""
         return 20_000 if engine == "fast" else 200

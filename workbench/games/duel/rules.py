@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 from workbench.core.rng import SplitMix64
 from workbench.games.duel.data import Battlefield, CardSet
-from workbench.games.duel.effects import ADD, DAMAGE, PRODUCER_OF, RESOURCES, SET, STEAL, SWAP, Cond, Effect, Op
+from workbench.games.duel.effects import ADD, DAMAGE, SET, STEAL, SWAP, Cond, Effect, Op
 
 # Outcome reasons, as written into result frames.
 TOWER_BUILT, TOWER_DESTROYED, RESOURCES_WON = "tower_built", "tower_destroyed", "resources"
@@ -110,9 +110,11 @@ def start_player(battlefield: Battlefield) -> PlayerState:
 
 
 def new_game(config: Config, first: int, rng: SplitMix64) -> GameState:
-    """Shuffle (regular deck), deal ``hand_size`` cards to p1 then to p2, ``first`` to move; the
-    seat moving second starts with ``config.second_bonus`` on top of the battlefield (a balancing
-    lever, zero by default)."""
+    """Shuffle (regular deck), deal ``hand_size`` cards to p1 then to p2, ``first`` to move.
+
+    The seat moving second starts with ``config.second_bonus`` on top of the battlefield (a
+    balancing lever, zero by default).
+    """
     n = len(config.cards)
     if config.deck == "regular":
         pile = tuple(rng.shuffle(list(range(n))))
@@ -124,7 +126,7 @@ def new_game(config: Config, first: int, rng: SplitMix64) -> GameState:
                  tuple(rng.below(n) for _ in range(config.hand_size)))
         deck = ()
     p = start_player(config.battlefield)
-    second = PlayerState(*(v + b for v, b in zip(p, config.second_bonus)))
+    second = PlayerState(*(v + b for v, b in zip(p, config.second_bonus, strict=True)))
     players = (p, second) if first == 0 else (second, p)
     return GameState(players, hands, deck, (), first, first, 0, False, False, (0, 0), (0, 0), None, hands, ((), ()))
 
@@ -257,8 +259,10 @@ def affordable(player: PlayerState, card_resource: str, cost: int) -> bool:
 
 
 def legal_actions(state: GameState, config: Config) -> tuple[Action, ...]:
-    """Plays of affordable cards in slot order, then discards of every slot (only discards while
-    a draw-then-discard is pending)."""
+    """Plays of affordable cards in slot order, then discards of every slot.
+
+    Only discards while a draw-then-discard is pending.
+    """
     hand = state.hands[state.current]
     discards = tuple(Action(DISCARD, i) for i in range(len(hand)))
     if state.pending_discard:
@@ -368,8 +372,10 @@ def worst_slot(hand: tuple[int, ...], config: Config) -> int:
 
 
 def miss_turn(state: GameState, config: Config, rng: SplitMix64) -> GameState:
-    """The player to move missed the turn: the worst card is discarded for them; after
-    ``max_missed_in_row`` misses in a row that player loses (reason ``timeout``)."""
+    """The player to move missed the turn: the worst card is discarded for them.
+
+    After ``max_missed_in_row`` misses in a row that player loses (reason ``timeout``).
+    """
     me = state.current
     missed = _with(state.missed, me, state.missed[me] + 1)
     total = _with(state.missed_total, me, state.missed_total[me] + 1)

@@ -59,6 +59,6 @@ def verify(seed: int, commitment: str, order: tuple[int, ...] | list[int], n_car
         raise VerificationError(f"deal mismatch: the published deal has {len(order)} cards, the seed deals "
                                 f"{len(recomputed)}")
     if order != recomputed:
-        first = next(i for i, (a, b) in enumerate(zip(order, recomputed)) if a != b)
+        first = next(i for i, (a, b) in enumerate(zip(order, recomputed, strict=True)) if a != b)
         raise VerificationError(f"deal mismatch at position {first}: the seed gives card index "
                                 f"{recomputed[first]}, the published deal has {order[first]}")
