@@ -43,8 +43,10 @@ def test_balance_table(grid):
     won = (cell.get_column("winner") == cell.get_column("first_seat")).sum()
     assert row["first_seat_win"] == pytest.approx(won / 120)
     assert row["first_seat_win_low"] <= row["first_seat_win"] <= row["first_seat_win_high"]
-    ends = [c for c in table.columns if c.startswith("end_")]
+    ends = [c for c in table.columns if c.startswith("end_") and not c.endswith(("_low", "_high"))]
     assert ends and all((table.select(pl.sum_horizontal(ends)).to_series() - 1).abs() < 1e-9)
+    for end in ends:  # every end-reason share carries its interval
+        assert ((table[f"{end}_low"] <= table[end]) & (table[end] <= table[f"{end}_high"])).all()
     lengths = analysis.length_table(grid)
     assert {"length_median", "length_q90"} <= set(lengths.columns) and lengths.height == 8
     reasons = analysis.end_reason_table(grid)

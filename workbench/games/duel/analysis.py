@@ -138,14 +138,12 @@ def balance_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS) -> pl.Data
                    pl.col("first_mover_p").alias("first_seat_p"),
                    "draws", "draws_low", "draws_high",
                    "length_mean", "length_q10", "length_median", "length_q90")
-    reasons = (frame.group_by(keys + ["reason"]).agg(pl.len().alias("k"))
-               .with_columns((pl.col("k") / pl.col("k").sum().over(keys) if keys else pl.col("k") / pl.col("k").sum())
-                             .alias("share")))
-    wide = reasons.pivot(on="reason", index=keys or None, values="share") if keys else None
-    if wide is not None:
-        wide = wide.rename({c: f"end_{c}" for c in wide.columns if c not in keys}).fill_null(0.0)
-        out = out.join(wide, on=keys, how="left")
-    return out.sort(keys)
+    for reason in sorted(frame.get_column("reason").unique()):
+        share = rate_table(frame, keys, pl.col("reason") == reason).select(
+            *keys, pl.col("rate").alias(f"end_{reason}"), pl.col("low").alias(f"end_{reason}_low"),
+            pl.col("high").alias(f"end_{reason}_high"))
+        out = out.join(share, on=keys, how="left") if keys else pl.concat([out, share], how="horizontal")
+    return out.sort(keys) if keys else out
 
 
 def end_reason_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS) -> pl.DataFrame:
@@ -168,7 +166,8 @@ def miss_effect_table(frame: pl.DataFrame, by: Sequence[str] = CELL_KEYS, alpha:
     keys = _keys(frame, by)
     diff = rate_diff_table(frame, keys, first_seat_won(), "miss_rate", alpha=alpha)
     timeouts = rate_table(frame, keys + ["miss_rate"], pl.col("reason") == "timeout").select(
-        *keys, "miss_rate", pl.col("rate").alias("timeout_share"))
+        *keys, "miss_rate", pl.col("rate").alias("timeout_share"), pl.col("low").alias("timeout_share_low"),
+        pl.col("high").alias("timeout_share_high"))
     return diff.join(timeouts, on=keys + ["miss_rate"], how="left")
 
 

@@ -47,7 +47,7 @@ QUICK = Settings(60, 30, 40, 150, 150, 3, ("grand_wizards_fortress", "crystal_ga
                  (("random", "random"),), (0.0, 0.25), None, 1)
 
 WHATIF_CARD = "exchange"
-BALANCE = ("start_wall", 0, 100, "crystal_garden")
+BALANCE = ("second_bonus_wall", 0, 30, "crystal_garden")
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -179,9 +179,9 @@ def _balance_section(rep: Report, s: Settings, seed: int, timings: dict[str, flo
     rep.section("Auto-balance",
                 f"Search of `{param}` on {field} in [{low}, {high}] for a first-seat win rate of 50 %, "
                 f"{s.balance_games:,} greedy games per value on the same seeds, bisection on a monotone "
-                f"response. Result: {result.summary()}. A symmetric start parameter changes both players "
-                "alike; a seat-specific parameter (a second-seat starting bonus) is the natural knob for the "
-                "first-seat advantage.")
+                f"response. Result: {result.summary()}. `second_bonus_wall` is extra starting wall for the "
+                "seat that moves second: a seat-specific knob, because a symmetric start parameter (such as "
+                "`start_wall`) changes both players alike and barely moves the first-seat advantage.")
     rep.table("auto_balance", result.points, caption=f"Evaluated values of {param}")
     rep.chart("auto_balance_curve", whatif.balance_chart(result), caption=f"First-seat win rate against {param}")
     return result.summary()
