@@ -3,7 +3,6 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 export PYTHONHASHSEED := 0
 
 .PHONY: setup report test bench lab lint clean

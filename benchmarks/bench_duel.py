@@ -5,7 +5,7 @@
 1. Throughput, random vs random and greedy vs greedy, on Crystal Garden (short games) and Free
    Steppe (long games): the reference engine, the fast engine on one core (one thread, warm JIT)
    and on two workers (two threads: the kernel runs without the GIL), recording every result
-   column; then ``runner.simulate`` with 1 and 2 worker processes.
+   column; then ``runner.simulate`` with 1 and 2 workers (threads: the kernel releases the GIL).
 2. Identity: fast and reference frames over 100,000 games (``--quick``: 4,000) spread over every
    battlefield × deck type, agents and variants, compared with ``assert_frame_equal``.
 3. The default study (8 battlefields × 2 decks × 10,000 games per seating, greedy vs greedy, via
@@ -115,7 +115,7 @@ def throughput(quick: bool) -> list[dict]:
 
 
 def runner_scaling(quick: bool) -> list[dict]:
-    """``runner.simulate`` with 1 and 2 worker processes (spawned per call: startup included)."""
+    """``runner.simulate`` with 1 and 2 workers (threads, since the fast kernel releases the GIL)."""
     from workbench.core.runner import simulate
 
     games = 40_000 if quick else 200_000
@@ -198,7 +198,7 @@ def main() -> None:
     print("## throughput (games/s, wall clock)", flush=True)
     rows = throughput(args.quick)
     print(pl.DataFrame(rows))
-    print("## runner.simulate, Crystal Garden greedy vs greedy, fast engine, worker processes", flush=True)
+    print("## runner.simulate, Crystal Garden greedy vs greedy, fast engine, 1 and 2 worker threads", flush=True)
     runner_scaling(args.quick)
     if not args.skip_identity:
         total = 4_000 if args.quick else 100_000

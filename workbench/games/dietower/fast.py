@@ -14,19 +14,15 @@ from collections.abc import Sequence
 import numba as nb
 import numpy as np
 
-from workbench.core.rng import GOLDEN, STREAM_MUL
+from workbench.core.rng_numba import below as _below
+from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import random as _random
+from workbench.core.rng_numba import stream_keys
 from workbench.games.dietower.agents import AgentConfig
 from workbench.games.dietower.engine import Columns
 from workbench.games.dietower.rules import Rules
 
-_GOLDEN = np.uint64(GOLDEN)
-_STREAM = np.uint64(STREAM_MUL)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S32, _S11 = (np.uint64(k) for k in (30, 27, 31, 32, 11))
-_MASK32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
-_INV53 = 1.0 / 9007199254740992.0
+_STREAM_K = stream_keys(4)  # one SplitMix64 stream per seat
 
 
 def _select_table(bits: int) -> np.ndarray:
@@ -40,35 +36,9 @@ SELECT = _select_table(14)  # built once at import: 14 cards at most (13 ranks +
 
 
 @nb.njit(cache=True)
-def _mix(z):
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
-@nb.njit(cache=True)
-def _next(states, i):
-    states[i] += _GOLDEN
-    return _mix(states[i])
-
-
-@nb.njit(cache=True)
-def _below(states, i, n):
-    un = np.uint64(n)
-    m = (_next(states, i) >> _S32) * un
-    low = m & _MASK32
-    if low < un:
-        threshold = (_TWO32 - un) % un
-        while low < threshold:
-            m = (_next(states, i) >> _S32) * un
-            low = m & _MASK32
-    return np.int64(m >> _S32)
-
-
-@nb.njit(cache=True)
 def _mixed_kind(states, seat, c0, c1, c2):
     """A mixed agent's policy this round: ``u = random()`` against the cumulative probabilities."""
-    u = np.float64(_next(states, seat) >> _S11) * _INV53
+    u = _random(states, seat)
     return 0 if u < c0 else (1 if u < c1 else (2 if u < c2 else 3))
 
 
@@ -103,7 +73,7 @@ def _play(seeds, select, players, suit_size, faces, keep_tie, six_scores, kinds,
     cards = np.zeros(players, np.int64)
     for g in range(seeds.shape[0]):
         for s in range(players):
-            states[s] = _mix(seeds[g] ^ (np.uint64(s) * _STREAM))
+            states[s] = _mix(seeds[g] ^ _STREAM_K[s])
             hands[s] = (1 << rounds) - 1
         builder, die, streak, six_winner, r = -1, 0, 0, -1, 0
         while r < rounds and six_winner < 0:

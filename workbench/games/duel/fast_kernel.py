@@ -17,18 +17,16 @@ Encodings (shared with ``fast.py``):
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+import numba as nb
+import numpy as np
 
-if "NUMBA_CACHE_DIR" not in os.environ:  # a warm JIT cache for every process, also spawned workers
-    os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parents[3] / ".cache" / "numba")
-
-import numba as nb  # noqa: E402
-import numpy as np  # noqa: E402
-
-nb.core.config.reload_config()  # in case numba was imported before the default was set
-
-from workbench.core.rng import GOLDEN, STREAM_MUL  # noqa: E402
+from workbench.core.rng_numba import INLINE as _INLINE
+from workbench.core.rng_numba import JIT as _JIT
+from workbench.core.rng_numba import below as _below
+from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import random as _random
+from workbench.core.rng_numba import shuffle as _shuffle
+from workbench.core.rng_numba import stream_keys
 
 # ------------------------------------------------------------------------------ table layouts
 CARD_COST, CARD_RES, CARD_ID, CARD_AGAIN, CARD_DRAW, CARD_ST0, CARD_ST1 = range(7)
@@ -52,63 +50,7 @@ RES_COLS = 22
 WIN = 1.0e9
 DRAWN = -1.0e6
 
-_GOLDEN = np.uint64(GOLDEN)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S32, _S11 = (np.uint64(k) for k in (30, 27, 31, 32, 11))
-_MASK32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
-_INV53 = 1.0 / 9007199254740992.0
-_STREAM_K = np.array([(k * STREAM_MUL) % 2**64 for k in range(6)], dtype=np.uint64)
-
-# No NRT: the kernel allocates nothing, so no array reference counting (atomic increments around
-# every helper call were half of the run time).
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy", "boundscheck": False, "_nrt": False}
-# Helpers are inlined into the kernel: a numba call passes every array as a dozen scalars.
-_INLINE = {**_JIT, "inline": "always"}
-
-
-# ---------------------------------------------------------------------------------- SplitMix64
-@nb.njit(**_INLINE)
-def _mix(z):
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
-
-
-@nb.njit(**_INLINE)
-def _next(rng, i):
-    rng[i] += _GOLDEN
-    return _mix(rng[i])
-
-
-@nb.njit(**_INLINE)
-def _below(rng, i, n):
-    """``SplitMix64.below``: Lemire on the top 32 bits, with rejection."""
-    un = np.uint64(n)
-    m = (_next(rng, i) >> _S32) * un
-    low = m & _MASK32
-    if low < un:
-        threshold = (_TWO32 - un) % un
-        while low < threshold:
-            m = (_next(rng, i) >> _S32) * un
-            low = m & _MASK32
-    return np.int64(m >> _S32)
-
-
-@nb.njit(**_INLINE)
-def _random(rng, i):
-    return np.float64(_next(rng, i) >> _S11) * _INV53
-
-
-@nb.njit(**_INLINE)
-def _shuffle(rng, i, arr, n):
-    """``SplitMix64.shuffle`` in place on ``arr[:n]`` (Fisher–Yates from the end)."""
-    for k in range(n - 1, 0, -1):
-        j = _below(rng, i, k + 1)
-        t = arr[k]
-        arr[k] = arr[j]
-        arr[j] = t
+_STREAM_K = stream_keys(6)
 
 
 # ------------------------------------------------------------------------------------- effects
