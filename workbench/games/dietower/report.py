@@ -56,9 +56,16 @@ def _streak_model(rep: Report, size: dict[str, int], seed: int) -> None:
               "Longest streak of the game, exact vs simulated.")
     rep.table("streak_six_win_by_round", frames["six_win_by_round"], "P(six-win within r rounds).")
     conv = an.convergence_frame(0.6, 6, 14, 2, games=size["convergence"], seed=seed)
+    last = conv.row(-1, named=True)
+    z = (last["estimate"] - last["exact"]) / last["one_over_sqrt_n"]
+    inside = last["low"] <= last["exact"] <= last["high"]
     rep.chart("convergence", an.convergence_chart(conv),
-              "p = 0.6: the estimate of P(six-win) and its interval close in on the exact value; "
-              "the error falls like 1/sqrt(n).")
+              "p = 0.6: the estimate of P(six-win) and its interval close in on the exact value; the error "
+              f"falls like 1/sqrt(n). After {last['n']:,} games the estimate is {last['estimate']:.4f} "
+              f"[{last['low']:.4f}, {last['high']:.4f}] against the exact {last['exact']:.4f} (z = {z:+.1f}): "
+              + ("inside its 95 % interval." if inside else
+                 "outside its 95 % interval, as a 95 % interval is in about one run out of twenty (and a "
+                 "|z| this large in fewer); rerun with another seed to see it land inside."))
 
 
 def _full_deck(rep: Report, size: dict[str, int], seed: int) -> None:
