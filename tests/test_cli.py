@@ -100,3 +100,25 @@ def test_sweep_rejects_unknown_values_before_writing(tmp_path, capsys):
     assert main(["sweep", "duel", "--grid", "battlefield=moon", "--games", "2", "--out", str(out)]) == 2
     assert "'moon' is not allowed" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_interrupted_simulate_keeps_the_finished_games(tmp_path, monkeypatch, capsys):
+    from workbench.core import runner
+
+    real, calls = runner.run_chunk, {"n": 0}
+
+    def interrupted_on_third_chunk(*args):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(runner, "run_chunk", interrupted_on_third_chunk)
+    out = tmp_path / "partial.parquet"
+    rc = main(["simulate", "duel", "--games", "50", "--chunk-size", "10", "--engine", "reference", "--quiet",
+               "--out", str(out)])
+    assert rc == 130
+    assert "interrupted after 20 of 50 games" in capsys.readouterr().err
+    kept = pl.read_parquet(out)
+    assert kept["game_index"].to_list() == list(range(20))
+    assert [p.name for p in tmp_path.iterdir()] == ["partial.parquet"]  # no temporary file left behind

@@ -83,3 +83,14 @@ def test_dask_backend_gives_the_same_frame(game, serial):
     frame = simulate(game, N, agents=_random_agents(model), seed=11, progress=False, engine="reference",
                      workers=2, backend="dask", chunk_size=30)
     assert_frame_equal(serial, frame)
+
+
+@pytest.mark.xdist_group("dask")
+def test_dask_backend_with_a_scheduler_address():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        frame = simulate("duel", 40, agents="greedy,random", seed=5, progress=False, engine="reference",
+                         backend="dask", scheduler=cluster.scheduler_address, chunk_size=15)
+    assert_frame_equal(frame, simulate("duel", 40, agents="greedy,random", seed=5, progress=False,
+                                       engine="reference"))
