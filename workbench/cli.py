@@ -9,9 +9,7 @@ which runs every combination.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -144,6 +142,7 @@ def _simulate(model: GameModel, args: argparse.Namespace) -> int:
     import polars as pl
 
     from workbench.core.runner import check_games, check_workers, iter_grid, simulate
+    from workbench.core.store import write_parquet_atomic
 
     check_games(args.games)
     check_workers(args.workers)
@@ -163,28 +162,15 @@ def _simulate(model: GameModel, args: argparse.Namespace) -> int:
         if exc.partial is not None:
             frames.append(exc.partial)
         if frames and args.out is not None:
-            write_parquet(pl.concat(frames, how="vertical"), args.out)
+            write_parquet_atomic(pl.concat(frames, how="vertical"), args.out)
             print(f"kept {sum(f.height for f in frames)} finished games in {args.out}", file=sys.stderr)
         raise
     frame = pl.concat(frames, how="vertical")
     elapsed = time.perf_counter() - start
     if args.out is not None:
-        write_parquet(frame, args.out)
+        write_parquet_atomic(frame, args.out)
     print(_summary(frame, elapsed, args.out))
     return 0
-
-
-def write_parquet(frame: Any, path: Path) -> None:
-    """Write atomically: a temporary file beside ``path``, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        frame.write_parquet(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _summary(frame: Any, elapsed: float, out: Path | None) -> str:
