@@ -213,32 +213,15 @@ def default_study(games_per_seating: int = 10_000, workers: int = 2, seed: int =
                   agents: tuple[str, str] = ("greedy", "greedy")) -> pl.DataFrame:
     """Every battlefield × deck type × first seat, greedy vs greedy, in one frame.
 
-    Each cell's rows equal ``runner.simulate(..., engine="fast")`` of that cell (the same seeds:
-    chunking never changes a game), built by the runner's own ``run_chunk``.  The chunks of all 32
-    cells share one pool of ``workers`` threads: the kernel runs without the GIL, so no worker
-    process (spawn, imports, JIT cache load: about 2 s per ``simulate`` call) is started per cell.
+    One ``runner.simulate`` per cell on the fast engine; the runner puts the kernel (which runs
+    without the GIL) on ``workers`` threads, so no worker process is started per cell.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from workbench.core.runner import check_games, check_workers, plan_chunks, run_chunk
-    from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
+    from workbench.core.runner import check_games, simulate
+    from workbench.games.duel.model import BATTLEFIELD_KEYS
 
     games = check_games(games_per_seating)
-    workers = check_workers(workers)
     cells = [{"battlefield": b, "deck": d, "first": f} for b in BATTLEFIELD_KEYS
              for d in ("regular", "unlimited") for f in ("p1", "p2")]
-    # two chunks per cell: few enough that the per-chunk Python work (which holds the GIL) stays
-    # small, enough that the two threads finish together
-    chunk = max(1, min(MODEL.chunk_hint("fast"), -(-games // 2)))
-    jobs = []
-    for cell in cells:
-        params = MODEL.resolve_params(cell)
-        specs = tuple(map(str, MODEL.resolve_agents(list(agents), params)))
-        jobs += [(MODEL.name, params, specs, seed, a, b, "fast") for a, b in plan_chunks(games, chunk)]
-    run_chunk(*jobs[0][:4], 0, 1, "fast")  # load (or compile) the kernel once before the threads start
-    if workers == 1:
-        frames = [run_chunk(*job) for job in jobs]
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            frames = list(pool.map(lambda job: run_chunk(*job), jobs))
-    return pl.concat(frames, how="vertical")
+    return pl.concat([simulate("duel", games, params=cell, agents=list(agents), seed=seed,
+                               workers=workers, engine="fast", chunk_size=-(-games // 4), progress=False)
+                      for cell in cells], how="vertical")
