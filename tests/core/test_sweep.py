@@ -242,3 +242,13 @@ def test_sweep_a_real_game_with_varying_seats(tmp_path):
     assert frame.filter(pl.col("players") == 2)["agent_p3"].null_count() == 200
     alone = simulate("dietower", 200, params={"players": 3}, progress=False)
     assert_frame_equal(frame.filter(pl.col("players") == 3).select(alone.columns), alone)
+
+
+def test_compiled_engine_sweep_on_threads_equals_serial(tmp_path):
+    grid = {"battlefield": ["crystal_garden", "free_steppe"], "deck": ["regular", "unlimited"]}
+    serial = run_sweep("duel", grid, 900, tmp_path / "one", seed=3, agents="greedy,random", engine="fast",
+                       chunk_size=300, progress=False)
+    threaded = run_sweep("duel", grid, 900, tmp_path / "two", seed=3, agents="greedy,random", engine="fast",
+                         chunk_size=300, workers=2, progress=False)
+    assert_frame_equal(serial, threaded)
+    assert serial.height == 4 * 900

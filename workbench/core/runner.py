@@ -100,11 +100,8 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
         results = _dask_results(args, workers, scheduler)
     elif workers == 1 or len(chunks) == 1:
         results = ((i, run_chunk(*a)) for i, a in enumerate(args))
-    elif model.releases_gil(engine):
-        results = _pool_results(args, ThreadPoolExecutor(max_workers=workers))
     else:
-        # "spawn": polars and numba start threads; forking a threaded process can deadlock.
-        results = _pool_results(args, ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")))
+        results = pool_results(run_chunk, args, make_pool(model.releases_gil(engine), workers))
     return _collect(results, games, len(chunks), f"{model.name} {engine}" if progress else None, on_progress,
                     should_stop)
 
@@ -146,10 +143,23 @@ def _progress_bar(total: int, label: str) -> Any:
     return tqdm(total=total, desc=label, unit="game", leave=False, disable=None)
 
 
-def _pool_results(args: list[tuple], pool: Executor) -> Iterator[tuple[int, pl.DataFrame]]:
+def make_pool(threads: bool, workers: int) -> Executor:
+    """Worker threads (for engines that release the GIL) or spawned worker processes."""
+    if threads:
+        return ThreadPoolExecutor(max_workers=workers)
+    # "spawn": polars and numba start threads; forking a threaded process can deadlock.
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+
+
+def pool_results(fn: Callable[..., pl.DataFrame], args: list[tuple],
+                 pool: Executor) -> Iterator[tuple[int, pl.DataFrame]]:
+    """``(i, fn(*args[i]))`` in the order the pool finishes them.
+
+    Closing the generator cancels the rest and shuts the pool down.
+    """
     futures: dict = {}
     try:
-        futures = {pool.submit(run_chunk, *a): i for i, a in enumerate(args)}
+        futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
         yield from _as_completed_pairs(futures)
     finally:
         for f in futures:

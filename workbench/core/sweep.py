@@ -20,9 +20,7 @@ from __future__ import annotations
 import importlib
 import shlex
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ import polars as pl
 
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game
-from workbench.core.runner import check_games, check_workers, iter_grid, plan_chunks, run_chunk
+from workbench.core.runner import check_games, check_workers, iter_grid, make_pool, plan_chunks, pool_results, run_chunk
 from workbench.core.seeding import check_master_seed
 from workbench.core.store import (
     chunk_key,
@@ -212,17 +210,14 @@ def _results(model: GameModel, jobs: list[tuple[_Chunk, tuple]], workers: int):
         for chunk, args in jobs:
             yield chunk, run_chunk(model, *args[2:])
         return
-    # "spawn": polars and numba start threads; forking a threaded process can deadlock.
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=get_context("spawn"))
-    futures: dict = {}
+    threads = all(model.releases_gil(args[-1]) for _, args in jobs)
+    pool = make_pool(threads, min(workers, len(jobs)))
+    results = pool_results(_play_chunk, [args for _, args in jobs], pool)
     try:
-        futures = {pool.submit(_play_chunk, *args): chunk for chunk, args in jobs}
-        for fut in as_completed(futures):
-            yield futures[fut], fut.result()
+        for i, frame in results:
+            yield jobs[i][0], frame
     finally:
-        for fut in futures:
-            fut.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        results.close()
 
 
 def run_sweep(game: str | GameModel, grid: dict[str, Any] | None, games: int, out_dir: str | Path, seed: int = 0,
