@@ -267,11 +267,6 @@ _REGISTRY = {
 }
 
 
-def register(name: str, module: str) -> None:
-    """Register a game whose module defines ``MODEL``."""
-    _REGISTRY[name] = module
-
-
 def game_names() -> list[str]:
     """Names of the registered games whose module can be imported."""
     return [n for n in _REGISTRY if _importable(_REGISTRY[n])]

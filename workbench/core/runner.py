@@ -8,7 +8,6 @@ serially, on a local process pool, or on a Dask cluster, and whatever the chunk 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
@@ -195,11 +194,6 @@ def _dask_results(args: list[tuple], workers: int, scheduler: str | None) -> Ite
         client.close()
         if cluster is not None:
             cluster.close()
-
-
-def default_workers() -> int:
-    """One worker per available core."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def iter_grid(grid: dict[str, Iterable[Any]]) -> Iterator[dict[str, Any]]:

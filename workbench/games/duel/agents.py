@@ -154,10 +154,10 @@ class SearchAgent:
             key = (action.kind, view.hand[action.slot])
             if key not in scored:
                 scored[key] = (score_action(view, action, config, self.weights), order, action)
-        ranked = [a for _, _, a in sorted(scored.values(), key=lambda t: (-t[0], t[1]))]
-        if len(ranked) == 1 or score_action(view, ranked[0], config, self.weights) >= WIN:
-            return ranked[0]  # nothing to choose, or an immediate win
-        candidates = ranked[: self.width]
+        ranked = sorted(scored.values(), key=lambda t: (-t[0], t[1]))
+        if len(ranked) == 1 or ranked[0][0] >= WIN:
+            return ranked[0][2]  # nothing to choose, or an immediate win
+        candidates = [a for _, _, a in ranked[: self.width]]
         totals = [0.0] * len(candidates)
         for _ in range(max(1, self.budget // len(candidates))):
             world = determinise(view, config, rng)

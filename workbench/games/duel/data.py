@@ -191,7 +191,3 @@ def _load_battlefields(path: Path, _mtime: int) -> dict[str, Battlefield]:
         raise DataError(path, None, None, "no battlefields")
     return out
 
-
-def battlefields_digest(path: str | Path = BATTLEFIELDS_CSV) -> str:
-    """Content digest of a battlefields file (stamped into the params hash)."""
-    return _digest(Path(path))

@@ -200,12 +200,10 @@ def _warn_once(key: str, message: str) -> None:
 
 def _reference(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str,
                why: str) -> pl.DataFrame:
-    from workbench.games.duel.model import rows_to_frame
-    from workbench.games.duel.play import play_game, result_row
+    from workbench.games.duel.model import play_reference
 
     _warn_once(why, f"{why}; using the reference engine")
-    players = [duel_agents.make_agent(a) for a in agents]
-    return rows_to_frame([result_row(play_game(config, players, int(s), first), config) for s in seeds])
+    return play_reference(config, tuple(agents), seeds, first)
 
 
 # --------------------------------------------------------------------------------- default study

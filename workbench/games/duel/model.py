@@ -153,9 +153,13 @@ class DuelModel(GameModel):
             from workbench.games.duel import fast
 
             return fast.play_chunk(config, agents, seeds, params["first"])
-        players = [duel_agents.make_agent(a) for a in agents]
-        rows = [result_row(play_game(config, players, int(s), params["first"]), config) for s in seeds]
-        return rows_to_frame(rows)
+        return play_reference(config, agents, seeds, params["first"])
+
+
+def play_reference(config: Config, agents: tuple[AgentSpec, ...], seeds: np.ndarray, first: str) -> pl.DataFrame:
+    """One result row per seed from the reference engine."""
+    players = [duel_agents.make_agent(a) for a in agents]
+    return rows_to_frame([result_row(play_game(config, players, int(s), first), config) for s in seeds])
 
 
 def rows_to_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
