@@ -9,7 +9,7 @@
 2. Identity: fast and reference frames over 100,000 games (``--quick``: 4,000) spread over every
    battlefield × deck type, agents and variants, compared with ``assert_frame_equal``.
 3. The default study (8 battlefields × 2 decks × 10,000 games per seating, greedy vs greedy, via
-   ``fast.default_study``) in a fresh process: cold (an empty NUMBA cache dir, so the kernel is
+   ``studies.default_study``) in a fresh process: cold (an empty NUMBA cache dir, so the kernel is
    compiled) and warm (the same dir again).
 
 Timings are wall-clock on this machine; other processes running at the same time slow them down.
@@ -37,6 +37,7 @@ import polars as pl  # noqa: E402
 from polars.testing import assert_frame_equal  # noqa: E402
 
 from workbench.core.model import AgentSpec  # noqa: E402
+from workbench.core.play import play_chunk  # noqa: E402
 from workbench.core.seeding import game_seeds  # noqa: E402
 from workbench.games.duel import fast  # noqa: E402
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL, build_config  # noqa: E402
@@ -65,7 +66,7 @@ def reference_rate(field: str, agent: str, games: int) -> float:
     params = MODEL.resolve_params({"battlefield": field})
     seeds = game_seeds(1, 0, games)
     t = time.perf_counter()
-    MODEL.play_chunk(params, _specs(agent), seeds, "reference")
+    play_chunk(MODEL, params, _specs(agent), seeds, "reference")
     return _rate(games, time.perf_counter() - t)
 
 
@@ -133,7 +134,7 @@ def runner_scaling(quick: bool) -> list[dict]:
 # ---------------------------------------------------------------------------------------- identity
 def _reference_frame(params: dict, agents: tuple[str, str], master: int, start: int, stop: int) -> pl.DataFrame:
     specs = tuple(AgentSpec.parse(a) for a in agents)
-    return MODEL.play_chunk(params, specs, game_seeds(master, start, stop), "reference")
+    return play_chunk(MODEL, params, specs, game_seeds(master, start, stop), "reference")
 
 
 def identity(total: int, workers: int = 2) -> tuple[int, float]:
@@ -161,9 +162,9 @@ def identity(total: int, workers: int = 2) -> tuple[int, float]:
 STUDY = """
 import time
 t0 = time.perf_counter()
-from workbench.games.duel import fast
+from workbench.games.duel import studies
 t1 = time.perf_counter()
-frame = fast.default_study(games_per_seating={games}, workers={workers})
+frame = studies.default_study(games_per_seating={games}, workers={workers})
 t2 = time.perf_counter()
 assert frame.height == 32 * {games}
 print(f"{{t1 - t0:.3f}} {{t2 - t1:.3f}}")

@@ -1,9 +1,10 @@
-"""The ``workbench`` command: games, simulate, sweep, report, shuffle.
+"""The ``workbench`` command: games, simulate, sweep, study, report, and each game's own commands.
 
-Every parameter a game declares is a flag of ``simulate`` and ``sweep`` in kebab-case
+Every parameter a game declares is a flag of ``simulate``, ``sweep`` and ``study`` in kebab-case
 (``--start-wall 20``, ``--miss-rate 0.05``), validated against its declared range.  A choice
 parameter also takes ``all`` or a comma list (``--battlefield all --deck regular,unlimited``),
-which runs every combination.
+which runs every combination.  Games, their studies, reports and commands (the duel's
+``shuffle``) are all discovered from the registry: nothing here names a game.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from workbench.core.errors import InputError, RunInterrupted, WorkbenchError
 from workbench.core.model import GameModel, game_names, get_game
+
+CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,36 +34,49 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def _game_commands() -> dict[str, Any]:
+    """Every game's declared commands by name (a name two games declare is an error)."""
+    from workbench.core.study import commands
+
+    found: dict[str, Any] = {}
+    for game in game_names():
+        for command in commands(game):
+            if command.name in CORE_COMMANDS or command.name in found:
+                raise InputError(f"game {game!r} declares a command {command.name!r} that already exists")
+            found[command.name] = command
+    return found
+
+
 def _dispatch(argv: list[str]) -> int:
     top = argparse.ArgumentParser(prog="workbench", description="Tower games balancing workbench")
     sub = top.add_subparsers(dest="command", required=True)
-    sub.add_parser("games", help="list games, their parameters, agents and engines")
+    sub.add_parser("games", help="list games, their parameters, agents, engines, studies and commands")
     for name in ("simulate", "sweep"):
         p = sub.add_parser(name, help=f"{name} a game (game parameters become flags)", add_help=False)
         p.add_argument("game")
+    st = sub.add_parser("study", help="run a game's study (see `workbench games`): tables, and a report with --out",
+                        add_help=False)
+    st.add_argument("game")
     rep = sub.add_parser("report", help="write a game's report (index.html, index.md, tables)")
     rep.add_argument("game", help="a game name or 'all'")
     rep.add_argument("--out", type=Path, default=Path("reports"))
     rep.add_argument("--quick", action="store_true", help="small settings (seconds)")
     rep.add_argument("--seed", type=int, default=0)
-    sh = sub.add_parser("shuffle", help="duel fair shuffle: commit, deal, verify")
-    sh.add_argument("action", choices=("commit", "deal", "verify"))
-    sh.add_argument("--seed", type=int, required=True)
-    sh.add_argument("--commitment", help="published commitment (verify)")
-    sh.add_argument("--deal", help="published deal: comma-separated card indexes (verify)")
-    sh.add_argument("--deck", choices=("regular", "unlimited"), default="regular")
+    game_commands = _game_commands()
+    for command in game_commands.values():
+        command.add_arguments(sub.add_parser(command.name, help=command.help))
     known, rest = top.parse_known_args(argv)
     if known.command == "games":
         return _games()
-    if known.command == "report":
+    if known.command in ("report", *game_commands):
         if rest:
             top.error(f"unrecognized arguments: {' '.join(rest)}")
-        return _report(known.game, known.out, known.quick, known.seed)
-    if known.command == "shuffle":
-        if rest:
-            top.error(f"unrecognized arguments: {' '.join(rest)}")
-        return _shuffle(known)
+        if known.command == "report":
+            return _report(known.game, known.out, known.quick, known.seed)
+        return game_commands[known.command].run(known)
     model = get_game(known.game)
+    if known.command == "study":
+        return _study(model, rest)
     args = _game_parser(model, known.command).parse_args(rest)
     if known.command == "simulate":
         return _simulate(model, args)
@@ -69,12 +85,22 @@ def _dispatch(argv: list[str]) -> int:
 
 # ----------------------------------------------------------------------------------- games
 def _games() -> int:
+    from workbench.core.study import commands, studies
+
     for name in game_names():
         model = get_game(name)
         print(f"{name} — {model.title} (rules {model.rules_version}); players {model.min_players}"
               f"{'' if model.max_players == model.min_players else '-' + str(model.max_players)}")
-        print(f"  agents:  {', '.join(model.agents)}")
+        print("  agents:")
+        for decl in model.agent_decls:
+            fast = " [fast]" if decl.name in model.fast_agents else ""
+            print(f"    {decl.usage():<40} {decl.help}{fast}")
         print(f"  engines: {', '.join(model.engines)}")
+        print("  studies (workbench study GAME STUDY):")
+        for study in studies(model):
+            print(f"    {study.name:<24} {study.title}")
+        for command in commands(model):
+            print(f"  command: workbench {command.name} — {command.help}")
         print("  parameters:")
         for p in model.params:
             print(f"    {p.flag:<24} default {p.default!s:<16} {p.allowed():<40} {p.help}")
@@ -217,42 +243,67 @@ def _sweep(model: GameModel, args: argparse.Namespace) -> int:
     return 0
 
 
-# -------------------------------------------------------------------------------- report
-def _report(game: str, out: Path, quick: bool, seed: int) -> int:
-    import importlib
+# --------------------------------------------------------------------------------- study
+def _study(model: GameModel, rest: list[str]) -> int:
+    from workbench.core.report import Report, display_frame
+    from workbench.core.study import get_study, studies
 
-    names = game_names() if game == "all" else [get_game(game).name]
-    for name in names:
-        try:
-            module = importlib.import_module(f"workbench.games.{name}.report")
-        except ModuleNotFoundError:
-            if game == "all":
-                continue
-            raise InputError(f"game {name!r} has no report yet") from None
-        target = out / name if game == "all" else out
-        start = time.perf_counter()
-        path = module.build_report(target, quick=quick, seed=seed)
-        print(f"{name}: report written to {path} in {time.perf_counter() - start:.1f} s")
+    if not rest or rest[0].startswith("-"):
+        print(f"studies of {model.name} (workbench study {model.name} STUDY --help):")
+        for study in studies(model):
+            print(f"  {study.name:<24} {study.title}")
+        return 0
+    study = get_study(model, rest[0])
+    p = argparse.ArgumentParser(prog=f"workbench study {model.name} {study.name}", description=study.help)
+    p.add_argument("--seed", type=int, default=0, help="master seed (non-negative)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--out", type=Path, default=None, help="write the tables and charts as a report into DIR")
+    for setting in study.settings:
+        p.add_argument(setting.flag, dest=f"setting_{setting.name}", default=None,
+                       help=f"{setting.help} [{setting.allowed()}; default {setting.default}]")
+    if study.game_params:
+        for param in model.params:
+            if param.name not in {s.name for s in study.settings}:
+                p.add_argument(param.flag, dest=f"param_{param.name}", default=None,
+                               help=f"{param.help} [{param.allowed()}; default {param.default}]")
+    args = p.parse_args(rest[1:])
+    settings = {s.name: getattr(args, f"setting_{s.name}") for s in study.settings
+                if getattr(args, f"setting_{s.name}") is not None}
+    params = {k.removeprefix("param_"): v for k, v in vars(args).items() if k.startswith("param_") and v is not None}
+    _check_out(args.out, None)
+    start = time.perf_counter()
+    tables = study.execute(model, settings, params, seed=args.seed, workers=args.workers)
+    import polars as pl
+
+    shown = {k: v for k, v in tables.items() if k != "games"}
+    with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                   tbl_rows=50, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=60):
+        for name, table in shown.items():
+            print(f"## {name}")
+            print(display_frame(table))
+    print(f"{study.name}: {time.perf_counter() - start:.1f} s")
+    if args.out is not None:
+        rep = Report(f"{model.title}: {study.title}", {"rules_version": model.rules_version, "seed": args.seed,
+                                                         "games": settings.get("games", "see tables"),
+                                                         "agents": settings.get("agents") or "defaults"})
+        for name, table in shown.items():
+            rep.table(name, table)
+        for name, chart in study.make_charts(tables).items():
+            rep.chart(f"{name}_chart", chart)
+        print(f"report written to {rep.write(args.out)}")
     return 0
 
 
-# ------------------------------------------------------------------------------- shuffle
-def _shuffle(args: argparse.Namespace) -> int:
-    from workbench.games.duel import shuffle
+# -------------------------------------------------------------------------------- report
+def _report(game: str, out: Path, quick: bool, seed: int) -> int:
+    from workbench.core.study import report_builder
 
-    if args.action == "commit":
-        print(shuffle.commit(args.seed))
-    elif args.action == "deal":
-        print(",".join(map(str, shuffle.deal(args.seed, deck=args.deck))))
-    else:
-        if not args.commitment or args.deal is None:
-            raise InputError("verify needs --commitment and --deal")
-        try:
-            order = [int(x) for x in args.deal.split(",") if x.strip()]
-        except ValueError:
-            raise InputError("--deal must be comma-separated card indexes") from None
-        shuffle.verify(args.seed, args.commitment, order, deck=args.deck)
-        print("verified: the commitment and the deal match the seed")
+    names = game_names() if game == "all" else [get_game(game).name]
+    for name in names:
+        target = out / name if game == "all" else out
+        start = time.perf_counter()
+        path = report_builder(name)(target, quick=quick, seed=seed)
+        print(f"{name}: report written to {path} in {time.perf_counter() - start:.1f} s")
     return 0
 
 

@@ -1,5 +1,3 @@
-import importlib.util
-
 import numpy as np
 import polars as pl
 import pytest
@@ -9,8 +7,10 @@ from workbench.core import metrics
 from workbench.core.errors import InputError
 from workbench.core.stats import binom_pvalue, wilson
 
-# Hand-made results: group "a" and "b", two seats.
+# Hand-made results: group "a" and "b", two seats, of the duel (whose declared limit reasons are
+# turn_limit and timeout: the default for its frames).
 FRAME = pl.DataFrame({
+    "game": ["duel"] * 7,
     "bf": ["a", "a", "a", "a", "b", "b", "b"],
     "winner": ["p1", "p2", "draw", "p1", "p2", "p2", "draw"],
     "reason": ["tower", "tower", "turn_limit", "resource", "timeout", "tower", "turn_limit"],
@@ -74,6 +74,9 @@ def test_completion_draws_timeouts():
     only_turns = metrics.timeouts(FRAME, "bf", limit_reasons={"turn_limit"})
     assert only_turns["timeouts"].to_list() == [0.25, pytest.approx(1 / 3)]
     assert metrics.completion(FRAME, limit_reasons="turn_limit")["completion"][0] == pytest.approx(5 / 7)
+    # a frame of a game that declares no limits of its own counts only the core loop's turn_limit
+    toy = metrics.timeouts(FRAME.with_columns(pl.lit("toy").alias("game")), "bf")
+    assert toy["timeouts"].to_list() == [0.25, pytest.approx(1 / 3)]
 
 
 def test_duration():
@@ -117,7 +120,6 @@ def test_missing_columns_are_named():
         metrics.summary(FRAME, ["nope"])
 
 
-@pytest.mark.skipif(importlib.util.find_spec("workbench.games.dietower") is None, reason="dietower not present")
 def test_summary_on_a_real_game_frame():
     from workbench.core.runner import simulate
 
@@ -125,5 +127,7 @@ def test_summary_on_a_real_game_frame():
     out = metrics.summary(frame)
     assert out["games"][0] == 300
     assert out["first_mover_n"][0] == 0  # simultaneous play: no first seat
-    assert 0 <= out["balance"][0] <= 1
+    # balance = 1 − (largest − smallest seat win rate), the seat rates counted here from the winners
+    seat_rates = [(frame["winner"] == f"p{s}").mean() for s in (1, 2, 3)]
+    assert out["balance"][0] == pytest.approx(1 - (max(seat_rates) - min(seat_rates)))
     assert out["draws"][0] == pytest.approx((frame["winner"] == "draw").mean())

@@ -1,10 +1,13 @@
+import json
 import re
+import struct
 
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from tests.independent import wilson as _wilson
 from workbench.core import charts, report
 from workbench.core.errors import InputError
 from workbench.core.report import Report, display_frame, markdown_to_html, meta_from_frame
@@ -17,6 +20,8 @@ GAMES = pl.DataFrame({
     "won": RNG.random(400) < 0.55,
     "length": RNG.integers(5, 60, 400),
 })
+
+
 META = {"rules_version": "duel-1", "seed": 42, "games": 400, "agents": ["random", "greedy"], "engine": "fast"}
 
 
@@ -39,17 +44,33 @@ def written(tmp_path_factory):
     return out, rates
 
 
-def test_files_exist(written):
+def test_files_hold_the_tables_and_charts_the_pages_link(written):
     out, rates = written
-    names = {p.name for p in out.iterdir()}
-    assert {"index.html", "index.md", "report.json"} <= names
-    for chart in ("rate_chart", "lengths"):
-        assert {f"{chart}.svg", f"{chart}.png", f"{chart}.vl.json"} <= names
-        assert (out / f"{chart}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    for table in ("rates", "diffs"):
-        assert {f"{table}.csv", f"{table}.parquet"} <= names
-    assert_frame_equal(pl.read_parquet(out / "rates.parquet"), rates)
-    assert pl.read_csv(out / "rates.csv").height == rates.height
+    html_text, md = (out / "index.html").read_text(), (out / "index.md").read_text()
+    charts_ = {"rate_chart": charts.rate_chart(rates, "battlefield", color="deck").to_dict(),
+               "lengths": charts.histogram(GAMES, "length", bins=10).to_dict()}
+    tables = {"rates": rates, "diffs": rate_diff_table(GAMES, "battlefield", "won", "deck")}
+    assert {p.name for p in out.iterdir()} == {"index.html", "index.md", "report.json"} | {
+        f"{c}.{ext}" for c in charts_ for ext in ("svg", "png", "vl.json")} | {
+        f"{t}.{ext}" for t in tables for ext in ("csv", "parquet")}
+    for name, frame in tables.items():  # every table in full, the CSV with the same values as the Parquet
+        assert_frame_equal(pl.read_parquet(out / f"{name}.parquet"), frame)
+        assert_frame_equal(pl.read_csv(out / f"{name}.csv"), frame, check_dtypes=False, check_exact=False)
+        assert f'<a href="{name}.csv">' in html_text and f"[{name}.parquet]({name}.parquet)" in md
+    for name, spec in charts_.items():
+        assert json.loads((out / f"{name}.vl.json").read_text()) == spec  # the chart's own Vega-Lite spec
+        png = (out / f"{name}.png").read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        svg = (out / f"{name}.svg").read_text()
+        size = re.search(r'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"', svg)
+        width, height = struct.unpack(">II", png[16:24])  # the PNG is the same picture as the SVG
+        assert width / height == pytest.approx(float(size.group(1)) / float(size.group(2)), rel=0.01)
+        for ext in ("svg", "png", "vl.json"):
+            assert f'<a href="{name}.{ext}">' in html_text and f"({name}.{ext})" in md
+    labels = {n: set(re.findall(r"<text[^>]*>([^<]*)</text>", (out / f"{n}.svg").read_text())) for n in charts_}
+    # what a reader sees: the battlefields on the x axis, the decks in the legend; the length histogram's axes
+    assert {"battlefield", "coast", "garden", "deck", "regular", "unlimited", "rate"} <= labels["rate_chart"]
+    assert {"length", "games"} <= labels["lengths"]
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]  # no temp dirs left
 
 
@@ -88,12 +109,25 @@ def test_markdown_has_the_same_content(written):
     assert "showing 1 of 2 rows" in md and "[diffs.csv](diffs.csv)" in md
 
 
-def test_rates_are_shown_with_interval(written):
-    out, rates = written
-    first = rates.row(0, named=True)
-    shown = f"{100 * first['rate']:.1f}% [{100 * first['low']:.1f}–{100 * first['high']:.1f}]"
-    assert shown in (out / "index.md").read_text()
-    assert shown in (out / "index.html").read_text()
+def test_rates_are_shown_with_interval_and_n(written):
+    """Every row of the rates table reads "k of n, rate% [low–high]", recounted here from the raw games."""
+    out, _ = written
+    md, html_text = (out / "index.md").read_text(), (out / "index.html").read_text()
+    counts = {}
+    for (field, deck), group in GAMES.group_by(["battlefield", "deck"]):
+        n, k = group.height, int(group.get_column("won").sum())
+        counts[(field, deck)] = (k, n)
+        low, high = _wilson(k, n)
+        shown = f"{100 * k / n:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
+        assert f"| {field} | {deck} | {n} | {k} | {shown} |" in md
+        assert (f'<tr><td>{field}</td><td>{deck}</td><td class="num">{n}</td><td class="num">{k}</td>'
+                f'<td class="num">{shown}</td></tr>') in html_text
+    assert sum(n for _, n in counts.values()) == GAMES.height
+    # the diffs table shows its first row only (max_rows=1): unlimited − regular on the coast
+    (k1, n1), (k0, n0) = counts[("coast", "unlimited")], counts[("coast", "regular")]
+    shown_rows = [line for line in md.split("| rate_base |")[1].split("<sub>")[0].splitlines() if line.startswith("| ")]
+    assert len(shown_rows) == 1 and shown_rows[0].startswith(f"| coast | unlimited | {n1} | {k1} |")
+    assert f"| {n0} | {k0} |" in shown_rows[0] and f"| {100 * (k1 / n1 - k0 / n0):+.1f} pts [" in shown_rows[0]
 
 
 def test_display_frame_merges_intervals():

@@ -1,4 +1,4 @@
-import importlib.util
+import importlib.metadata
 import json
 import os
 import signal
@@ -11,17 +11,14 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:  # the toy game is imported as tests.core.toy_game, here and in workers
-    sys.path.insert(0, str(REPO))
-
-from tests.core.toy_game import MODEL as TOY  # noqa: E402
-from workbench.core import sweep as sweep_mod  # noqa: E402
-from workbench.core.errors import InputError, RunInterrupted  # noqa: E402
-from workbench.core.runner import simulate  # noqa: E402
-from workbench.core.seeding import game_seeds  # noqa: E402
-from workbench.core.store import clean_stale_temp, write_parquet_atomic  # noqa: E402
-from workbench.core.sweep import load_sweep, parse_grid, run_sweep, sweep_status  # noqa: E402
+from tests.conftest import REPO
+from tests.toygame.model import MODEL as TOY
+from workbench.core import sweep as sweep_mod
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.runner import simulate
+from workbench.core.seeding import game_seeds
+from workbench.core.store import clean_stale_temp, write_parquet_atomic
+from workbench.core.sweep import load_sweep, parse_grid, run_sweep, sweep_status
 
 GRID = {"board": ["small", "large"], "edge": [0.5, 0.8]}
 
@@ -71,9 +68,7 @@ def test_parse_grid_errors_name_param_and_allowed(items, match):
 
 # -- running ----------------------------------------------------------------------------------------
 def test_sweep_equals_simulate_per_cell(tmp_path, monkeypatch):
-    from workbench.core import model
 
-    monkeypatch.setitem(model._REGISTRY, "toy", "tests.core.toy_game")  # simulate looks games up by name
     frame = run_sweep(TOY, GRID, 250, tmp_path, seed=3, chunk_size=100, progress=False)
     assert frame.height == 4 * 250
     cells = frame.select("board", "edge").unique(maintain_order=True).rows()
@@ -83,7 +78,7 @@ def test_sweep_equals_simulate_per_cell(tmp_path, monkeypatch):
         assert_frame_equal(frame.filter(pl.col("board") == board, pl.col("edge") == edge), alone)
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["rules_version"] == "toy-1"
-    assert manifest["master_seed"] == 3 and manifest["package_version"]
+    assert manifest["master_seed"] == 3 and manifest["package_version"] == importlib.metadata.version("workbench")
     cell = manifest["cells"][0]
     assert cell["agents"] == ["random", "random"] and cell["engine"] == "reference"
     assert [(c["start"], c["stop"]) for c in cell["chunks"]] == [(0, 100), (100, 200), (200, 250)]
@@ -194,7 +189,7 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path):
 # -- a real interruption: SIGKILL half-way, then resume ---------------------------------------------
 SCRIPT = """
 import sys
-from tests.core.toy_game import MODEL
+from tests.toygame.model import MODEL
 from workbench.core.sweep import run_sweep
 run_sweep(MODEL, {"board": ["small", "large"], "edge": [0.5, 0.8]}, 400, sys.argv[1], seed=9, chunk_size=40,
           progress=False)
@@ -204,7 +199,7 @@ run_sweep(MODEL, {"board": ["small", "large"], "edge": [0.5, 0.8]}, 400, sys.arg
 def test_killed_sweep_resumes_without_lost_or_duplicated_games(tmp_path, monkeypatch):
     out = tmp_path / "killed"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-           "TOY_SLEEP": "0.15"}
+           "TOY_SLEEP": "0.004"}
     proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(out)], cwd=REPO, env=env, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -233,7 +228,6 @@ def test_killed_sweep_resumes_without_lost_or_duplicated_games(tmp_path, monkeyp
     assert cell["game_seed"].to_list() == game_seeds(9, 0, 400).tolist()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("workbench.games.dietower") is None, reason="dietower not present")
 def test_sweep_a_real_game_with_varying_seats(tmp_path):
     grid = parse_grid(["players=2,3"], "dietower")
     frame = run_sweep("dietower", grid, 200, tmp_path, progress=False)

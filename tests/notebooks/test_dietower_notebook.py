@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from fractions import Fraction
+
 import nbformat
 import pytest
 from conftest import NOTEBOOKS, mime_types, outputs, parameters_cell  # noqa: I001 - the notebooks conftest
@@ -17,16 +19,68 @@ def test_notebook_is_committed_thin_and_without_outputs():
     assert all(len(c.source.splitlines()) <= 12 for c in code)  # no logic lives only in the notebook
 
 
+def six_win_by_round(p: Fraction, faces: int, rounds: int) -> list[Fraction]:
+    """P(six-win within r rounds), r = 1..rounds, of the streak model, straight from its rules.
+
+    Round 1: somebody takes the die at 1.  Every later round the Builder wins with probability p:
+    with the top face showing that is the six-win, else the die goes up one; otherwise another
+    player takes the die at 1.  (p = 1/2, 6 faces: 1/64 by round 7, +1/128 a round after.)
+    """
+    die, done, out = {1: Fraction(1)}, Fraction(0), [Fraction(0)]
+    for _ in range(2, rounds + 1):
+        nxt: dict[int, Fraction] = {1: sum(die.values()) * (1 - p)}
+        for face, q in die.items():
+            if face == faces:
+                done += q * p
+            else:
+                nxt[face + 1] = nxt.get(face + 1, Fraction(0)) + q * p
+        die = nxt
+        out.append(done)
+    return out
+
+
+def _rows_with(spec: dict, column: str) -> list[dict]:
+    (rows,) = [d for d in spec["datasets"].values() if column in d[0]]
+    return rows
+
+
 @pytest.mark.slow
 def test_notebook_runs_with_small_sizes(run_notebook):
     nb = run_notebook(PATH, SMALL)
     errors = [o for o in outputs(nb) if o.get("output_type") == "error"]
     assert not errors
     kinds = mime_types(nb)
-    charts = [o for o in outputs(nb) if "vega" in str(o.get("data", {}).get("text/html", ""))
-              or any(k.startswith("application/vnd.vegalite") for k in o.get("data", {}))]
-    assert len(charts) >= 4  # streak charts, convergence, equilibrium strategy, losses
     assert "application/vnd.jupyter.widget-view+json" in kinds  # the slider dashboard
     text = "".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("data", {}).get("text/html", ""))
                    for o in outputs(nb))
     assert "P(six-win)" in text and "loss_vs_equilibrium" in text
+    specs = [v for o in outputs(nb) for k, v in o.get("data", {}).items() if k.startswith("application/vnd.vegalite")]
+    streak, conv, strategy, losses = specs  # the streak grid, convergence, equilibrium strategy, losses
+    # the notebook's streak model (P = 0.5, 6 faces) at the small ROUNDS and GAMES
+    exact = six_win_by_round(Fraction(1, 2), 6, SMALL["ROUNDS"])
+    by_round = _rows_with(streak, "round")
+    assert [r["round"] for r in by_round] == list(range(1, SMALL["ROUNDS"] + 1))
+    for r in by_round:
+        assert r["exact"] == pytest.approx(float(exact[r["round"] - 1]), abs=1e-15)
+        assert r["n"] == SMALL["GAMES"] and r["simulated"] == pytest.approx(r["count"] / r["n"])
+        assert r["low"] <= r["simulated"] <= r["high"]
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    shown = "".join(o.get("text", "") for m in state.values() if m["model_name"] == "OutputModel"
+                    for o in m["state"].get("outputs", []))
+    assert (f"exact P(six-win within {SMALL['ROUNDS']} rounds) = {float(exact[-1]):.6f}; "
+            f"simulated with {SMALL['GAMES']:,} games") in shown  # 5/128 = 0.039062
+    assert conv["title"] == "convergence of the Monte Carlo estimate"
+    running = _rows_with(conv, "estimate")
+    assert running[-1]["n"] == SMALL["CONVERGENCE_GAMES"] and [r["n"] for r in running] == sorted(
+        r["n"] for r in running)
+    assert all(r["exact"] == pytest.approx(float(exact[-1]), abs=1e-15) for r in running)
+    assert all(r["low"] <= r["estimate"] <= r["high"] for r in running)
+    assert strategy["title"] == "equilibrium strategy in round 1"
+    mixes = _rows_with(strategy, "probability")
+    for objective in ("win", "points"):  # a mixed strategy over the top EQ_SUIT ranks and the Joker
+        mine = {r["card"]: r["probability"] for r in mixes if r["objective"] == objective}
+        assert set(mine) == {"Q", "K", "A", "Joker"} and sum(mine.values()) == pytest.approx(1.0)
+    assert losses["title"] == "what each heuristic gives away (objective win)"
+    given = {(r["agent"], r["opponent"]): r["value"] for r in _rows_with(losses, "value")}
+    for agent in {a for a, _ in given}:  # nobody beats the game value; a best response takes the most
+        assert given[(agent, "loss_vs_best_response")] >= given[(agent, "loss_vs_equilibrium")] >= -1e-9

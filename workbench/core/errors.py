@@ -24,10 +24,6 @@ class DataError(InputError):
         super().__init__(f"{where}: {reason}")
 
 
-class VerificationError(WorkbenchError):
-    """A fair-shuffle commitment or deal did not verify."""
-
-
 class RunInterrupted(WorkbenchError):
     """A run was interrupted; ``partial`` holds the games that finished (a polars frame)."""
 

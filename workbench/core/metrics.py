@@ -16,7 +16,8 @@ Definitions:
 * completion: share of games with a winner reached by the rules, i.e. not a draw and not ended
   by a limit reason.
 * draws (drawishness): share of games with ``winner == "draw"`` (limit draws included).
-* timeouts: share of games whose ``reason`` is a limit reason (default turn_limit, timeout).
+* timeouts: share of games whose ``reason`` is a limit reason (default: the reasons each game in
+  the frame's ``game`` column declares as limits, ``GameModel.limit_reasons``).
 * duration: n, mean, sd, min, quantiles and max of ``length``.
 """
 
@@ -27,6 +28,7 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 from workbench.core.errors import InputError
+from workbench.core.model import SEAT_NAMES, get_game
 from workbench.core.stats import binom_pvalue, grouped, wilson_exprs
 
 __all__ = [
@@ -43,8 +45,7 @@ __all__ = [
     "timeouts",
 ]
 
-LIMIT_REASONS = frozenset({"turn_limit", "timeout"})
-SEAT_NAMES = ("p1", "p2", "p3", "p4")
+LIMIT_REASONS = frozenset({"turn_limit"})  # the core loop's own limit; games declare theirs
 _QUANTILES = (0.1, 0.5, 0.9)
 
 
@@ -155,9 +156,19 @@ def balance(frame: pl.DataFrame, by: str | Sequence[str] | None = None) -> pl.Da
     return grouped(frame, keys, _balance_exprs(frame)).select(*keys, "balance", "balance_n")
 
 
-def _limit_set(limit_reasons: Iterable[str] | None) -> list[str]:
+def _declared_limits(game: str) -> tuple[str, ...]:
+    try:
+        return get_game(game).limit_reasons
+    except InputError:  # a frame of a game that is not registered here
+        return tuple(LIMIT_REASONS)
+
+
+def _limit_set(limit_reasons: Iterable[str] | None, frame: pl.DataFrame | None = None) -> list[str]:
     if limit_reasons is None:
-        return sorted(LIMIT_REASONS)
+        if frame is None or "game" not in frame.columns:
+            return sorted(LIMIT_REASONS)
+        games = frame.get_column("game").drop_nulls().unique().to_list()
+        return sorted({r for g in games for r in _declared_limits(g)} or LIMIT_REASONS)
     if isinstance(limit_reasons, str):
         return [limit_reasons]
     return sorted(set(limit_reasons))
@@ -176,7 +187,7 @@ def _rate_metric(frame: pl.DataFrame, by: str | Sequence[str] | None, name: str,
                  limit_reasons: Iterable[str] | None) -> pl.DataFrame:
     _need(frame, "winner", "reason")
     keys = _keys(by)
-    event = _outcome_exprs(_limit_set(limit_reasons))[name].fill_null(False)
+    event = _outcome_exprs(_limit_set(limit_reasons, frame))[name].fill_null(False)
     out = _finish(grouped(frame, keys, _count(name, event)), (name,), confidence)
     return _order(out, keys, (name,))
 
@@ -194,7 +205,7 @@ def draws(frame: pl.DataFrame, by: str | Sequence[str] | None = None, confidence
 
 def timeouts(frame: pl.DataFrame, by: str | Sequence[str] | None = None, confidence: float = 0.95,
              limit_reasons: Iterable[str] | None = None) -> pl.DataFrame:
-    """Share of games ended by a limit (``reason`` in ``limit_reasons``, default turn_limit/timeout)."""
+    """Share of games ended by a limit (``reason`` in ``limit_reasons``, default: the games' declared limits)."""
     return _rate_metric(frame, by, "timeouts", confidence, limit_reasons)
 
 
@@ -243,7 +254,7 @@ def summary(frame: pl.DataFrame, by: str | Sequence[str] | None = None, confiden
     _need(frame, "winner", "reason", "length", "first_seat")
     keys = _keys(by)
     fm_exprs, _ = _first_mover_exprs()
-    outcome = _outcome_exprs(_limit_set(limit_reasons))
+    outcome = _outcome_exprs(_limit_set(limit_reasons, frame))
     exprs = [pl.len().cast(pl.Int64).alias("games"), *fm_exprs, *_balance_exprs(frame)]
     for name, event in outcome.items():
         exprs += _count(name, event.fill_null(False))

@@ -1,20 +1,42 @@
-"""The small interface every game model implements, and the game registry.
+"""The game protocol every model implements, agent declarations, seats, and the game registry.
 
-A model declares itself (name, rules version, players, parameters with defaults and allowed
-ranges, agents, engines, maximum length) and plays a *chunk* of seeded games into a polars frame
-with one row per seed.  The runner (``runner.py``) adds the columns every game shares and takes
-care of chunking, workers and backends; the CLI derives its flags from ``params``.
+A game is its rules over immutable state behind one small protocol (in the spirit of OpenSpiel's
+``State`` and pgx's ``init``/``step``), declared by a :class:`GameModel`:
+
+* facts: name, title, rules version, seats (2..6), parameters (:class:`Param`, each a CLI flag, a
+  validator and a widget), agents (:class:`AgentDecl`, options declared as ``Param`` objects), the
+  result schema (column → polars dtype), maximum length, end reasons that are limits;
+* pure functions over ``(config, state)``: :meth:`GameModel.initial_state` from a config and a game
+  seed, :meth:`~GameModel.current_player` (a seat, a tuple of seats acting at once, :data:`CHANCE`
+  or :data:`TERMINAL`), :meth:`~GameModel.legal_actions`, :meth:`~GameModel.apply`,
+  :meth:`~GameModel.observation` (what a seat may see), :meth:`~GameModel.sample_chance` /
+  :meth:`~GameModel.chance_outcomes` at chance nodes, :meth:`~GameModel.is_terminal`,
+  :meth:`~GameModel.returns` and :meth:`~GameModel.result_row`.
+
+Randomness stays inside the game's seeded SplitMix64 streams (``rng.py``), carried in the state
+as plain integers, so a state is a value and a game seed replays the same game on any engine.
+Everything else — the reference loop, agents' random streams, seeds → frame, the fast-path
+choice and fallback — is written once in ``core/play.py`` and ``core/runner.py``.
+
+Games register themselves: every package ``workbench/games/<name>/`` with a ``model`` module
+holding ``MODEL`` is a game named ``<name>``, and the environment variable ``WORKBENCH_GAMES``
+adds model modules from elsewhere (comma-separated dotted names, e.g. a plugin or a test game).
+Core never imports a game by name.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import json
 import math
-from abc import ABC, abstractmethod
+import os
+import pkgutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, Protocol
 
 import numpy as np
 import polars as pl
@@ -66,24 +88,28 @@ class Param:
             text = f"{self.kind.__name__} in [{lo}, {hi}]"
         return text + (" (or none)" if self.optional else "")
 
-    def validate(self, value: Any) -> Any:
-        """Return ``value`` coerced to this parameter's kind, or raise :class:`InputError`."""
+    def validate(self, value: Any, label: str | None = None) -> Any:
+        """Return ``value`` coerced to this parameter's kind, or raise :class:`InputError`.
+
+        ``label`` names the value in messages (default ``parameter 'name'``).
+        """
+        label = label or f"parameter {self.name!r}"
         if value is None or (isinstance(value, str) and value.lower() in ("none", "")):
             if self.optional:
                 return None
-            raise InputError(f"parameter {self.name!r} needs a value; allowed: {self.allowed()}")
+            raise InputError(f"{label} needs a value; allowed: {self.allowed()}")
         try:
             coerced = self._coerce(value)
         except (TypeError, ValueError):
             raise InputError(
-                f"parameter {self.name!r}: {value!r} is not a {self.kind.__name__}; "
+                f"{label}: {value!r} is not a {self.kind.__name__}; "
                 f"allowed: {self.allowed()}"
             ) from None
         if self.choices is not None and coerced not in self.choices:
-            raise InputError(f"parameter {self.name!r}: {value!r} is not allowed; allowed: {self.allowed()}")
+            raise InputError(f"{label}: {value!r} is not allowed; allowed: {self.allowed()}")
         if self.kind in (int, float):
             if (self.low is not None and coerced < self.low) or (self.high is not None and coerced > self.high):
-                raise InputError(f"parameter {self.name!r}: {value!r} is out of range; allowed: {self.allowed()}")
+                raise InputError(f"{label}: {value!r} is out of range; allowed: {self.allowed()}")
         return coerced
 
     def _coerce(self, value: Any) -> Any:
@@ -117,6 +143,26 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
+# -- seats ----------------------------------------------------------------------------------------
+MAX_SEATS = 6
+SEAT_NAMES = tuple(f"p{i + 1}" for i in range(MAX_SEATS))
+
+
+def seat_name(seat: int) -> str:
+    """``0`` → ``"p1"`` (seats are 0-based inside the rules, ``p1``.. in every frame and text)."""
+    if not 0 <= seat < MAX_SEATS:
+        raise ValueError(f"seat {seat} is outside 0..{MAX_SEATS - 1}")
+    return SEAT_NAMES[seat]
+
+
+def seat_names(n: int) -> tuple[str, ...]:
+    """The names of ``n`` seats: ``("p1", .., "pn")``."""
+    if not 1 <= n <= MAX_SEATS:
+        raise ValueError(f"{n} seats: a game has 1..{MAX_SEATS}")
+    return SEAT_NAMES[:n]
+
+
+# -- agents ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AgentSpec:
     """An agent named by a string ``name`` or ``name:key=value,key=value``."""
@@ -154,8 +200,79 @@ class AgentSpec:
         return default
 
 
-class GameModel(ABC):
-    """Base class of every game model.  Subclasses set the class attributes and ``play_chunk``."""
+class Agent(Protocol):
+    """Chooses one of the legal actions from what its seat may see.
+
+    ``rng`` is the seat's own SplitMix64 stream (``GameModel.agent_stream``): an agent never draws
+    from the game's streams, so a change of agent never changes the deck.
+    """
+
+    def act(self, observation: Any, legal: Sequence[Any], config: Any, rng: Any) -> Any:
+        """Return one element of ``legal``."""
+
+
+class RandomAgent:
+    """Uniform over the legal actions: ``legal[rng.below(len(legal))]`` (one draw per decision)."""
+
+    name = "random"
+
+    def act(self, observation: Any, legal: Sequence[Any], config: Any, rng: Any) -> Any:
+        """Pick uniformly."""
+        return legal[rng.below(len(legal))]
+
+
+@dataclass(frozen=True)
+class AgentDecl:
+    """A declared agent: its name, help, options (declared as ``Param`` objects) and a factory.
+
+    ``factory(**options)`` builds the agent from the validated options (every declared option is
+    passed, defaults filled in); it may raise :class:`InputError` for combinations of options.
+    """
+
+    name: str
+    factory: Callable[..., Agent]
+    help: str = ""
+    options: tuple[Param, ...] = ()
+
+    def resolve_options(self, spec: AgentSpec) -> dict[str, Any]:
+        """The spec's options validated against the declaration, defaults filled in."""
+        allowed = {o.name: o for o in self.options}
+        given: dict[str, Any] = {}
+        for key, value in spec.options:
+            if key not in allowed:
+                raise InputError(f"agent {spec}: unknown option {key!r}; allowed: {', '.join(allowed) or 'none'}")
+            if key in given:
+                raise InputError(f"agent {spec}: option {key!r} is given twice")
+            given[key] = allowed[key].validate(value, f"agent {spec}: option {key!r}")
+        return {name: given.get(name, opt.default) for name, opt in allowed.items()}
+
+    def build(self, spec: AgentSpec) -> Agent:
+        """A new agent for ``spec`` (options checked)."""
+        return self.factory(**self.resolve_options(spec))
+
+    def usage(self) -> str:
+        """``search:budget=64,horizon=16`` — the agent with every option at its default."""
+        shown = [o for o in self.options if o.default is not None]
+        if not shown:
+            return self.name
+        return self.name + ":" + ",".join(f"{o.name}={o.default}" for o in shown)
+
+
+RANDOM_AGENT = AgentDecl("random", RandomAgent, "uniform over the legal actions")
+
+# -- the protocol ---------------------------------------------------------------------------------
+CHANCE = -1  # current_player at a chance node (as OpenSpiel's kChancePlayerId)
+TERMINAL = -4  # current_player of a finished game (as OpenSpiel's kTerminalPlayerId)
+AGENT_STREAM_BASE = 1000  # default seat streams: 1000 + seat (a game's own streams stay below)
+
+
+class GameModel:
+    """Base class of every game model: declared facts plus the per-state protocol.
+
+    Subclasses set the class attributes and implement the protocol methods; the engine choice,
+    the reference loop, result frames and workers come from core.  A compiled engine is optional:
+    declare ``fast_agents`` and implement :meth:`play_fast`.
+    """
 
     name: str = ""
     title: str = ""
@@ -163,10 +280,43 @@ class GameModel(ABC):
     min_players: int = 2
     max_players: int = 2
     params: tuple[Param, ...] = ()
-    agents: tuple[str, ...] = ()
-    engines: tuple[str, ...] = ("reference",)
+    agent_types: tuple[AgentDecl, ...] = ()
+    fast_agents: tuple[str, ...] = ()  # agents the compiled engine plays; () = no compiled engine
+    limit_reasons: tuple[str, ...] = ("turn_limit",)  # end reasons that are limits, not decisions
+    # studies, commands and report: declarations, or "module:NAME" strings imported only when asked for
+    studies: tuple[Any, ...] | str = ()  # core.study.Study declarations (core adds the generic ones)
+    commands: tuple[Any, ...] | str = ()  # core.study.Command declarations (game-specific CLI commands)
+    report: str | None = None  # "module:function" writing the game's report, or None: core's generic one
 
     # -- declared facts -------------------------------------------------------------------------
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """Names of the declared agents (``random`` is always there)."""
+        return tuple(d.name for d in self.agent_decls)
+
+    @property
+    def agent_decls(self) -> tuple[AgentDecl, ...]:
+        """Declared agents, with core's generic ``random`` first unless the game declares its own."""
+        own = tuple(self.agent_types)
+        return own if any(d.name == "random" for d in own) else (RANDOM_AGENT, *own)
+
+    @property
+    def engines(self) -> tuple[str, ...]:
+        """``reference`` (the generic loop over the rules), and ``fast`` where a compiled engine exists."""
+        return ("reference", "fast") if self.fast_agents else ("reference",)
+
+    def agent_decl(self, name: str) -> AgentDecl:
+        """The declaration of agent ``name``."""
+        for d in self.agent_decls:
+            if d.name == name:
+                return d
+        raise InputError(f"{self.name}: unknown agent {name!r}; allowed: {', '.join(self.agents)}")
+
+    def make_agent(self, spec: AgentSpec | str) -> Agent:
+        """A new agent for ``spec`` (``"greedy:wall=0.8"`` or a parsed spec), options checked."""
+        spec = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+        return self.agent_decl(spec.name).build(spec)
+
     def param(self, name: str) -> Param:
         """The declared parameter ``name``."""
         for p in self.params:
@@ -179,15 +329,31 @@ class GameModel(ABC):
         overrides = dict(overrides or {})
         for key in overrides:
             self.param(key)
-        return {p.name: p.validate(overrides.get(p.name, p.default)) for p in self.params}
+        resolved = {p.name: p.validate(overrides.get(p.name, p.default)) for p in self.params}
+        self.check_params(resolved)
+        return resolved
+
+    def check_params(self, params: dict[str, Any]) -> None:  # noqa: B027 - optional hook
+        """Check combinations of parameters (override; raise :class:`InputError`)."""
 
     def players(self, params: dict[str, Any]) -> int:
         """Number of seats for these parameters (override where a parameter sets it)."""
         return self.min_players
 
     def max_length(self, params: dict[str, Any]) -> int:
-        """Upper bound on a game's length in the game's own unit (turns, rounds)."""
-        raise NotImplementedError
+        """Upper bound on a game's ``length`` in the game's own unit (turns, rounds)."""
+        raise NotImplementedError(f"{self.name}: max_length is not declared")
+
+    def max_steps(self, params: dict[str, Any]) -> int:
+        """Upper bound on protocol steps (actions and chance events) in one game: a runaway guard."""
+        return 1000 * max(1, self.max_length(params)) + 1000
+
+    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """The game's own result columns (after the runner's shared ones): name → polars dtype.
+
+        Every game has ``winner`` (``p1``.. or ``draw``), ``reason``, ``length`` and ``first_seat``.
+        """
+        raise NotImplementedError(f"{self.name}: result_schema is not declared")
 
     def default_agents(self, params: dict[str, Any]) -> tuple[str, ...]:
         """Agents used when the user names none."""
@@ -204,24 +370,23 @@ class GameModel(ABC):
         if len(specs) != n:
             raise InputError(f"{self.name}: {len(specs)} agents given for {n} players; give one per seat")
         for spec in specs:
-            if spec.name not in self.agents:
-                raise InputError(f"{self.name}: unknown agent {spec.name!r}; allowed: {', '.join(self.agents)}")
-            self.check_agent(spec)
+            self.make_agent(spec)  # validates the name and every option
         return specs
 
-    def check_agent(self, spec: AgentSpec) -> None:  # noqa: B027 - optional hook, no-op by default
-        """Validate an agent's options (override to check them)."""
+    def fast_available(self) -> bool:
+        """True when the compiled engine can run here (override: e.g. numba is importable)."""
+        return bool(self.fast_agents)
 
-    def default_engine(self, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> str:
-        """The engine the runner uses when the user names none."""
-        return "reference"
+    def fast_supports(self, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> bool:
+        """True when the compiled engine plays these agents with these parameters."""
+        return self.fast_available() and all(a.name in self.fast_agents for a in agents)
 
     def resolve_engine(self, engine: str | None, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> str:
-        """Check a requested engine, or pick the default."""
+        """Check a requested engine, or pick the default: ``fast`` when it plays the agents."""
         if engine is None or engine == "auto":
-            return self.default_engine(agents, params)
+            return "fast" if self.fast_supports(agents, params) else "reference"
         if engine not in self.engines:
-            raise InputError(f"{self.name}: unknown engine {engine!r}; allowed: {', '.join(self.engines)}")
+            raise InputError(f"{self.name}: unknown engine {engine!r}; allowed: {', '.join(self.engines)}, auto")
         return engine
 
     def releases_gil(self, engine: str) -> bool:
@@ -230,7 +395,7 @@ class GameModel(ABC):
 
     def chunk_hint(self, engine: str) -> int:
         """A good number of games per chunk for this engine."""
-        return 500
+        return 20_000 if engine == "fast" else 200
 
     def catalogue(self) -> dict[str, Any]:
         """Extra facts for ``workbench games`` (e.g. the duel's battlefields)."""
@@ -242,11 +407,92 @@ class GameModel(ABC):
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
-    # -- play -----------------------------------------------------------------------------------
-    @abstractmethod
-    def play_chunk(self, params: dict[str, Any], agents: tuple[AgentSpec, ...], seeds: np.ndarray,
-                   engine: str) -> pl.DataFrame:
-        """Play one game per seed (in order); return the game-specific columns, one row each."""
+    # -- the per-state protocol -----------------------------------------------------------------
+    def make_config(self, params: dict[str, Any]) -> Any:
+        """The rules configuration for resolved parameters (cache it if building is costly)."""
+        return params
+
+    def initial_state(self, config: Any, seed: int) -> Any:
+        """The state at the start of the game with game seed ``seed`` (all its randomness)."""
+        raise NotImplementedError(f"{self.name}: initial_state is not implemented")
+
+    def current_player(self, config: Any, state: Any) -> int | tuple[int, ...]:
+        """The seat to act, a tuple of seats acting at once, :data:`CHANCE` or :data:`TERMINAL`."""
+        raise NotImplementedError(f"{self.name}: current_player is not implemented")
+
+    def legal_actions(self, config: Any, state: Any, seat: int) -> Sequence[Any]:
+        """The actions ``seat`` may take now, in a stable order (agents index into it)."""
+        raise NotImplementedError(f"{self.name}: legal_actions is not implemented")
+
+    def apply(self, config: Any, state: Any, action: Any) -> Any:
+        """The state after ``action`` (a tuple, one per acting seat, at a simultaneous node)."""
+        raise NotImplementedError(f"{self.name}: apply is not implemented")
+
+    def observation(self, config: Any, state: Any, seat: int) -> Any:
+        """What ``seat`` may see (its agents get nothing else)."""
+        raise NotImplementedError(f"{self.name}: observation is not implemented")
+
+    def chance_outcomes(self, config: Any, state: Any) -> list[tuple[Any, float]]:
+        """At a chance node: every outcome with its probability (games with chance nodes)."""
+        raise NotImplementedError(f"{self.name}: chance_outcomes is not implemented")
+
+    def sample_chance(self, config: Any, state: Any) -> tuple[Any, Any]:
+        """At a chance node: ``(outcome, state)`` drawn from the game's own seeded stream in the state."""
+        raise NotImplementedError(f"{self.name}: sample_chance is not implemented")
+
+    def is_terminal(self, config: Any, state: Any) -> bool:
+        """True when the game is over."""
+        return self.current_player(config, state) == TERMINAL
+
+    def returns(self, config: Any, state: Any) -> tuple[float, ...]:
+        """Each seat's return of a finished game (default: winner +1, the others −1, a draw 0)."""
+        row = self.result_row(config, state)
+        n = self.players_of(config)
+        names = seat_names(n)
+        if row["winner"] not in names:
+            return (0.0,) * n
+        return tuple(1.0 if s == row["winner"] else -1.0 for s in names)
+
+    def players_of(self, config: Any) -> int:
+        """Seats of a game with this config (override when ``players`` is a parameter)."""
+        return self.min_players
+
+    def result_row(self, config: Any, state: Any) -> dict[str, Any]:
+        """The result columns of a finished game (keys and dtypes as :meth:`result_schema`)."""
+        raise NotImplementedError(f"{self.name}: result_row is not implemented")
+
+    def agent_stream(self, seat: int) -> int:
+        """The SplitMix64 sub-stream of the game seed that ``seat``'s agent draws from."""
+        return AGENT_STREAM_BASE + seat
+
+    def invariants(self, config: Any, state: Any) -> list[str]:
+        """Broken invariants of a state, in words (conformance checks it after every step)."""
+        return []
+
+    def describe_config(self, config: Any) -> list[str]:
+        """Header lines of a playthrough about the rules in force (e.g. the duel's battlefield)."""
+        return []
+
+    def describe(self, config: Any, state: Any) -> list[str]:
+        """Lines describing the initial state for playthroughs (override for a readable game record)."""
+        return [repr(state)]
+
+    def describe_end(self, config: Any, state: Any) -> list[str]:
+        """Lines describing the end of a game (default: winner, reason and length)."""
+        row = self.result_row(config, state)
+        return ["", f"end after {row['length']}: {row['winner']} ({row['reason']})"]
+
+    def describe_step(self, config: Any, before: Any, who: Any, action: Any, after: Any) -> list[str]:
+        """Lines describing one step (an action or a chance outcome) for playthroughs."""
+        actor = "chance" if who == CHANCE else (",".join(seat_name(s) for s in who) if isinstance(who, tuple)
+                                                 else seat_name(who))
+        return [f"- {actor}: {action!r}"]
+
+    # -- engines --------------------------------------------------------------------------------
+    def play_fast(self, config: Any, params: dict[str, Any], agents: tuple[AgentSpec, ...],
+                  seeds: np.ndarray) -> pl.DataFrame:
+        """The compiled engine: one row per seed, identical to the reference loop's frame."""
+        raise NotImplementedError(f"{self.name} has no compiled engine")
 
 
 def _split_agents(text: str) -> list[str]:
@@ -261,31 +507,77 @@ def _split_agents(text: str) -> list[str]:
     return seats
 
 
-_REGISTRY = {
-    "duel": "workbench.games.duel.model",
-    "dietower": "workbench.games.dietower.model",
-}
+
+# -- registry -------------------------------------------------------------------------------------
+GAMES_PACKAGE = "workbench.games"
+ENV_GAMES = "WORKBENCH_GAMES"
+
+
+def _package_games() -> dict[str, str]:
+    """``{name: model module}`` for every package under ``workbench/games/`` with a ``model`` module."""
+    spec = importlib.util.find_spec(GAMES_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    found = {}
+    for info in pkgutil.iter_modules(spec.submodule_search_locations):
+        if info.ispkg and importlib.util.find_spec(f"{GAMES_PACKAGE}.{info.name}.model") is not None:
+            found[info.name] = f"{GAMES_PACKAGE}.{info.name}.model"
+    return found
+
+
+@lru_cache(maxsize=8)
+def _registry(extra: str) -> dict[str, str]:
+    found = _package_games()
+    for module in filter(None, (m.strip() for m in extra.split(","))):
+        model = _load(module)
+        found[model.name] = module
+    return found
+
+
+def _load(module: str) -> GameModel:
+    try:
+        model = getattr(importlib.import_module(module), "MODEL", None)
+    except ModuleNotFoundError as exc:
+        raise InputError(f"game module {module!r} cannot be imported ({exc}); check {ENV_GAMES}") from None
+    if not isinstance(model, GameModel):
+        raise InputError(f"game module {module!r} has no MODEL (a GameModel instance)")
+    return model
+
+
+def registry() -> dict[str, str]:
+    """``{game name: model module}`` of every registered game."""
+    return dict(_registry(os.environ.get(ENV_GAMES, "")))
 
 
 def game_names() -> list[str]:
-    """Names of the registered games whose module can be imported."""
-    return [n for n in _REGISTRY if _importable(_REGISTRY[n])]
-
-
-def _importable(module: str) -> bool:
-    try:
-        importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            return False
-        raise
-    return True
+    """Names of the registered games, in a stable order."""
+    return sorted(registry())
 
 
 def get_game(name: str | GameModel) -> GameModel:
     """The model registered as ``name`` (a model instance passes through)."""
     if isinstance(name, GameModel):
         return name
-    if name not in game_names():
-        raise InputError(f"unknown game {name!r}; allowed: {', '.join(game_names())}")
-    return importlib.import_module(_REGISTRY[name]).MODEL
+    games = registry()
+    if name not in games:
+        raise InputError(f"unknown game {name!r}; allowed: {', '.join(sorted(games))}")
+    model = _load(games[name])
+    if model.name != name:
+        raise InputError(f"{games[name]}.MODEL is named {model.name!r}, not {name!r}: a game package's name "
+                         "is its game's name")
+    return model
+
+
+def model_ref(model: GameModel) -> str:
+    """What a worker process needs to find ``model`` again: its registered name or its module."""
+    games = registry()
+    if games.get(model.name) == type(model).__module__:
+        return model.name
+    return type(model).__module__ + ":MODEL"
+
+
+def from_ref(ref: str) -> GameModel:
+    """The model a :func:`model_ref` names."""
+    if ref.endswith(":MODEL"):
+        return _load(ref.removesuffix(":MODEL"))
+    return get_game(ref)

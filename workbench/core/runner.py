@@ -16,11 +16,11 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.model import AgentSpec, GameModel, get_game
+from workbench.core.model import SEAT_NAMES, AgentSpec, GameModel, from_ref, get_game, model_ref
+from workbench.core.play import play_chunk
 from workbench.core.seeding import check_master_seed, game_seeds
 
 BACKENDS = ("local", "dask")
-SEAT_NAMES = ("p1", "p2", "p3", "p4")
 
 
 def check_games(games: object) -> int:
@@ -37,15 +37,19 @@ def check_workers(workers: object) -> int:
     return workers
 
 
-def run_chunk(game: str, params: dict[str, Any], agents: tuple[str, ...], master_seed: int,
+def run_chunk(game: str | GameModel, params: dict[str, Any], agents: tuple[str, ...], master_seed: int,
               start: int, stop: int, engine: str) -> pl.DataFrame:
-    """Play games ``start..stop-1``; the unit of work sent to a worker (picklable arguments)."""
-    model = get_game(game)
+    """Play games ``start..stop-1``; the unit of work sent to a worker (picklable arguments).
+
+    ``game`` is a model or a :func:`~workbench.core.model.model_ref` (a spawned worker's
+    registry starts fresh, so a game registered only in the parent is found through its module).
+    """
+    model = game if isinstance(game, GameModel) else from_ref(game)
     specs = tuple(AgentSpec.parse(a) for a in agents)
     seeds = game_seeds(master_seed, start, stop)
-    body = model.play_chunk(params, specs, seeds, engine)
+    body = play_chunk(model, params, specs, seeds, engine)
     if body.height != stop - start:
-        raise RuntimeError(f"{game}.play_chunk returned {body.height} rows for {stop - start} seeds")
+        raise RuntimeError(f"{model.name}: the {engine} engine returned {body.height} rows for {stop - start} seeds")
     head = pl.DataFrame({
         "game": pl.Series([model.name] * body.height, dtype=pl.String),
         "rules_version": pl.Series([model.rules_version] * body.height, dtype=pl.String),
@@ -94,7 +98,7 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     chunks = plan_chunks(games, chunk_size, start)
-    args = [(model.name, resolved, tuple(map(str, specs)), seed, a, b, engine) for a, b in chunks]
+    args = [(model_ref(model), resolved, tuple(map(str, specs)), seed, a, b, engine) for a, b in chunks]
     if backend == "dask":
         results = _dask_results(args, workers, scheduler)
     elif workers == 1 or len(chunks) == 1:

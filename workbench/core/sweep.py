@@ -17,7 +17,6 @@ makes differences between cells sharper.
 
 from __future__ import annotations
 
-import importlib
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import DataError, InputError, RunInterrupted
-from workbench.core.model import GameModel, Param, get_game
+from workbench.core.model import GameModel, Param, get_game, model_ref
 from workbench.core.runner import check_games, check_workers, iter_grid, make_pool, plan_chunks, pool_results, run_chunk
 from workbench.core.seeding import check_master_seed
 from workbench.core.store import (
@@ -196,23 +195,14 @@ def _manifest(model: GameModel, grid: dict[str, list[Any]], games: int, seed: in
 
 
 # -- playing ------------------------------------------------------------------------------------
-def _play_chunk(module: str, game: str, params: dict[str, Any], agents: tuple[str, ...], seed: int,
-                start: int, stop: int, engine: str) -> pl.DataFrame:
-    """Worker entry: find the model in its module (a spawned worker's registry starts fresh), play."""
-    model = getattr(importlib.import_module(module), "MODEL", None)
-    if not isinstance(model, GameModel) or model.name != game:
-        model = get_game(game)
-    return run_chunk(model, params, agents, seed, start, stop, engine)
-
-
 def _results(model: GameModel, jobs: list[tuple[_Chunk, tuple]], workers: int):
     if workers == 1 or len(jobs) <= 1:
         for chunk, args in jobs:
-            yield chunk, run_chunk(model, *args[2:])
+            yield chunk, run_chunk(model, *args[1:])
         return
     threads = all(model.releases_gil(args[-1]) for _, args in jobs)
     pool = make_pool(threads, min(workers, len(jobs)))
-    results = pool_results(_play_chunk, [args for _, args in jobs], pool)
+    results = pool_results(run_chunk, [args for _, args in jobs], pool)
     try:
         for i, frame in results:
             yield jobs[i][0], frame
@@ -246,8 +236,8 @@ def run_sweep(game: str | GameModel, grid: dict[str, Any] | None, games: int, ou
         clean_stale_temp(out / "chunks" / cell.params_hash)
     missing = [c for c in chunks if not (out / c.file).is_file()]
     write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "running"), out / MANIFEST)
-    module = type(model).__module__
-    jobs = [(c, (module, model.name, cells[c.cell].params, cells[c.cell].agents, seed, c.start, c.stop,
+    ref = model_ref(model)
+    jobs = [(c, (ref, cells[c.cell].params, cells[c.cell].agents, seed, c.start, c.stop,
                  cells[c.cell].engine)) for c in missing]
     total = games * len(cells)
     bar = _progress_bar(total, total - sum(c.stop - c.start for c in missing), model.name) if progress else None

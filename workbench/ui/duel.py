@@ -16,16 +16,18 @@ from typing import Any
 
 import polars as pl
 
+from workbench.core.cardstats import empirical_values
+from workbench.core.compare import compare_cells
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.agents import AGENTS
 from workbench.games.duel.data import load_cards
-from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES
+from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES, MODEL
 from workbench.ui.common import RunPanel, display_into, offline_charts, require_widgets, text_number
 
 __all__ = ["BattlefieldDashboard", "CardDashboard"]
 
 _OVERRIDE_PARAMS = tuple(n if n.startswith("win_") else f"start_{n}" for n in BATTLEFIELD_OVERRIDES)
-_FAST_AGENTS = tuple(a for a in AGENTS if a != "search")
+_FAST_AGENTS = MODEL.fast_agents  # the what-if plays many games: agents with a compiled twin
 offline_charts()
 
 
@@ -93,7 +95,7 @@ class BattlefieldDashboard:
                                             block=max(200, s["games"] // 5), on_progress=progress,
                                             should_stop=should_stop))
         keys = list(analysis.CELL_KEYS) + (["miss_rate"] if s["extra"] else [])
-        comparison = whatif.compare_cells(frames[0], frames[1], keys) if len(frames) == 2 else None
+        comparison = compare_cells(frames[0], frames[1], keys, common_games=True) if len(frames) == 2 else None
         return frames[-1], comparison
 
     def run(self, wait: bool = False) -> pl.DataFrame | None:
@@ -209,7 +211,7 @@ class CardDashboard:
 
     def value_chart(self, frame: pl.DataFrame | None = None) -> Any:
         """Cost against value: the static model, plus the empirical view of ``frame`` (a result frame)."""
-        rates = cardstats.empirical_values(cardstats.card_rates(frame, self.cards)) if frame is not None else \
+        rates = empirical_values(cardstats.card_rates(frame, self.cards)) if frame is not None else \
             pl.DataFrame(schema={"key": pl.String, "name_en": pl.String, "colour": pl.String, "cost": pl.Int64,
                                  "emp_value": pl.Float64, "emp_residual": pl.Float64})
         return cardstats.cost_value_chart(cardstats.cost_value_frame(self.costing, rates))

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec, get_game
+from workbench.core.play import play_chunk, play_game
 from workbench.core.runner import simulate
 from workbench.core.seeding import game_seeds
 from workbench.games.dietower import agents as ag
-from workbench.games.dietower.engine import play_game
-from workbench.games.dietower.rules import Rules, legal_cards
+from workbench.games.dietower.rules import Rules, legal_cards, result
 
 MODEL = get_game("dietower")
-GOLDEN = Path(__file__).with_name("golden_playthrough.txt")
 
 
 def check_conformance(params: dict, agents: list[str], games: int = 150, seed: int = 5,
@@ -40,11 +36,9 @@ def check_conformance(params: dict, agents: list[str], games: int = 150, seed: i
     six = frame.filter(pl.col("six_win"))
     assert (six["six_win_round"] == six["length"]).all()
     assert (frame.filter(~pl.col("six_win"))["length"] == rules.rounds).all()
-    configs = [ag.config(AgentSpec.parse(a)) for a in agents]
     every_card = set(legal_cards(rules, rules.full_hand))
     for seed_ in frame["game_seed"].head(40):
-        trace: list = []
-        res = play_game(rules, configs, int(seed_), trace)
+        res, trace = _traced(rules, agents, int(seed_))
         for s in range(rules.players):
             played = [cards[s] for cards, _ in trace]
             assert len(set(played)) == len(played) == res.length and set(played) <= every_card
@@ -107,7 +101,7 @@ def test_one_or_two_workers_give_the_same_frame():
 
 def test_default_engine_and_columns():
     specs = MODEL.resolve_agents("random,highest", MODEL.resolve_params())
-    assert MODEL.default_engine(specs, MODEL.resolve_params()) == "fast"
+    assert MODEL.resolve_engine(None, specs, MODEL.resolve_params()) == "fast"
     frame = simulate("dietower", 10, params={"players": 3}, seed=1, progress=False)
     for col in ("winner", "reason", "length", "first_seat", "score_p1", "score_p3", "winners", "six_win",
                 "six_win_round", "longest_streak_p1", "longest_streak_p3", "builder_changes",
@@ -117,10 +111,10 @@ def test_default_engine_and_columns():
 
 
 @pytest.mark.parametrize("agent, message", [
-    ("mixed", "positive sum"),
-    ("mixed:random=-1,highest=2", "non-negative"),
-    ("joker:base=clever", "base='clever'"),
-    ("joker:at=0", "at=0"),
+    ("mixed:random=0,joker=0", "positive sum"),
+    ("mixed:random=-1,highest=2", r"option 'random': '-1' is out of range; allowed: float in \[0, "),
+    ("joker:base=clever", "option 'base': 'clever' is not allowed; allowed: random | highest | lowest"),
+    ("joker:at=0", r"option 'at': '0' is out of range; allowed: int in \[1, 20\]"),
     ("highest:at=3", "unknown option 'at'"),
     ("oracle", "unknown agent 'oracle'"),
 ])
@@ -146,35 +140,18 @@ def test_agent_policies():
     assert ag.policy(mixed, _view([0, 4])) == {0: 0.75, 4: 0.25}
 
 
-def _describe(rules, agents, seed):
-    configs = [ag.config(AgentSpec.parse(a)) for a in agents]
+def _traced(rules, agents, seed):
+    """Play one game on core's reference loop; the result and ``(cards, state after)`` per round."""
     trace: list = []
-    res = play_game(rules, configs, seed, trace)
-    lines = [f"dietower seed={seed} agents={','.join(agents)} rules={rules}"]
-    for cards, st in trace:
-        lines.append(f"round {st.round:2d} cards {cards} -> builder {st.builder:2d} die {st.die} "
-                     f"scores {st.scores} streak {st.streak}")
-    lines.append(f"result {res}")
-    return "\n".join(lines) + "\n"
-
-
-def test_golden_playthrough():
-    """A seeded game as text; regenerate on purpose with DIETOWER_REGENERATE_GOLDEN=1."""
-    text = "".join(_describe(Rules(players=p, die_faces=f), agents, seed)
-                   for p, f, agents, seed in [(2, 6, ("random", "joker"), 7), (3, 3, ("highest", "random", "mixed:"
-                                                                                    "random=1,joker=1"), 8)])
-    if os.environ.get("DIETOWER_REGENERATE_GOLDEN"):
-        GOLDEN.write_text(text)
-    assert text == GOLDEN.read_text()
+    final = play_game(MODEL, rules, [MODEL.make_agent(a) for a in agents], seed,
+                      observer=lambda before, who, cards, after: trace.append((cards, after)))
+    return result(rules, final), trace
 
 
 def test_fast_engine_matches_seed_by_seed():
-    from workbench.games.dietower.engine import play_reference
-    from workbench.games.dietower.fast import play_fast
-
-    rules = Rules(players=3, die_faces=2)
-    configs = [ag.config(AgentSpec.parse(a)) for a in ("random", "joker:at=1", "mixed:random=1,lowest=1")]
+    params = MODEL.resolve_params({"players": 3, "die_faces": 2})
+    specs = tuple(AgentSpec.parse(a) for a in ("random", "joker:at=1", "mixed:random=1,lowest=1"))
     seeds = game_seeds(77, 0, 300)
-    a, b = play_reference(rules, configs, seeds), play_fast(rules, configs, seeds)
-    for x, y in zip(a, b, strict=True):
-        assert (x == y).all()
+    fast, reference = (play_chunk(MODEL, params, specs, seeds, engine) for engine in ("fast", "reference"))
+    assert_frame_equal(fast, reference)
+    assert fast["reason"].n_unique() == 3  # six-wins, score wins and draws all compared

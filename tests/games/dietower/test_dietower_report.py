@@ -1,22 +1,173 @@
+"""The dietower report: written offline, and what it states agrees with values worked out here.
+
+Exact odds are checked against a few lines of first-principles code (the streak chain below) or
+the hand-counted suit of two (test_dietower_exact.py); simulated rates against k/n and the Wilson
+formula; every chart is inline in the page and a PNG beside the Markdown.
+"""
+
 from __future__ import annotations
 
 import json
+import re
+from fractions import Fraction
 
+import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
+from tests.independent import wilson as _wilson
 from workbench.games.dietower.analysis import convergence_frame, distribution_chart, streak_comparison
-from workbench.games.dietower.report import build_report
+from workbench.games.dietower.model import MODEL
+from workbench.games.dietower.report import _sizes, build_report
+
+QUICK = _sizes(True)
+RATES = ("six_win", "draw", "win_p1", "win_p2")
+
+
+def _check_rate(rate: float, low: float, high: float, n: int) -> None:
+    k = round(rate * n)
+    assert rate == pytest.approx(k / n, abs=1e-12) and (low, high) == pytest.approx(_wilson(k, n), abs=1e-12)
+
+
+def six_win_by_round(p: Fraction, faces: int = 6, rounds: int = 14) -> list[Fraction]:
+    """P(six-win within r rounds), r = 1..rounds, of the streak model, straight from its rules.
+
+    Round 1: somebody takes the die at 1.  Every later round the Builder wins with probability p:
+    with the top face showing that is the six-win (the game ends), else the die goes up one;
+    otherwise another player takes the die at 1.
+    """
+    die, done, out = {1: Fraction(1)}, Fraction(0), [Fraction(0)]
+    for _ in range(2, rounds + 1):
+        nxt: dict[int, Fraction] = {}
+        for face, q in die.items():
+            if face == faces:
+                done += q * p
+            else:
+                nxt[face + 1] = nxt.get(face + 1, Fraction(0)) + q * p
+            nxt[1] = nxt.get(1, Fraction(0)) + q * (1 - p)
+        die = nxt
+        out.append(done)
+    return out
+
+
+def test_the_streak_chain_by_hand():
+    by_round = six_win_by_round(Fraction(1, 2))
+    assert by_round[:6] == [0] * 6 and by_round[6] == Fraction(1, 64)  # the take, then six wins in a row: p^6
+    # a later six-win needs a lost round (1/2) six rounds before it, then six wins: 1/128 for rounds 8..13;
+    # round 14 needs round 8 lost while the game still runs (not six-won in round 7): (1/2)(63/64)(1/64)
+    assert by_round[13] == Fraction(1, 64) + 6 * Fraction(1, 128) + Fraction(63, 8192) == Fraction(575, 8192)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return build_report(tmp_path_factory.mktemp("reports") / "dietower", quick=True, seed=1)
+
+
+@pytest.fixture(scope="module")
+def md(report):
+    return (report / "index.md").read_text(encoding="utf-8")
+
+
+def _table(out, name: str) -> pl.DataFrame:
+    return pl.read_parquet(out / f"{name}.parquet")
 
 
 @pytest.mark.slow
-def test_quick_report_is_written_offline(tmp_path):
-    out = build_report(tmp_path / "dietower", quick=True, seed=1)
-    meta = json.loads((out / "report.json").read_text())
-    assert {"streak_points", "convergence", "equilibrium_strategy", "heuristic_losses_chart"} <= set(meta["charts"])
-    assert {"full_deck_2p", "full_deck_3p", "reduced_exact", "heuristic_losses"} <= set(meta["tables"])
-    html = (out / "index.html").read_text()
-    assert "<svg" in html and "http://cdn" not in html and "https://cdn" not in html
-    assert (out / "reduced_exact.csv").read_text().count("1/18") >= 2  # the hand-checked suit of 2
+def test_quick_report_is_written_offline_with_every_chart_and_table(report, md):
+    meta = json.loads((report / "report.json").read_text())
+    assert meta["charts"] == ["streak_points", "streak_six_win", "streak_length", "streak_longest", "convergence",
+                              "equilibrium_strategy", "heuristic_losses_chart"]
+    assert meta["tables"] == ["streak_six_win_by_round", "full_deck_2p", "full_deck_3p", "agents_vs_random",
+                              "reduced_exact", "reduced_exact_d3", "equilibrium_facts", "heuristic_losses"]
+    html = (report / "index.html").read_text()
+    assert "http://cdn" not in html and "https://cdn" not in html and "<script" not in html.lower()
+    assert html.count("<svg") == len(meta["charts"])
+    for name in meta["charts"]:
+        figure = re.search(rf'<figure id="chart-{name}"[^>]*>(.*?)</figure>', html, re.S)
+        assert figure and "<svg" in figure.group(1) and f'href="{name}.vl.json"' in figure.group(1), name
+        assert f"]({name}.png)" in md and (report / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in meta["tables"]:  # in full beside the page, the CSV with the Parquet's values
+        assert_frame_equal(pl.read_csv(report / f"{name}.csv"), _table(report, name), check_dtypes=False,
+                           check_exact=False)
+        assert f"[{name}.csv]({name}.csv)" in md
+
+
+@pytest.mark.slow
+def test_header_and_streak_section_state_the_settings_and_exact_odds(report, md):
+    for label, value in (("Rules version", MODEL.rules_version), ("Master seed", "1"), ("Quick", "True"),
+                         ("Games", f"{QUICK['full_games']:,}")):
+        assert f"| {label} | {value} |" in md
+    exact = six_win_by_round(Fraction(1, 2))
+    assert f"P(six-win) = {exact[-1]} ≈ {float(exact[-1]):.5f}" in md  # 575/8192
+    table = _table(report, "streak_six_win_by_round")
+    assert table.get_column("round").to_list() == list(range(1, 15))
+    for row in table.iter_rows(named=True):
+        assert row["exact"] == pytest.approx(float(exact[row["round"] - 1]), abs=1e-15)
+        assert row["n"] == QUICK["streak_games"] and row["simulated"] == pytest.approx(row["count"] / row["n"])
+        assert (row["low"], row["high"]) == pytest.approx(_wilson(row["count"], row["n"]), abs=1e-12)
+    # the convergence chart (p = 0.6) closes in on the chain's exact value; its caption says where it ends
+    spec = json.loads((report / "convergence.vl.json").read_text())
+    (rows,) = [d for d in spec["datasets"].values() if "estimate" in d[0]]  # the others: the rule, the errors
+    target = float(six_win_by_round(Fraction(3, 5))[-1])
+    assert [r["exact"] for r in rows] == pytest.approx([target] * len(rows), abs=1e-15)
+    assert [r["n"] for r in rows] == sorted(r["n"] for r in rows) and rows[-1]["n"] == QUICK["convergence"]
+    assert all(r["low"] <= r["estimate"] <= r["high"] for r in rows)
+    last = rows[-1]
+    assert (f"After {last['n']:,} games the estimate is {last['estimate']:.4f} [{last['low']:.4f}, "
+            f"{last['high']:.4f}] against the exact {target:.4f}") in md
+
+
+@pytest.mark.slow
+def test_full_deck_tables_carry_intervals_and_n(report):
+    for players in (2, 3):
+        table = _table(report, f"full_deck_{players}p")
+        assert (table.get_column("n") == QUICK["full_games"]).all()
+        rows = {r["measure"]: r for r in table.iter_rows(named=True)}
+        shares = ["P(draw)"] + [f"P(p{s} wins)" for s in range(1, players + 1)]
+        assert set(shares) | {"P(six-win)"} <= set(rows)
+        for name in [*shares, "P(six-win)"]:
+            _check_rate(rows[name]["estimate"], rows[name]["lower"], rows[name]["upper"], rows[name]["n"])
+        assert sum(rows[s]["estimate"] for s in shares) == pytest.approx(1.0)  # every game: one winner or a draw
+        for r in rows.values():
+            assert r["lower"] <= r["estimate"] <= r["upper"]
+    agents = _table(report, "agents_vs_random")
+    assert (agents.get_column("n") == QUICK["agent_games"]).all()
+    for r in agents.iter_rows(named=True):
+        _check_rate(r["estimate"], r["lower"], r["upper"], r["n"])
+
+
+@pytest.mark.slow
+def test_reduced_deck_tables_show_exact_fractions_beside_the_simulation(report, md):
+    for name, suits in (("reduced_exact", range(2, QUICK["reduced_max"] + 1)), ("reduced_exact_d3", range(3, 6))):
+        table = _table(report, name)
+        assert sorted(set(table.get_column("suit_size"))) == list(suits)
+        for suit in suits:
+            rows = {r["measure"]: r for r in table.filter(pl.col("suit_size") == suit).iter_rows(named=True)}
+            assert set(rows) == {*RATES, "mean_score_p1", "mean_score_p2"}
+            fractions = {m: Fraction(r["exact_fraction"]) for m, r in rows.items()}
+            assert fractions["win_p1"] + fractions["win_p2"] + fractions["draw"] == 1  # two players, exactly
+            for measure, r in rows.items():
+                assert r["exact"] == float(fractions[measure]) and r["lower"] <= r["simulated"] <= r["upper"]
+                if measure in RATES:  # the interval is the Wilson interval of the stated number of games
+                    _check_rate(r["simulated"], r["lower"], r["upper"], QUICK["reduced_games"])
+    # suits of two by hand (test_dietower_exact.py): each seat wins 1/18, 8/9 draws, no six-win
+    suit2 = {r["measure"]: r["exact_fraction"] for r in
+             _table(report, "reduced_exact").filter(pl.col("suit_size") == 2).iter_rows(named=True)}
+    assert (suit2["win_p1"], suit2["win_p2"], suit2["draw"], suit2["six_win"]) == ("1/18", "1/18", "8/9", "0")
+    assert "| 2 | win_p1 | 1/18 |" in md and "| 2 | draw | 8/9 |" in md
+
+
+@pytest.mark.slow
+def test_optimal_play_tables(report):
+    facts = {r["objective"]: r for r in _table(report, "equilibrium_facts").iter_rows(named=True)}
+    # a symmetric game (both players hold the same cards): value 1/2 for "win", 0 for "points"
+    assert facts["win"]["value"] == pytest.approx(0.5) and facts["points"]["value"] == pytest.approx(0.0, abs=1e-9)
+    assert {r["suit_size"] for r in facts.values()} == {QUICK["eq_suit"]}
+    for r in _table(report, "heuristic_losses").iter_rows(named=True):
+        assert r["game_value"] == pytest.approx(facts[r["objective"]]["value"])
+        assert r["loss_vs_equilibrium"] == pytest.approx(r["game_value"] - r["vs_equilibrium"])
+        assert r["loss_vs_best_response"] == pytest.approx(r["game_value"] - r["vs_best_response"])
+        assert r["loss_vs_best_response"] >= r["loss_vs_equilibrium"] >= -1e-9  # a best response hurts most
 
 
 def test_charts_are_specs_with_the_exact_and_simulated_layers():
@@ -26,3 +177,4 @@ def test_charts_are_specs_with_the_exact_and_simulated_layers():
     conv = convergence_frame(0.5, games=5000)
     assert conv["n"].is_sorted()
     assert (conv["low"] <= conv["estimate"]).all() and (conv["estimate"] <= conv["high"]).all()
+    assert (conv["exact"] == float(six_win_by_round(Fraction(1, 2))[-1])).all()

@@ -8,12 +8,13 @@ from collections import Counter
 import pytest
 from scipy.stats import chisquare
 
+from tests.games.duel.events import play_game
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec
 from workbench.core.rng import SplitMix64
-from workbench.games.duel import play, rules
+from workbench.games.duel import rules
 from workbench.games.duel.agents import (
-    DRAWN,
+    DRAW_SCORE,
     WIN,
     GreedyAgent,
     RandomAgent,
@@ -94,7 +95,7 @@ def test_greedy_weights_are_agent_options():
     assert agent.act(v, legal, CFG, SplitMix64(0)) == Action(PLAY, 1)
     with pytest.raises(InputError, match="unknown option 'depth'"):
         make_agent(AgentSpec.parse("greedy:depth=2"))
-    with pytest.raises(InputError, match="budget must be"):
+    with pytest.raises(InputError, match=r"option 'budget': '0' is out of range; allowed: int in \[1, 100000\]"):
         make_agent(AgentSpec.parse("search:budget=0"))
     with pytest.raises(InputError, match="unknown duel agent"):
         make_agent(AgentSpec.parse("oracle"))
@@ -110,7 +111,7 @@ def test_greedy_takes_an_immediate_win_and_avoids_a_loss():
     assert GreedyAgent().act(v, legal, CFG, SplitMix64(0)) == Action(PLAY, 4)
     assert SearchAgent(budget=4, horizon=2).act(v, legal, CFG, SplitMix64(0)) == Action(PLAY, 4)
     both = view(idx("discord"), (ME._replace(tower=5), EN._replace(tower=7)))  # both towers fall: a draw
-    assert score_action(both, Action(PLAY, 0), CFG, Weights()) == DRAWN
+    assert score_action(both, Action(PLAY, 0), CFG, Weights()) == DRAW_SCORE
 
 
 class Spy:
@@ -130,7 +131,7 @@ def test_agents_see_only_a_view():
                                  "pending_discard", "played"}
     spies = [Spy(), Spy()]
     states = []
-    play.play_game(CFG, spies, 5, "p1", on_event=lambda k, s, d: states.append(s) if k == "action" else None)
+    play_game(CFG, spies, 5, "p1", on_event=lambda k, s, d: states.append(s) if k == "action" else None)
     seen = spies[0].seen + spies[1].seen
     assert len(seen) == len(states) and all(type(v) is View for v in seen)
     for s in states:
@@ -159,12 +160,12 @@ def test_search_beats_random_clearly():
         agents = [SearchAgent(budget=8, horizon=6), RandomAgent()]
         if search_seat:
             agents.reverse()
-        final = play.play_game(CFG, agents, 1000 + seed, "random")
+        final = play_game(CFG, agents, 1000 + seed, "random")
         wins += final.outcome[0] == search_seat
     assert wins >= 8
 
 
 def test_greedy_beats_random():
-    wins = sum(play.play_game(CFG, [GreedyAgent(), RandomAgent()], seed, "random").outcome[0] == 0
+    wins = sum(play_game(CFG, [GreedyAgent(), RandomAgent()], seed, "random").outcome[0] == 0
                for seed in range(30))
     assert wins >= 24

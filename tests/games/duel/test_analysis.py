@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from tests.independent import wilson as _wilson
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.games.duel import analysis
@@ -79,14 +80,91 @@ def test_bad_input():
         analysis.run_grid(FIELDS, games=0)
 
 
-def test_chart_builders(grid, miss):
-    table = analysis.balance_table(grid)
-    specs = {
-        "first_seat": analysis.first_seat_chart(table).to_dict(),
-        "length": analysis.length_chart(grid).to_dict(),
-        "end_reasons": analysis.end_reason_chart(grid).to_dict(),
-        "miss": analysis.miss_effect_chart(analysis.miss_effect_table(miss)).to_dict(),
-    }
-    assert specs["first_seat"]["facet"]["column"]["field"] == "pairing"  # two pairings → one panel each
-    assert all("$schema" in s for s in specs.values())
-    assert set(analysis.battlefield_charts(grid)) == {"first_seat", "length", "end_reasons"}
+def _rows(spec: dict) -> list[dict]:
+    (rows,) = spec["datasets"].values()
+    return rows
+
+
+def _marks(layers: list[dict]) -> list[str]:
+    return [layer["mark"]["type"] for layer in layers]
+
+
+def test_first_seat_chart_plots_the_tables_rates_with_intervals(grid):
+    spec = analysis.first_seat_chart(analysis.balance_table(grid)).to_dict()
+    assert spec["title"] == "First-seat win rate (95 % Wilson interval)"
+    assert spec["facet"]["column"]["field"] == "pairing"  # two pairings → one panel each
+    bars, points, fair = spec["spec"]["layer"]
+    assert _marks(spec["spec"]["layer"]) == ["errorbar", "point", "rule"]
+    assert (points["encoding"]["x"]["field"], points["encoding"]["y"]["field"]) == ("battlefield", "first_seat_win")
+    assert points["encoding"]["color"]["field"] == "deck" and points["encoding"]["xOffset"]["field"] == "deck"
+    assert (bars["encoding"]["y"]["field"], bars["encoding"]["y2"]["field"]) == ("first_seat_win_low",
+                                                                                "first_seat_win_high")
+    assert fair["encoding"]["y"]["datum"] == 0.5  # the fair-seat line
+    rows = _rows(spec)
+    # one point per battlefield × deck × pairing, each recounted from the raw games
+    assert sorted((r["battlefield"], r["deck"], r["pairing"]) for r in rows) == sorted(
+        (b, d, p) for b in FIELDS for d in ("regular", "unlimited") for p in ("greedy vs greedy", "random vs random"))
+    for r in rows:
+        cell = grid.filter((pl.col("battlefield") == r["battlefield"]) & (pl.col("deck") == r["deck"])
+                           & (pl.col("pairing") == r["pairing"]))
+        won = int((cell.get_column("winner") == cell.get_column("first_seat")).sum())
+        assert r["games"] == cell.height == 120
+        assert r["first_seat_win"] == pytest.approx(won / 120)
+        assert (r["first_seat_win_low"], r["first_seat_win_high"]) == pytest.approx(_wilson(won, 120), abs=1e-12)
+        assert r["first_seat_win_low"] <= r["first_seat_win"] <= r["first_seat_win_high"]
+
+
+def test_length_chart_bins_every_game_once_per_battlefield(grid):
+    spec = analysis.length_chart(grid).to_dict()
+    assert spec["title"] == "Game length (player turns)" and spec["mark"]["type"] == "bar"
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["x"]["bin"], enc["x2"]["field"]) == ("bin_start", "binned", "bin_end")
+    assert enc["y"]["field"] == "share" and enc["color"]["field"] == "battlefield"
+    rows = _rows(spec)
+    for field in FIELDS:
+        lengths = grid.filter(pl.col("battlefield") == field).get_column("length")
+        mine = [r for r in rows if r["battlefield"] == field]
+        assert sum(r["count"] for r in mine) == lengths.len() == 2 * 2 * 120  # decks × pairings × games
+        assert sum(r["share"] for r in mine) == pytest.approx(1.0)
+        for r in mine:  # integer lengths, bins edged on halves: each game falls in exactly one bin
+            assert r["count"] == int(((lengths > r["bin_start"]) & (lengths < r["bin_end"])).sum())
+
+
+def test_end_reason_chart_shows_each_cells_reason_shares(grid):
+    spec = analysis.end_reason_chart(grid).to_dict()
+    assert spec["title"] == "How games end" and spec["mark"]["type"] == "bar"
+    enc = spec["encoding"]
+    assert (enc["x"]["field"], enc["color"]["field"], enc["y"]["field"]) == ("cell", "reason", "share")
+    assert enc["y"]["stack"] == "normalize"
+    rows = _rows(spec)
+    cells = {" / ".join(key): frame for key, frame in grid.group_by(["battlefield", "deck", "pairing"])}
+    assert {r["cell"] for r in rows} == set(cells) and len(cells) == 8
+    for r in rows:
+        reasons = cells[r["cell"]].get_column("reason")
+        assert r["n"] == 120 and r["count"] == int((reasons == r["reason"]).sum())
+        assert r["share"] == pytest.approx(r["count"] / 120)
+    assert sum(r["count"] for r in rows) == grid.height  # every game in exactly one bar segment
+
+
+def test_miss_effect_chart_shows_the_rate_change_against_no_misses(miss):
+    spec = analysis.miss_effect_chart(analysis.miss_effect_table(miss)).to_dict()
+    assert spec["title"] == "Miss rule: change of the first-seat win rate"
+    assert spec["facet"]["column"]["field"] == "miss_rate"
+    bars, points, zero = spec["spec"]["layer"]
+    assert _marks(spec["spec"]["layer"]) == ["errorbar", "point", "rule"]
+    assert (points["encoding"]["x"]["field"], points["encoding"]["y"]["field"]) == ("diff", "cell")
+    assert (bars["encoding"]["x"]["field"], bars["encoding"]["x2"]["field"]) == ("low", "high")
+    assert zero["encoding"]["x"]["datum"] == 0
+    (row,) = _rows(spec)  # one battlefield, one miss rate besides 0
+    rates = {m: (g.get_column("winner") == g.get_column("first_seat")).mean()
+             for (m,), g in miss.group_by(["miss_rate"])}
+    assert (row["cell"], row["miss_rate"], row["n"], row["n_base"]) == ("grand_wizards_fortress", 0.5, 300, 300)
+    assert row["diff"] == pytest.approx(rates[0.5] - rates[0.0])
+    assert row["low"] <= row["diff"] <= row["high"]
+
+
+def test_battlefield_charts_are_the_three_standard_charts(grid):
+    charts = analysis.battlefield_charts(grid)
+    assert {name: c.to_dict()["title"] for name, c in charts.items()} == {
+        "first_seat": "First-seat win rate (95 % Wilson interval)", "length": "Game length (player turns)",
+        "end_reasons": "How games end"}

@@ -225,3 +225,16 @@ def test_effects_guide_examples_parse_and_are_real_cards():
     for text in examples:
         parse_effect(text)
         assert text in shipped, text
+
+
+@pytest.mark.parametrize(("source", "load"), [(CARDS_CSV, load_cards), (BATTLEFIELDS_CSV, load_battlefields)],
+                         ids=["cards", "battlefields"])
+def test_shipped_files_saved_by_excel_with_a_bom_load_identically(tmp_path, source, load):
+    copy = tmp_path / source.name
+    copy.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    original, excel = load(source), load(copy)
+    if load is load_cards:
+        assert excel.cards == original.cards and excel.digest == original.digest  # same params hash
+        assert excel.source == str(copy.resolve())
+    else:
+        assert excel == original

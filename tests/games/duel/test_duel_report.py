@@ -1,17 +1,49 @@
-"""The duel report: built through the CLI with quick settings, self-contained, every chart inline."""
+"""The duel report: built through the CLI with quick settings, self-contained, every chart inline.
+
+The numbers are checked against the report's own saved tables and recomputed here from their
+counts: rates are k/n, intervals are 95 % Wilson intervals from the formula, differences are
+variant − baseline, and the Markdown shows those values.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+import struct
 import time
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
+from tests.independent import wilson as _wilson
 from workbench.cli import main
 from workbench.core.runner import simulate
 from workbench.games.duel.model import RULES_VERSION
+from workbench.games.duel.report import BALANCE, QUICK, WHATIF_CARD
+
+PNG = b"\x89PNG\r\n\x1a\n"
+DECKS = ("regular", "unlimited")
+
+
+def _count(rate: float, n: int) -> int:
+    """The whole number of games behind a saved rate (fails if the rate is not k/n)."""
+    k = round(rate * n)
+    assert rate == pytest.approx(k / n, abs=1e-12), (rate, n)
+    return k
+
+
+def _shown(rate: float, low: float, high: float) -> str:
+    """How a rate and its interval read in the report (report.py's documented "52.3% [51.3–53.3]")."""
+    return f"{100 * rate:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
+
+
+def _check_rate(rate: float, low: float, high: float, n: int) -> str:
+    """A saved rate with its interval is k/n with the Wilson interval of (k, n); returns how it reads."""
+    k = _count(rate, n)
+    assert (low, high) == pytest.approx(_wilson(k, n), abs=1e-12)
+    assert low <= rate <= high
+    return _shown(k / n, *_wilson(k, n))
 
 
 @pytest.fixture(scope="module")
@@ -24,39 +56,204 @@ def built(tmp_path_factory):
     return out, time.perf_counter() - started
 
 
-def test_quick_report_is_quick(built):
-    _, seconds = built
-    assert seconds < 30
+@pytest.fixture(scope="module")
+def md(built):
+    return (built[0] / "index.md").read_text(encoding="utf-8")
 
 
-def test_html_is_self_contained_and_shows_every_chart(built):
+def _table(out, name: str) -> pl.DataFrame:
+    return pl.read_parquet(out / f"{name}.parquet")
+
+
+def _chart_rows(out, name: str) -> list[dict]:
+    spec = json.loads((out / f"{name}.vl.json").read_text(encoding="utf-8"))
+    (rows,) = spec["datasets"].values()
+    return rows
+
+
+def test_quick_report_is_quick_and_states_its_settings(built):
+    out, seconds = built
+    assert seconds < 30  # the documented budget of `report --quick` (report.py), which the test suite relies on
+    meta = json.loads((out / "report.json").read_text())["meta"]
+    assert meta["settings"] == "quick" and meta["battlefields"] == list(QUICK.battlefields)
+    assert meta["games"] == {"per battlefield × deck (greedy vs greedy)": QUICK.main_games,
+                             "other pairings": QUICK.other_games, "miss rule": QUICK.miss_games,
+                             "what-if": QUICK.whatif_games, "auto-balance per value": QUICK.balance_games}
+    assert 0 < meta["seconds"]["total before writing"] <= seconds
+
+
+def test_html_is_self_contained_and_shows_every_chart(built, md):
     out, _ = built
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "<script" not in page.lower()
     external = [u for u in re.findall(r'(?:src|href)="([^"]+)"', page) if re.match(r"^(https?:)?//", u)]
     assert not external
     charts = json.loads((out / "report.json").read_text())["charts"]
-    assert {"first_seat_greedy", "length_greedy", "end_reasons_greedy", "miss_rule_delta", "cost_vs_value",
-            "whatif_delta", "auto_balance_curve"} <= set(charts)
+    assert charts == ["first_seat_greedy", "length_greedy", "end_reasons_greedy", "first_seat_other", "miss_rule_delta",
+                      "miss_rule_reasons", "cost_vs_value", "whatif_delta", "auto_balance_curve"]
+    assert re.findall(r"\]\(([^)]+\.png)\)", md) == [f"{name}.png" for name in charts]  # in reading order
     for name in charts:
         figure = re.search(rf'<figure id="chart-{re.escape(name)}"[^>]*>(.*?)</figure>', page, re.S)
         assert figure and "<svg" in figure.group(1), name
-        assert (out / f"{name}.png").stat().st_size > 0 and (out / f"{name}.svg").is_file()
+        for ext in ("svg", "png", "vl.json"):  # the page links the chart's files, the Markdown shows the PNG
+            assert f'href="{name}.{ext}"' in figure.group(1)
+        assert f"]({name}.png)" in md and f"]({name}.svg)" in md
+        png = (out / f"{name}.png").read_bytes()
+        assert png[:8] == PNG
+        svg = (out / f"{name}.svg").read_text(encoding="utf-8")
+        size = re.search(r'<svg[^>]*\bwidth="([\d.]+)"[^>]*\bheight="([\d.]+)"', svg)
+        width, height = struct.unpack(">II", png[16:24])  # the PNG's IHDR: the same picture as the SVG
+        assert width / height == pytest.approx(float(size.group(1)) / float(size.group(2)), rel=0.01), name
 
 
-def test_header_markdown_and_tables(built):
+def test_header_states_rules_version_seed_and_settings(built, md):
     out, _ = built
     meta = json.loads((out / "report.json").read_text())["meta"]
     assert meta["rules_version"] == RULES_VERSION and meta["seed"] == 3
-    assert "greedy vs greedy" in meta["agents"]
-    md = (out / "index.md").read_text(encoding="utf-8")
-    assert RULES_VERSION in md and "Master seed" in md
-    for png in re.findall(r"\]\(([^)]+\.png)\)", md):
-        assert (out / png).is_file()
+    assert meta["agents"] == ["greedy vs greedy", "random vs random"]
+    page = (out / "index.html").read_text(encoding="utf-8")
+    rows = {"Rules version": RULES_VERSION, "Master seed": "3", "Settings": "quick",
+            "Agents": "greedy vs greedy, random vs random", "Battlefields": ", ".join(QUICK.battlefields)}
+    for label, value in rows.items():
+        assert f"| {label} | {value} |" in md and f"<tr><th>{label}</th><td>{value}</td></tr>" in page
+    assert f"per battlefield × deck (greedy vs greedy)={QUICK.main_games}" in md
+
+
+def test_every_table_is_saved_as_csv_and_parquet_with_the_same_values(built, md):
+    out, _ = built
     for name in json.loads((out / "report.json").read_text())["tables"]:
-        assert (out / f"{name}.csv").is_file()
-        assert pl.read_parquet(out / f"{name}.parquet").height > 0 or name.startswith("whatif")
-    table = pl.read_parquet(out / "battlefields_greedy.parquet")
-    assert {"first_seat_win", "first_seat_win_low", "first_seat_win_high", "draws"} <= set(table.columns)
-    lists = pl.read_parquet(out / "costed_cards.parquet")
+        table = _table(out, name)
+        assert table.height > 0, name
+        assert_frame_equal(pl.read_csv(out / f"{name}.csv"), table, check_dtypes=False, check_exact=False)
+        assert f"[{name}.csv]({name}.csv)" in md and f"[{name}.parquet]({name}.parquet)" in md
+
+
+def test_battlefield_tables_rates_intervals_and_n(built, md):
+    out, _ = built
+    for name, pairing, games in (("battlefields_greedy", "greedy vs greedy", QUICK.main_games),
+                                 ("battlefields_other", "random vs random", QUICK.other_games)):
+        table = _table(out, name)
+        # one row per battlefield × deck, every one with its own n
+        assert sorted(table.select("battlefield", "deck").rows()) == sorted(
+            (b, d) for b in QUICK.battlefields for d in DECKS)
+        assert table.get_column("pairing").unique().to_list() == [pairing]
+        assert (table.get_column("games") == games).all()
+        ends = [c for c in table.columns if c.startswith("end_") and not c.endswith(("_low", "_high"))]
+        for row in table.iter_rows(named=True):
+            shown = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"], games)
+            assert f"| {row['battlefield']} | {row['deck']} | {pairing} | {games} | {shown} |" in md
+            _check_rate(row["draws"], row["draws_low"], row["draws_high"], games)
+            for end in ends:
+                _check_rate(row[end], row[f"{end}_low"], row[f"{end}_high"], games)
+            assert sum(_count(row[end], games) for end in ends) == games  # every game ends for one reason
+    lengths = _table(out, "length_all")
+    assert lengths.height == len(QUICK.battlefields) * len(DECKS) * 2  # × (greedy, other) pairings
+    assert sorted(lengths.get_column("length_n").unique().to_list()) == sorted({QUICK.main_games, QUICK.other_games})
+
+
+def test_first_seat_summary_sentence_matches_the_table(built, md):
+    out, _ = built
+    table = _table(out, "battlefields_greedy")
+    said = re.search(r"favoured \(interval above 50 %\) in (\d+) of (\d+) cells; the rate runs from "
+                     r"(\w+) / (\w+): ([\d.]+) % \[[^]]*\] to (\w+) / (\w+): ([\d.]+) %", md)
+    assert said, "the summary sentence is missing"
+    favoured = int((table.get_column("first_seat_win_low") > 0.5).sum())
+    assert (int(said.group(1)), int(said.group(2))) == (favoured, table.height)
+    lowest, highest = table.get_column("first_seat_win").min(), table.get_column("first_seat_win").max()
+    for field, deck, shown, rate in ((said.group(3), said.group(4), said.group(5), lowest),
+                                     (said.group(6), said.group(7), said.group(8), highest)):
+        row = table.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck)).row(0, named=True)
+        assert row["first_seat_win"] == rate and shown == f"{100 * rate:.1f}"
+
+
+def test_miss_rule_table_is_the_rate_change_against_no_misses(built, md):
+    out, _ = built
+    table = _table(out, "miss_rule")
+    miss = [m for m in QUICK.miss_rates if m != 0.0]
+    assert sorted(table.select("battlefield", "miss_rate").rows()) == sorted(
+        (b, m) for b in QUICK.battlefields for m in miss)
+    for row in table.iter_rows(named=True):
+        assert row["n"] == row["n_base"] == QUICK.miss_games
+        assert (row["k"], row["k_base"]) == (_count(row["rate"], row["n"]), _count(row["rate_base"], row["n_base"]))
+        rate = _check_rate(row["rate"], row["rate_low"], row["rate_high"], row["n"])
+        base = _check_rate(row["rate_base"], row["rate_base_low"], row["rate_base_high"], row["n_base"])
+        assert row["diff"] == pytest.approx(row["rate"] - row["rate_base"]) and row["low"] <= row["diff"] <= row["high"]
+        _check_rate(row["timeout_share"], row["timeout_share_low"], row["timeout_share_high"], row["n"])
+        diff = f"{100 * row['diff']:+.1f} pts ["
+        assert (f"| {row['battlefield']} | regular | greedy vs greedy | {row['miss_rate']:g} | {row['n']} | "
+                f"{row['k']} | {rate} | {row['n_base']} | {row['k_base']} | {base} | {diff}") in md
+
+
+def test_what_if_tables_compare_the_same_games(built, md):
+    out, _ = built
+    outcomes = _table(out, "whatif_outcomes")
+    assert {"first_seat_win", "p1_win", "draw"} <= set(outcomes.get_column("metric"))
+    assert (outcomes.get_column("n") == QUICK.whatif_games).all()
+    for row in outcomes.iter_rows(named=True):
+        base = _check_rate(row["base"], row["base_low"], row["base_high"], row["n"])
+        variant = _check_rate(row["variant"], row["variant_low"], row["variant_high"], row["n"])
+        assert row["diff"] == pytest.approx(row["variant"] - row["base"]) and row["low"] <= row["diff"] <= row["high"]
+        assert f"| {row['metric']} | {row['n']} | {base} | {variant} | {100 * row['diff']:+.1f} pts [" in md
+    ends = outcomes.filter(pl.col("metric").str.starts_with("end_"))
+    assert ends.get_column("base").sum() == pytest.approx(1) and ends.get_column("variant").sum() == pytest.approx(1)
+    card = _table(out, "whatif_card")
+    assert card.get_column("key").unique().to_list() == [WHATIF_CARD]
+    assert card.get_column("metric").to_list() == ["wr_drawn", "wr_played", "play_rate"]
+    for row in card.iter_rows(named=True):
+        _count(row["base"], row["n_base"])
+        _count(row["variant"], row["n_variant"])
+        assert row["diff"] == pytest.approx(row["variant"] - row["base"]) and row["low"] <= row["diff"] <= row["high"]
+
+
+def test_auto_balance_table_and_summary(built, md):
+    out, _ = built
+    param, low, high, _field = BALANCE
+    points = _table(out, "auto_balance").sort("value")
+    assert points.height <= QUICK.balance_evals
+    values = points.get_column("value").to_list()
+    assert values[0] == low and values[-1] == high  # both ends are evaluated first
+    for row in points.iter_rows(named=True):
+        assert row["n"] == QUICK.balance_games and row["k"] == _count(row["rate"], row["n"])
+        shown = _check_rate(row["rate"], row["low"], row["high"], row["n"])
+        assert f"| {row['value']:g} | {row['n']} | {row['k']} | {shown} |" in md
+    # the estimate: where the straight line between two evaluated neighbours crosses 50 %
+    rates = points.get_column("rate").to_list()
+    crossing = next(x0 + (0.5 - r0) * (x1 - x0) / (r1 - r0) for x0, x1, r0, r1 in
+                    zip(values, values[1:], rates, rates[1:], strict=False) if (r0 - 0.5) * (r1 - 0.5) < 0)
+    assert f"{param} ≈ {crossing:.2f}" in md
+    best = min(points.iter_rows(named=True), key=lambda r: abs(r["rate"] - 0.5))
+    assert (f"best tried {best['value']:g}: {100 * best['rate']:.1f}% "
+            f"[{100 * best['low']:.1f}%–{100 * best['high']:.1f}%]") in md
+
+
+def test_charts_plot_the_saved_tables(built):
+    out, _ = built
+    key = ("battlefield", "deck", "first_seat_win", "first_seat_win_low", "first_seat_win_high", "games")
+    for chart, table in (("first_seat_greedy", "battlefields_greedy"), ("first_seat_other", "battlefields_other")):
+        plotted = sorted(tuple(r[k] for k in key) for r in _chart_rows(out, chart))
+        assert plotted == sorted(_table(out, table).select(key).rows())
+    plotted = sorted((r["cell"], r["diff"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "miss_rule_delta"))
+    assert plotted == sorted(_table(out, "miss_rule").select("battlefield", "diff", "low", "high", "n").rows())
+    plotted = sorted((r["metric"], r["diff"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "whatif_delta"))
+    assert plotted == sorted(_table(out, "whatif_outcomes").select("metric", "diff", "low", "high", "n").rows())
+    param = BALANCE[0]
+    plotted = sorted((r[param], r["rate"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "auto_balance_curve"))
+    assert plotted == sorted(_table(out, "auto_balance").select("value", "rate", "low", "high", "n").rows())
+    # end reasons: each bar segment is the table's share of that reason in that cell
+    table = _table(out, "battlefields_greedy")
+    for r in _chart_rows(out, "end_reasons_greedy"):
+        field, deck = r["cell"].split(" / ")
+        row = table.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck)).row(0, named=True)
+        assert r["n"] == row["games"] and r["count"] == _count(row[f"end_{r['reason']}"], row["games"])
+    # lengths: the regular deck's games, each battlefield's bars hold all of its games
+    lengths = _chart_rows(out, "length_greedy")
+    for field in QUICK.battlefields:
+        assert sum(r["count"] for r in lengths if r["battlefield"] == field) == QUICK.main_games
+    # cost vs value: the static panel shows every card at the static model's value
+    static = _table(out, "card_costing_static")
+    panels = [rows for rows in json.loads((out / "cost_vs_value.vl.json").read_text())["datasets"].values()
+              if len(rows) == static.height and {r["key"] for r in rows} == set(static.get_column("key"))]
+    assert any({r["key"]: r["value"] for r in rows} == pytest.approx(
+        dict(zip(static.get_column("key"), static.get_column("value"), strict=True))) for rows in panels)
+    lists = _table(out, "costed_cards")
     assert lists.height == 20 and lists.get_column("view").n_unique() == 2

@@ -2,7 +2,7 @@
 
 Sources: the rules text (002_aa9990e34e6df925.txt, English rendering 002_tower_duel.en.md) and the
 `duel` section of CLARIFICATIONS.md.  Expected values are hand-computed literals; the rules
-functions run on hand-built GameState values, whole games go through ``play.play_game``.
+functions run on hand-built GameState values, whole games go through core's reference loop (``events.play_game``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import Counter
 import pytest
 from scipy.stats import binomtest, chisquare
 
+from tests.games.duel.events import play_game
 from workbench.core.errors import InputError
 from workbench.core.rng import SplitMix64
 from workbench.games.duel import play, rules, shuffle
@@ -69,7 +70,7 @@ def effect(players, text: str, cfg: Config = CFG, me: int = 0):
 
 def record(cfg: Config, agents, seed: int, first: str = "p1"):
     events = []
-    final = play.play_game(cfg, agents, seed, first, on_event=lambda k, s, d: events.append((k, s, d)))
+    final = play_game(cfg, agents, seed, first, on_event=lambda k, s, d: events.append((k, s, d)))
     return final, events
 
 
@@ -299,10 +300,19 @@ def test_a_play_again_chain_that_empties_the_hand_ends_the_turn():
 
 
 def test_hand_size_one_games_finish():
+    """One card in hand: a play-again card empties the hand, the turn ends, and games still end by a rule."""
     cfg = config(hand_size=1)
     for seed in range(10):
-        final = play.play_game(cfg, [RandomAgent(), GreedyAgent()], seed, "p1")
-        assert final.outcome is not None
+        final, events = record(cfg, [RandomAgent(), GreedyAgent()], seed)
+        turns = [s for kind, s, _ in events if kind == "turn"]
+        assert turns and all(len(s.hands[s.current]) == 1 for s in turns)  # refilled to one card every turn
+        assert all(_conserved(s) for _, s, _ in events)
+        winner, reason = final.outcome
+        if reason == rules.TURN_LIMIT:
+            assert (winner, final.turn) == (rules.DRAW_SEAT, cfg.max_turns)
+        else:  # a tower or resource victory (or a draw of both) that the final position shows
+            assert final.turn <= cfg.max_turns
+            assert rules.check_victory(final.players, cfg.battlefield) == final.outcome
 
 
 # --------------------------------------------------------------------------------------- the deck
@@ -422,7 +432,7 @@ def test_production_can_win_before_the_action():
 # ---------------------------------------------------------------------------------- turn limit
 def test_turn_limit_is_a_draw_with_reason_turn_limit():
     cfg = config(max_turns=5)
-    final = play.play_game(cfg, [DiscardFirst(), DiscardFirst()], seed=3, first="p1")
+    final = play_game(cfg, [DiscardFirst(), DiscardFirst()], seed=3, first="p1")
     assert (final.outcome, final.turn) == ((rules.DRAW_SEAT, rules.TURN_LIMIT), 5)
     row = play.result_row(final, cfg)
     assert (row["winner"], row["reason"], row["length"]) == ("draw", "turn_limit", 5)
@@ -513,7 +523,7 @@ def test_fixed_first_player(first, seat):
 def test_random_first_player_is_a_fair_coin_and_reported():
     seats = []
     for seed in range(60):
-        final = play.play_game(config(max_turns=1), [DiscardFirst(), DiscardFirst()], seed, "random")
+        final = play_game(config(max_turns=1), [DiscardFirst(), DiscardFirst()], seed, "random")
         assert final.first == play.first_seat("random", seed)
         assert play.result_row(final, CFG)["first_seat"] == ("p1", "p2")[final.first]
         seats.append(final.first)
@@ -572,7 +582,7 @@ def test_battlefield_overrides_change_the_start_and_the_targets():
     assert rules.check_victory((P(30, 0, 0, 0, 0, 0, 0, 0), P(20, 0, 0, 0, 0, 0, 0, 0)), bf) == (0, rules.TOWER_BUILT)
     assert rules.check_victory((P(29, 0, 0, 0, 0, 60, 0, 0), P(20, 0, 0, 0, 0, 0, 0, 0)), bf) == (
         0, rules.RESOURCES_WON)
-    final = play.play_game(cfg, [GreedyAgent(), GreedyAgent()], 2, "p1")
+    final = play_game(cfg, [GreedyAgent(), GreedyAgent()], 2, "p1")
     assert final.outcome[1] in (rules.TOWER_BUILT, rules.TOWER_DESTROYED, rules.RESOURCES_WON)
     with pytest.raises(InputError, match="start tower"):
         build_config(MODEL.resolve_params({"start_tower": 80}))
@@ -585,7 +595,7 @@ def test_second_seat_bonus_goes_to_the_seat_that_moves_second(first, bonus_seat)
     params = MODEL.resolve_params({"first": first, "second_bonus_wall": 7, "second_bonus_ore": 4})
     config = build_config(params)
     dealt = []
-    play.play_game(config, [RandomAgent(), RandomAgent()], 3, first,
+    play_game(config, [RandomAgent(), RandomAgent()], 3, first,
                    on_event=lambda kind, s, d: dealt.append(s) if kind == "deal" else None)
     start = dealt[0].players
     assert (start[bonus_seat].wall, start[bonus_seat].ore) == (10 + 7, 5 + 4)

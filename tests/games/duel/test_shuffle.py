@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from workbench.core.errors import InputError, VerificationError
-from workbench.games.duel import play, shuffle
+from tests.games.duel.events import play_game
+from workbench.core.errors import InputError
+from workbench.games.duel import shuffle
 from workbench.games.duel.agents import GreedyAgent
 from workbench.games.duel.data import load_battlefields, load_cards
 from workbench.games.duel.rules import Config
+from workbench.games.duel.shuffle import VerificationError
 
 CONFIG = Config(cards=load_cards(), battlefield=load_battlefields()["crystal_garden"])
 
@@ -82,7 +84,7 @@ def test_unknown_deck_is_rejected():
 @pytest.mark.parametrize("seed", [3, 99, 2**40 + 5])
 def test_the_deal_is_what_play_game_deals(seed):
     events = []
-    play.play_game(CONFIG, [GreedyAgent(), GreedyAgent()], seed, "p1",
+    play_game(CONFIG, [GreedyAgent(), GreedyAgent()], seed, "p1",
                    on_event=lambda kind, state, detail: events.append(state) if kind == "deal" else None)
     state = events[0]
     order = shuffle.deal(seed)
@@ -90,7 +92,7 @@ def test_the_deal_is_what_play_game_deals(seed):
     assert state.deck == order[12:]
     unlimited = CONFIG._replace(deck="unlimited")
     events.clear()
-    play.play_game(unlimited, [GreedyAgent(), GreedyAgent()], seed, "p1",
+    play_game(unlimited, [GreedyAgent(), GreedyAgent()], seed, "p1",
                    on_event=lambda kind, state, detail: events.append(state) if kind == "deal" else None)
     draws = shuffle.deal(seed, deck="unlimited", draws=12)
     assert events[0].hands == (draws[:6], draws[6:])

@@ -1,15 +1,23 @@
-"""What-if on common random numbers, edited data files, and auto-balance."""
+"""What-if on common random numbers and edited data files (the duel's layer over core)."""
 
 from __future__ import annotations
 
-import math
+import csv
+import hashlib
 
 import polars as pl
 import pytest
+from scipy import stats
 
+from workbench.core.compare import compare_cells
 from workbench.core.errors import DataError, InputError
-from workbench.games.duel import whatif
-from workbench.games.duel.data import load_battlefields, load_cards
+from workbench.games.duel import analysis, cardstats, whatif
+from workbench.games.duel.data import CARDS_CSV, load_battlefields, load_cards
+
+
+def _rows(path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
 
 
 def test_edited_cards_file_is_content_addressed(tmp_path):
@@ -17,15 +25,35 @@ def test_edited_cards_file_is_content_addressed(tmp_path):
     b = whatif.edited_cards_csv({"dragon": {"cost": 20}}, directory=tmp_path)
     c = whatif.edited_cards_csv({"dragon": {"cost": 21}}, directory=tmp_path)
     assert a == b != c
+    assert a.name == f"cards-{hashlib.sha256(a.read_bytes()).hexdigest()[:16]}.csv"
+    # the copy differs from data/duel/cards.csv in exactly the dragon's cost
+    base, edited = _rows(CARDS_CSV), _rows(a)
+    changed = [(x["key"], k, y[k]) for x, y in zip(base, edited, strict=True) for k in x if x[k] != y[k]]
+    assert changed == [("dragon", "cost", "20")]
+    dragon_id = load_cards().by_key("dragon").id
+    assert whatif.edited_cards_csv({dragon_id: {"cost": 20}}, directory=tmp_path) == a  # by id: the same file
     assert load_cards(a).by_key("dragon").cost == 20 and load_cards(a).by_key("ruby").cost == 3
-    with pytest.raises(InputError, match="no card 'atlantis'"):
+
+
+def test_bad_edits_name_the_card_and_column(tmp_path):
+    with pytest.raises(InputError, match=r"cards.csv: no row with key or id 'atlantis' to edit; key values: "
+                                         r"bad_ore, earthquake, .* \(102 in all\)"):
         whatif.edited_cards_csv({"atlantis": {"cost": 1}}, directory=tmp_path)
-    with pytest.raises(InputError, match="cannot edit 'id'"):
+    with pytest.raises(InputError, match="cannot edit column 'id' of 'dragon': it is the row's key; editable "
+                                         "columns: name_en, name_id, colour, cost, effect"):
         whatif.edited_cards_csv({"dragon": {"id": 5}}, directory=tmp_path)
     with pytest.raises(DataError, match="effect"):
         whatif.edited_cards_csv({"dragon": {"effect": "enemy.damage lots"}}, directory=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # the rejected copy is not left behind
+    with pytest.raises(InputError, match="no row with key 'atlantis' to edit; key values: grand_wizards_fortress, "
+                                         "crystal_garden"):
+        whatif.edited_battlefields_csv({"atlantis": {"wall": 15}}, directory=tmp_path)
     fields = whatif.edited_battlefields_csv({"crystal_garden": {"wall": 15}}, directory=tmp_path)
-    assert load_battlefields(fields)["crystal_garden"].wall == 15
+    assert fields.name.startswith("battlefields-") and load_battlefields(fields)["crystal_garden"].wall == 15
+
+
+def _chart_rows(chart) -> list[dict]:
+    return next(iter(chart.to_dict()["datasets"].values()))
 
 
 def test_overpowered_card_shows_a_significant_increase(tmp_path):
@@ -34,10 +62,24 @@ def test_overpowered_card_shows_a_significant_increase(tmp_path):
                             games=300, seed=3, directory=tmp_path)
     drawn = result.cards.filter(pl.col("metric") == "wr_drawn").row(0, named=True)
     assert drawn["variant"] > 0.9 and drawn["diff"] > 0.3 and drawn["significant"]
+    # the card's rates are card_rates' own, arm by arm
+    base_rates = cardstats.card_rates(result.baseline).filter(pl.col("key") == "amethyst").row(0, named=True)
+    assert (drawn["n_base"], drawn["base"]) == (base_rates["wr_drawn_n"], base_rates["wr_drawn"])
+    assert result.outcomes.get_column("metric").to_list() == ["first_seat_win", "p1_win", "draw", "end_resources",
+                                                              "end_tower_built", "end_tower_destroyed"]
     built = result.outcomes.filter(pl.col("metric") == "end_tower_built").row(0, named=True)
     assert built["diff"] > 0 and built["significant"]
+    # the paired test recomputed from the two frames, game by game
+    b = (result.baseline.get_column("reason") == "tower_built").to_list()
+    v = (result.variant.get_column("reason") == "tower_built").to_list()
+    pairs = list(zip(b, v, strict=True))
+    gained, lost = sum(y and not x for x, y in pairs), sum(x and not y for x, y in pairs)
+    assert built["discordant"] == gained + lost and built["n"] == 300
+    assert built["p_value"] == pytest.approx(stats.binomtest(gained, gained + lost, 0.5).pvalue)
+    assert built["diff"] == pytest.approx((sum(v) - sum(b)) / 300)
     assert result.params_variant["cards"].startswith(str(tmp_path))
-    assert whatif.what_if_chart(result).to_dict()["layer"]
+    rows = _chart_rows(whatif.what_if_chart(result))
+    assert [(r["metric"], r["diff"]) for r in rows] == result.outcomes.select("metric", "diff").rows()
 
 
 def test_no_real_change_means_no_difference(tmp_path):
@@ -52,57 +94,27 @@ def test_no_real_change_means_no_difference(tmp_path):
         whatif.what_if({"battlefield": "crystal_garden"}, games=10)
 
 
-def _logistic(centre: float, n: int = 200_000, slope: float = 4.0, sign: int = 1):
-    def response(x: float) -> tuple[int, int]:
-        return round(n / (1 + math.exp(-sign * (x - centre) / slope))), n
-    return response
-
-
-@pytest.mark.parametrize("sign", [1, -1])
-def test_auto_balance_finds_the_crossing_of_a_monotone_response(sign):
-    result = whatif.auto_balance(_logistic(23.4, sign=sign), 0, 60, integer=True, max_evals=12, param="start_wall")
-    assert result.found and result.value == pytest.approx(23.4, abs=0.1)
-    assert result.value_low <= 23.4 <= result.value_high
-    assert result.best in (23.0, 24.0)
-    assert "start_wall" in result.summary()
-    assert whatif.balance_chart(result).to_dict()["layer"]
-
-
-def test_auto_balance_on_floats_and_without_a_crossing():
-    result = whatif.auto_balance(_logistic(0.37, slope=0.1), 0.0, 1.0, integer=False, max_evals=14)
-    assert result.value == pytest.approx(0.37, abs=0.01)
-    missing = whatif.auto_balance(_logistic(100.0, slope=40.0), 0, 10)
-    assert not missing.found and missing.value is None and missing.best == 10
-    assert "no value" in missing.summary()
-    with pytest.raises(InputError):
-        whatif.auto_balance(_logistic(1.0), 5, 5)
-
-
-def test_auto_balance_on_simulated_games():
-    result = whatif.auto_balance_param("start_wall", 0, 40, {"battlefield": "grand_wizards_fortress"}, games=100,
-                                       max_evals=3, seed=4)
-    assert result.points.height >= 2 and (result.points.get_column("n") == 100).all()
-    with pytest.raises(InputError, match="numeric"):
-        whatif.auto_balance_param("deck", 0, 1)
-
-
 def test_effect_amount_editing():
     text = "if self.mines < enemy.mines then self.mines +2 else self.mines +1; steal.ore 5; self.ore -4; again"
     assert [a for _, a in whatif.effect_amounts(text)] == [2, 1, 5, 4]
     edited = whatif.with_amounts(text, [3, 2, 6, 7])
     assert edited == ("if self.mines < enemy.mines then self.mines +3 else self.mines +2; "
                       "steal.ore 6; self.ore -7; again")
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match=r"amount of 'self.mines \+2' must be >= 0, got -1"):
         whatif.with_amounts(text, [-1])
 
 
-def test_compare_cells_pairs_each_cell(tmp_path):
-    from workbench.games.duel import analysis
-
+def test_compare_cells_pairs_each_cell():
     fields = ["grand_wizards_fortress", "crystal_garden"]
     base = analysis.run_grid(fields, games=150, seed=9)
     same = analysis.run_grid(fields, games=150, seed=9, params={"start_wall": 10})  # crystal garden's own wall
-    table = whatif.compare_cells(base, same)
+    table = compare_cells(base, same, analysis.CELL_KEYS)
     assert table.get_column("battlefield").to_list() == fields
     row = table.filter(pl.col("battlefield") == "crystal_garden").row(0, named=True)
-    assert row["diff"] == 0 and row["discordant"] == 0 and row["n"] == 150
+    assert row["diff"] == 0 and row["discordant"] == 0 and row["n"] == 150 and row["p_value"] == 1.0
+    fortress = table.filter(pl.col("battlefield") == "grand_wizards_fortress").row(0, named=True)
+    first = base.filter(pl.col("battlefield") == "grand_wizards_fortress").select(
+        (pl.col("winner") == pl.col("first_seat")).mean()).item()
+    assert fortress["base"] == pytest.approx(first) and fortress["discordant"] > 0  # its own wall is 5, not 10
+    with pytest.raises(InputError, match="not paired: master seed 9 in the baseline, 10 in the variant"):
+        compare_cells(base, analysis.run_grid(fields, games=150, seed=10), analysis.CELL_KEYS)

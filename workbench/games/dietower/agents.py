@@ -11,7 +11,8 @@ its own SplitMix64 stream, in the documented order below, so that the compiled e
   ``at`` or more (to break the streak); otherwise plays like ``base`` (random | highest | lowest)
   over its ranks, keeping the Joker.
 * ``mixed:random=0.5,highest=0.3,lowest=0.2,joker=0`` (optionally ``at=``): each round draws
-  ``u = rng.random()`` and plays as the first component whose cumulative probability exceeds ``u``.
+  ``u = rng.random()`` and plays as the first component whose cumulative probability exceeds ``u``;
+  weights not given are 0, and a bare ``mixed`` weighs the four policies equally.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ from typing import NamedTuple
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.core.model import AgentSpec
+from workbench.core.model import AgentDecl, AgentSpec, Param
 from workbench.core.rng import SplitMix64
 
 AGENTS = ("random", "highest", "lowest", "joker", "mixed")
-BASES = ("random", "highest", "lowest")
-KIND = {"random": 0, "highest": 1, "lowest": 2, "joker": 3, "mixed": 4}
+RANDOM, HIGHEST, LOWEST, JOKER, MIXED = range(len(AGENTS))  # agent kinds, as the compiled engine knows them
+BASES = ("random", "highest", "lowest")  # the joker agent's base policy: kinds RANDOM, HIGHEST, LOWEST
 DEFAULT_JOKER_AT = 4
 
 
@@ -51,40 +52,65 @@ class AgentConfig(NamedTuple):
     cumulative: tuple[float, float, float, float]  # mixed: cumulative P(random, highest, lowest, joker)
 
 
-def config(spec: AgentSpec) -> AgentConfig:
-    """Check an agent's options and reduce it to numbers; a bad option raises InputError."""
-    if spec.name not in AGENTS:
-        raise InputError(f"dietower: unknown agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
-    allowed = {"random": set(), "highest": set(), "lowest": set(), "joker": {"at", "base"},
-               "mixed": {"random", "highest", "lowest", "joker", "at"}}[spec.name]
-    for key, _ in spec.options:
-        if key not in allowed:
-            raise InputError(f"agent {spec}: unknown option {key!r}; allowed: {', '.join(sorted(allowed)) or 'none'}")
-    at = spec.option("at", DEFAULT_JOKER_AT, int)
-    if not 1 <= at <= 20:
-        raise InputError(f"agent {spec}: at={at} must be a die face in 1..20")
-    base = spec.option("base", "random", str)
-    if base not in BASES:
-        raise InputError(f"agent {spec}: base={base!r}; allowed: {', '.join(BASES)}")
+_AT = Param("at", DEFAULT_JOKER_AT, int, "die face from which the Joker breaks another Builder's streak", 1, 20)
+_SHARES = tuple(Param(k, None, float, f"weight of playing like {k!r} (none given: equal weights; else 0)", 0.0, 1e9,
+                      optional=True) for k in AGENTS[:4])
+
+
+def _config(kind: int, at: int = DEFAULT_JOKER_AT, base: str = "random", **shares: float | None) -> AgentConfig:
     cumulative = (1.0, 1.0, 1.0, 1.0)
-    if spec.name == "mixed":
-        weights = [spec.option(k, 0.0, float) for k in ("random", "highest", "lowest", "joker")]
-        if any(not np.isfinite(w) or w < 0 for w in weights) or sum(weights) <= 0:
-            raise InputError(f"agent {spec}: give non-negative probabilities random=, highest=, lowest=, joker= "
+    if kind == MIXED:
+        given = [shares.get(k) for k in AGENTS[:4]]
+        weights = [1.0] * 4 if all(w is None for w in given) else [w or 0.0 for w in given]
+        if sum(weights) <= 0:
+            raise InputError("agent mixed: give non-negative probabilities random=, highest=, lowest=, joker= "
                              "with a positive sum")
-        total = sum(weights)
-        cum = np.cumsum(np.array(weights) / total)
+        cum = np.cumsum(np.array(weights) / sum(weights))
         cum[-1] = 1.0
         cumulative = tuple(float(x) for x in cum)
-    return AgentConfig(KIND[spec.name], at, BASES.index(base), cumulative)
+    return AgentConfig(kind, at, BASES.index(base), cumulative)
+
+
+class PolicyAgent:
+    """One of this game's policies (an :class:`AgentConfig`), behind the core agent interface."""
+
+    def __init__(self, cfg: AgentConfig) -> None:
+        self.cfg = cfg
+
+    def act(self, view: View, legal: tuple[int, ...], config: object, rng: SplitMix64) -> int:
+        """The card to play (``view.cards`` are the legal cards)."""
+        return choose(self.cfg, view, rng)
+
+
+def _factory(kind: int):
+    return lambda **options: PolicyAgent(_config(kind, **options))
+
+
+DECLS = (
+    AgentDecl("random", _factory(RANDOM), "a uniformly random card of the hand"),
+    AgentDecl("highest", _factory(HIGHEST), "the highest rank held (the Joker last)"),
+    AgentDecl("lowest", _factory(LOWEST), "the lowest rank held (the Joker last)"),
+    AgentDecl("joker", _factory(JOKER), "the Joker against another Builder's die at `at`+, else plays like `base`",
+              (_AT, Param("base", "random", str, "policy over the ranks otherwise", choices=BASES))),
+    AgentDecl("mixed", _factory(MIXED), "a policy drawn each round with the given weights (joker uses `at`)",
+              (*_SHARES, _AT)),
+)
+_BY_NAME = {d.name: d for d in DECLS}
+
+
+def config(spec: AgentSpec) -> AgentConfig:
+    """Check an agent's options and reduce it to numbers; a bad option raises InputError."""
+    if spec.name not in _BY_NAME:
+        raise InputError(f"dietower: unknown agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
+    return _BY_NAME[spec.name].build(spec).cfg
 
 
 def _pick(kind: int, view: View, rng: SplitMix64) -> int:
     """Policies random (0), highest (1), lowest (2) over the ranks held (Joker only if alone)."""
-    if kind == 0:
+    if kind == RANDOM:
         return view.cards[rng.below(len(view.cards))]
     ranks = [c for c in view.cards if c != view.joker] or list(view.cards)
-    return ranks[-1] if kind == 1 else ranks[0]
+    return ranks[-1] if kind == HIGHEST else ranks[0]
 
 
 def _joker_timing(cfg: AgentConfig, view: View, rng: SplitMix64) -> int:
@@ -100,10 +126,10 @@ def _joker_timing(cfg: AgentConfig, view: View, rng: SplitMix64) -> int:
 def choose(cfg: AgentConfig, view: View, rng: SplitMix64) -> int:
     """The card this agent plays."""
     kind = cfg.kind
-    if kind == 4:
+    if kind == MIXED:
         u = rng.random()
-        kind = next(k for k in range(4) if u < cfg.cumulative[k])
-    if kind == 3:
+        kind = next(k for k in range(MIXED) if u < cfg.cumulative[k])
+    if kind == JOKER:
         return _joker_timing(cfg, view, rng)
     return _pick(kind, view, rng)
 
@@ -112,17 +138,17 @@ def policy(cfg: AgentConfig, view: View) -> dict[int, float]:
     """The agent's mixed action as ``{card: probability}`` (used by exact evaluation)."""
     out: dict[int, float] = {}
     parts = [(cfg.kind, 1.0)]
-    if cfg.kind == 4:
+    if cfg.kind == MIXED:
         prev = 0.0
         parts = []
-        for k in range(4):
+        for k in range(MIXED):
             parts.append((k, cfg.cumulative[k] - prev))
             prev = cfg.cumulative[k]
     for kind, weight in parts:
         if weight <= 0:
             continue
         v = view
-        if kind == 3:
+        if kind == JOKER:
             has_joker = view.cards[-1] == view.joker
             if has_joker and view.builder not in (-1, view.seat) and view.die >= cfg.joker_at:
                 out[view.joker] = out.get(view.joker, 0.0) + weight
@@ -132,11 +158,11 @@ def policy(cfg: AgentConfig, view: View) -> dict[int, float]:
                 out[view.joker] = out.get(view.joker, 0.0) + weight
                 continue
             kind, v = cfg.base, view._replace(cards=ranks)
-        if kind == 0:
+        if kind == RANDOM:
             for c in v.cards:
                 out[c] = out.get(c, 0.0) + weight / len(v.cards)
         else:
             ranks = [c for c in v.cards if c != v.joker] or list(v.cards)
-            c = ranks[-1] if kind == 1 else ranks[0]
+            c = ranks[-1] if kind == HIGHEST else ranks[0]
             out[c] = out.get(c, 0.0) + weight
     return out

@@ -18,7 +18,7 @@ from workbench.core.runner import simulate
 from workbench.core.stats import wilson, z_value
 from workbench.games.dietower.exact import random_play_odds, simulate_streak_model, streak_odds
 from workbench.games.dietower.optimal import heuristic_losses, solve
-from workbench.games.dietower.rules import Rules
+from workbench.games.dietower.rules import Rules, card_name
 
 CONFIDENCE = 0.95
 EXACT_COLOUR, SIM_COLOUR = "#1f77b4", "#d62728"
@@ -217,14 +217,6 @@ def equilibrium_frames(suit_size: int = 4, die_faces: int = 6, objectives: tuple
         facts.append({"objective": objective, "suit_size": suit_size, "value": sol.value,
                       "states": len(sol.values), "matrix_games": sol.lps, "seconds": sol.seconds})
     return {"strategy": pl.DataFrame(strategy), "losses": pl.DataFrame(losses), "facts": pl.DataFrame(facts)}
-
-
-def card_name(card: int, rules: Rules) -> str:
-    """Human name of a card: the top ``suit_size`` ranks of 2..A, or "Joker"."""
-    if card == rules.joker:
-        return "Joker"
-    names = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-    return names[13 - rules.suit_size + card]
 
 
 def equilibrium_chart(frame: pl.DataFrame, title: str = "") -> alt.Chart:

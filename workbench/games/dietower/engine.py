@@ -1,51 +1,24 @@
-"""Reference engine (pure Python over :mod:`rules`) and the result frame shared by both engines.
+"""The compiled engine's result arrays and the frame built from them.
 
-Randomness: seat ``i`` draws from ``SplitMix64.for_stream(game_seed, i)`` and nothing else.
+The reference engine is core's generic loop over :mod:`rules` (``model.py`` declares the protocol);
+``fast.py`` fills :class:`Columns` for a whole chunk and :func:`to_frame` turns them into the same
+frame, column for column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
-from workbench.core.rng import SplitMix64
-from workbench.games.dietower import agents as ag
-from workbench.games.dietower.rules import (
-    SEATS,
-    Result,
-    Rules,
-    State,
-    initial_state,
-    is_over,
-    legal_cards,
-    result,
-    step,
-)
+from workbench.core.model import SEAT_NAMES as SEATS
 
 REASONS = ("score", "six_win", "draw")
 
 
-def play_game(rules: Rules, configs: Sequence[ag.AgentConfig], seed: int,
-              trace: list[tuple[tuple[int, ...], State]] | None = None) -> Result:
-    """Play one seeded game; optionally append ``(cards, state after)`` per round to ``trace``."""
-    rngs = [SplitMix64.for_stream(int(seed), seat) for seat in range(rules.players)]
-    state = initial_state(rules)
-    while not is_over(rules, state):
-        cards = tuple(
-            ag.choose(cfg, ag.View(seat, legal_cards(rules, state.hands[seat]), rules.joker, state.builder,
-                                   state.die, state.scores, state.round), rngs[seat])
-            for seat, cfg in enumerate(configs))
-        state = step(rules, state, cards)
-        if trace is not None:
-            trace.append((cards, state))
-    return result(rules, state)
-
-
 class Columns(NamedTuple):
-    """Result columns as numpy arrays (one row per game) — what both engines produce."""
+    """Result columns as numpy arrays (one row per game), filled by the compiled engine."""
 
     winners_mask: np.ndarray  # uint8 bit mask of the winning seats
     reason: np.ndarray  # int8 index in REASONS
@@ -54,23 +27,6 @@ class Columns(NamedTuple):
     six_win_round: np.ndarray  # int64, 0 when there was no six-win
     longest: np.ndarray  # int64 (games, players)
     builder_changes: np.ndarray  # int64
-
-
-def play_reference(rules: Rules, configs: Sequence[ag.AgentConfig], seeds: np.ndarray) -> Columns:
-    """Play every seed with the reference engine."""
-    g, n = len(seeds), rules.players
-    cols = Columns(np.zeros(g, np.uint8), np.zeros(g, np.int8), np.zeros(g, np.int64), np.zeros((g, n), np.int64),
-                   np.zeros(g, np.int64), np.zeros((g, n), np.int64), np.zeros(g, np.int64))
-    for i, seed in enumerate(seeds):
-        r = play_game(rules, configs, int(seed))
-        cols.winners_mask[i] = sum(1 << s for s in r.winners)
-        cols.reason[i] = REASONS.index(r.reason)
-        cols.length[i] = r.length
-        cols.scores[i] = r.scores
-        cols.six_win_round[i] = r.six_win_round or 0
-        cols.longest[i] = r.longest
-        cols.builder_changes[i] = r.builder_changes
-    return cols
 
 
 def _mask_names(players: int) -> tuple[dict[int, str], dict[int, str]]:

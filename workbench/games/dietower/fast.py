@@ -1,4 +1,4 @@
-"""Compiled batch engine (numba): the same games as ``engine.play_reference``, bit for bit.
+"""Compiled batch engine (numba): the same games as the core reference loop over ``rules``, bit for bit.
 
 One call plays a whole chunk of seeds in a single compiled loop (no per-game Python), writing
 numpy arrays that ``engine.to_frame`` turns into the result frame.  Every rule here mirrors
@@ -18,7 +18,7 @@ from workbench.core.rng_numba import below as _below
 from workbench.core.rng_numba import mix as _mix
 from workbench.core.rng_numba import random as _random
 from workbench.core.rng_numba import stream_keys
-from workbench.games.dietower.agents import AgentConfig
+from workbench.games.dietower.agents import HIGHEST, JOKER, LOWEST, MIXED, RANDOM, AgentConfig
 from workbench.games.dietower.engine import Columns
 from workbench.games.dietower.rules import Rules
 
@@ -39,28 +39,28 @@ SELECT = _select_table(14)  # built once at import: 14 cards at most (13 ranks +
 def _mixed_kind(states, seat, c0, c1, c2):
     """A mixed agent's policy this round: ``u = random()`` against the cumulative probabilities."""
     u = _random(states, seat)
-    return 0 if u < c0 else (1 if u < c1 else (2 if u < c2 else 3))
+    return RANDOM if u < c0 else (HIGHEST if u < c1 else (LOWEST if u < c2 else JOKER))
 
 
 @nb.njit(cache=True)
 def _choose(seat, kind, top_card, m, joker, builder, die, joker_at, base, states):
     """Index, in the seat's ascending hand of ``m`` cards (``top_card`` last), of the card played.
 
-    ``kind``: 0 random, 1 highest, 2 lowest, 3 joker timing (a mixed agent's kind is drawn first).
+    ``kind``: RANDOM, HIGHEST, LOWEST or JOKER timing (a mixed agent's kind is drawn first).
     """
-    if kind == 0:
+    if kind == RANDOM:
         return _below(states, seat, m)
     has_joker = top_card == joker
     ranks = m - 1 if has_joker else m
     if ranks == 0:
         return 0
-    if kind == 3:
+    if kind == JOKER:
         if has_joker and builder != -1 and builder != seat and die >= joker_at:
             return m - 1
         kind = base
-        if kind == 0:
+        if kind == RANDOM:
             return _below(states, seat, ranks)
-    return ranks - 1 if kind == 1 else 0
+    return ranks - 1 if kind == HIGHEST else 0
 
 
 @nb.njit(cache=True)
@@ -82,7 +82,7 @@ def _play(seeds, select, players, suit_size, faces, keep_tie, six_scores, kinds,
             for s in range(players):
                 h = hands[s]
                 kind = kinds[s]
-                if kind == 4:
+                if kind == MIXED:
                     kind = _mixed_kind(states, s, cum[s, 0], cum[s, 1], cum[s, 2])
                 j = _choose(s, kind, select[h, m - 1], m, joker, builder, die, joker_at[s], bases[s], states)
                 c = np.int64(select[h, j])

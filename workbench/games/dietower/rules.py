@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from workbench.core.errors import InputError
+from workbench.core.model import SEAT_NAMES as SEATS
 
 NO_BUILDER = -1
-SEATS = ("p1", "p2", "p3", "p4")
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 NONBUILDER_TIES = ("centre", "keep")
 
 
@@ -62,6 +63,11 @@ class Rules:
     def full_hand(self) -> int:
         """Bit mask of a starting hand (every rank and the Joker)."""
         return (1 << (self.suit_size + 1)) - 1
+
+
+def card_name(card: int, rules: Rules) -> str:
+    """Human name of a card: the top ``suit_size`` ranks of 2..A, or "Joker"."""
+    return "Joker" if card == rules.joker else RANK_NAMES[13 - rules.suit_size + card]
 
 
 class State(NamedTuple):

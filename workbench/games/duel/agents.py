@@ -12,7 +12,7 @@ from collections import Counter
 from typing import NamedTuple, Protocol
 
 from workbench.core.errors import InputError
-from workbench.core.model import AgentSpec
+from workbench.core.model import AgentDecl, AgentSpec, Param, RandomAgent
 from workbench.core.rng import SplitMix64
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
@@ -33,28 +33,18 @@ class View(NamedTuple):
     played: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # cards each seat played (shown face up)
 
 
-def observe(state: GameState) -> View:
-    """The view of the player to move."""
-    me = state.current
+def observe(state: GameState, seat: int | None = None) -> View:
+    """The view of ``seat`` (default: the player to move)."""
+    me = state.current if seat is None else seat
     return View(me, state.hands[me], state.players, state.discard, len(state.deck),
                 len(state.hands[1 - me]), state.turn, state.pending_discard, state.played)
 
 
 class Agent(Protocol):
-    """Chooses one of the legal actions."""
+    """Chooses one of the legal actions (core's agent interface with the duel's types)."""
 
     def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
         """Return one element of ``legal``."""
-
-
-class RandomAgent:
-    """Uniform over the legal plays and discards (one draw ``below(len(legal))``)."""
-
-    name = "random"
-
-    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
-        """Pick uniformly."""
-        return legal[rng.below(len(legal))]
 
 
 class Weights(NamedTuple):
@@ -63,7 +53,7 @@ class Weights(NamedTuple):
     A position is scored from the mover's side as the weighted sum over the eight statistics of
     (mine − enemy's): ``tower``, ``wall``, ``producer`` (each of mines, monasteries, barracks) and
     ``resource`` (each of ore, mana, troops).  A play that wins scores ``WIN``, one that loses
-    ``-WIN``, one that draws ``DRAWN``.  Play-again cards get ``again`` on top; a discard scores
+    ``-WIN``, one that ends the game in a draw ``DRAW_SCORE``.  Play-again cards get ``again`` on top; a discard scores
     the current position minus ``discard`` × the card's value (so the least valuable card goes).
     """
 
@@ -76,7 +66,7 @@ class Weights(NamedTuple):
 
 
 WIN = 1.0e9
-DRAWN = -1.0e6
+DRAW_SCORE = -1.0e6  # a play that ends the game in a draw: better than losing, worse than anything else
 
 
 def evaluate(players: tuple[PlayerState, ...], me: int, w: Weights) -> float:
@@ -102,7 +92,7 @@ def score_action(view: View, action: Action, config: Config, w: Weights) -> floa
     outcome = rules.check_victory(after, config.battlefield)
     if outcome is not None:
         winner = outcome[0]
-        return WIN if winner == me else (-WIN if winner == 1 - me else DRAWN)
+        return WIN if winner == me else (-WIN if winner == 1 - me else DRAW_SCORE)
     score = evaluate(after, me, w)
     if card.effect.again:
         score += w.again
@@ -200,33 +190,31 @@ def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
                      (0, 0), (0, 0), None, ((), ()), view.played)
 
 
-AGENTS = ("random", "greedy", "search")
+def _greedy(**weights: float) -> GreedyAgent:
+    return GreedyAgent(Weights(**weights))
 
 
-def make_agent(spec: AgentSpec) -> Agent:
-    """Build the agent an :class:`AgentSpec` names, with its options checked."""
-    if spec.name == "random":
-        _no_options(spec, ())
-        return RandomAgent()
-    if spec.name == "greedy":
-        _no_options(spec, Weights._fields)
-        w = Weights(**{f: spec.option(f, getattr(Weights(), f), float) for f in Weights._fields})
-        return GreedyAgent(w)
-    if spec.name == "search":
-        _no_options(spec, ("budget", "horizon", "rollout", "width"))
-        budget = spec.option("budget", 64, int)
-        horizon = spec.option("horizon", 16, int)
-        rollout = spec.option("rollout", "greedy", str)
-        width = spec.option("width", 4, int)
-        if not (1 <= budget <= 100_000 and 1 <= horizon <= 1000 and 1 <= width <= 24
-                and rollout in ("greedy", "random")):
-            raise InputError(f"agent {spec}: budget must be 1..100000, horizon 1..1000, width 1..24, "
-                             "rollout greedy|random")
-        return SearchAgent(budget, horizon, rollout, width)
-    raise InputError(f"unknown duel agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
+def _search(budget: int, horizon: int, rollout: str, width: int) -> SearchAgent:
+    return SearchAgent(budget, horizon, rollout, width)
 
 
-def _no_options(spec: AgentSpec, allowed: tuple[str, ...]) -> None:
-    for key, _ in spec.options:
-        if key not in allowed:
-            raise InputError(f"agent {spec}: unknown option {key!r}; allowed: {', '.join(allowed) or 'none'}")
+DECLS = (
+    AgentDecl("random", RandomAgent, "uniform over the legal plays and discards"),
+    AgentDecl("greedy", _greedy, "one ply: the best action by a weighted position score (weights are options)",
+              tuple(Param(f, getattr(Weights(), f), float, f"weight of {f}", -1e6, 1e6) for f in Weights._fields)),
+    AgentDecl("search", _search, "flat Monte Carlo over determinised worlds on top of greedy's ranking", (
+        Param("budget", 64, int, "simulations per decision", 1, 100_000),
+        Param("horizon", 16, int, "player turns per rollout", 1, 1000),
+        Param("rollout", "greedy", str, "the rollout policy", choices=("greedy", "random")),
+        Param("width", 4, int, "candidate actions (the best by greedy's score)", 1, 24))),
+)
+AGENTS = tuple(d.name for d in DECLS)
+_BY_NAME = {d.name: d for d in DECLS}
+
+
+def make_agent(spec: AgentSpec | str) -> Agent:
+    """Build the agent a spec names (``"greedy:wall=0.8"``), with its options checked."""
+    spec = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    if spec.name not in _BY_NAME:
+        raise InputError(f"unknown duel agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
+    return _BY_NAME[spec.name].build(spec)

@@ -2,13 +2,13 @@
 
 ``play_chunk`` compiles the parsed card effects into integer tables (once per card set and
 variant), runs ``fast_kernel.play_games`` over all seeds in one compiled loop and builds the
-result frame from flat arrays.  Agents without a compiled twin fall back to the reference
-engine, with one warning per process.  ``tests/games/duel/test_fast.py`` proves the frames equal.
+result frame from flat arrays.  Core picks this engine for the agents the model declares in
+``fast_agents`` and falls back to the reference loop for the others; the conformance parity test
+and ``tests/games/duel/test_fast.py`` prove the frames equal.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -22,9 +22,7 @@ from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import fast_kernel as K
 from workbench.games.duel.data import CardSet
 from workbench.games.duel.effects import ADD, CMPS, DAMAGE, SET, STATS, STEAL, SWAP, Effect, Op
-from workbench.games.duel.fast_support import FAST_AGENTS
-from workbench.games.duel.model import RESULT_SCHEMA
-from workbench.games.duel.play import SEATS
+from workbench.games.duel.play import RESULT_SCHEMA, SEATS
 from workbench.games.duel.rules import REASONS, Config
 
 _KIND = {ADD: K.K_ADD, DAMAGE: K.K_DAMAGE, SET: K.K_SET, SWAP: K.K_SWAP, STEAL: K.K_STEAL}
@@ -32,7 +30,6 @@ _SIDE = {"self": 0, "enemy": 1}
 _WINNERS = pl.Series("winner", ["p1", "p2", "draw"], dtype=pl.String)
 _REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
 _SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
-_warned: set[str] = set()
 
 
 class Tables(NamedTuple):
@@ -170,9 +167,6 @@ def _list_column(values: np.ndarray, offsets: np.ndarray) -> pl.Series:
 
 def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str) -> pl.DataFrame:
     """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
-    unsupported = sorted({a.name for a in agents if a.name not in FAST_AGENTS})
-    if unsupported:
-        return _reference(config, agents, seeds, first, f"agents {', '.join(unsupported)} have no compiled twin")
     res, drawn, played, offsets = run_kernel(config, agents, seeds, first)
     cols: dict[str, Any] = {
         "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
@@ -190,36 +184,3 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
         cols[f"played_{name}"] = _list_column(played[seat, :offsets[2 + seat, -1]], offsets[2 + seat])
     frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
     return frame.cast(RESULT_SCHEMA) if frame.schema != RESULT_SCHEMA else frame
-
-
-def _warn_once(key: str, message: str) -> None:
-    if key not in _warned:
-        _warned.add(key)
-        warnings.warn(f"duel fast engine: {message}", RuntimeWarning, stacklevel=3)
-
-
-def _reference(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str,
-               why: str) -> pl.DataFrame:
-    from workbench.games.duel.model import play_reference
-
-    _warn_once(why, f"{why}; using the reference engine")
-    return play_reference(config, tuple(agents), seeds, first)
-
-
-# --------------------------------------------------------------------------------- default study
-def default_study(games_per_seating: int = 10_000, workers: int = 2, seed: int = 0,
-                  agents: tuple[str, str] = ("greedy", "greedy")) -> pl.DataFrame:
-    """Every battlefield × deck type × first seat, greedy vs greedy, in one frame.
-
-    One ``runner.simulate`` per cell on the fast engine; the runner puts the kernel (which runs
-    without the GIL) on ``workers`` threads, so no worker process is started per cell.
-    """
-    from workbench.core.runner import check_games, simulate
-    from workbench.games.duel.model import BATTLEFIELD_KEYS
-
-    games = check_games(games_per_seating)
-    cells = [{"battlefield": b, "deck": d, "first": f} for b in BATTLEFIELD_KEYS
-             for d in ("regular", "unlimited") for f in ("p1", "p2")]
-    return pl.concat([simulate("duel", games, params=cell, agents=list(agents), seed=seed,
-                               workers=workers, engine="fast", chunk_size=-(-games // 4), progress=False)
-                      for cell in cells], how="vertical")

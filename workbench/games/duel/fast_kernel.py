@@ -48,7 +48,7 @@ RES_WINNER, RES_REASON, RES_LENGTH, RES_FIRST, RES_STATS, RES_MISSED = 0, 1, 2, 
 RES_COLS = 22
 
 WIN = 1.0e9
-DRAWN = -1.0e6
+DRAW_SCORE = -1.0e6  # agents.DRAW_SCORE
 
 _STREAM_K = stream_keys(6)
 
@@ -205,7 +205,7 @@ def _score_play(p, q, me, card, cards, stmts, ops, thief_up, win_tower, win_reso
             return WIN
         if winner == 1 - me:
             return -WIN
-        return DRAWN
+        return DRAW_SCORE
     score = _evaluate(q, me, w8)
     if cards[card, CARD_AGAIN] != 0:
         score += w_again

@@ -1,34 +1,38 @@
-"""The tower duel as a workbench game model (parameters, agents, engines, result schema)."""
+"""The tower duel as a workbench game: parameters, agents, the protocol over ``rules``, engines.
+
+Protocol (``core/model.py``): a :class:`DuelState` is the rules' ``GameState`` plus the integer
+states of the deck and timer streams (``play.py``), so it is a value and ``apply`` is pure.  A
+turn starts at a chance node — the duel timer: with ``miss_rate`` > 0 the player misses the turn
+with that probability (drawn from the timer stream), else the node has one outcome and draws
+nothing — whose outcome starts the turn (production, the production victory check) and, for a
+miss, discards the worst card.  Then the player to move acts until the turn passes.  The
+compiled kernel (``fast.py``) plays the same games.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.model import AgentSpec, GameModel, Param
+from workbench.core.model import CHANCE, TERMINAL, AgentSpec, GameModel, Param
+from workbench.core.rng import SplitMix64
 from workbench.games.duel import agents as duel_agents
+from workbench.games.duel import rules
 from workbench.games.duel.data import BATTLEFIELDS_CSV, CARDS_CSV, load_battlefields, load_cards
 from workbench.games.duel.effects import STATS
-from workbench.games.duel.play import SEATS, play_game, result_row
-from workbench.games.duel.rules import Config
+from workbench.games.duel.play import DECK_STREAM, RESULT_SCHEMA, SEAT_STREAMS, TIMER_STREAM, first_seat, result_row
+from workbench.games.duel.rules import Action, Config, GameState
 
 RULES_VERSION = "duel-1.0"
 BATTLEFIELD_KEYS = tuple(load_battlefields())
 BATTLEFIELD_OVERRIDES = ("tower", "wall", "mines", "monasteries", "barracks", "ore", "mana", "troops",
                          "win_tower", "win_resources")
-
-RESULT_SCHEMA: dict[str, pl.DataType] = {
-    "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-    **{f"{stat}_{seat}": pl.Int64 for seat in SEATS for stat in STATS},
-    **{f"missed_{seat}": pl.Int64 for seat in SEATS},
-    **{f"{kind}_{seat}": pl.List(pl.Int64) for seat in SEATS for kind in ("drawn", "played")},
-}
 
 
 def _override(name: str) -> Param:
@@ -91,7 +95,23 @@ def _build_config(key: str) -> Config:
     return Config(cards=cards, battlefield=bf, deck=p["deck"], hand_size=p["hand_size"], max_turns=p["max_turns"],
                   miss_rate=p["miss_rate"], max_missed_in_row=p["max_missed_in_row"],
                   thief_rounding=p["thief_rounding"], lightning=p["lightning"], groundwater=p["groundwater"],
-                  card_values=values, second_bonus=tuple(p[f"second_bonus_{stat}"] for stat in STATS))
+                  card_values=values, second_bonus=tuple(p[f"second_bonus_{stat}"] for stat in STATS),
+                  first=p["first"])
+
+
+PLAY, MISS = "play", "miss"  # outcomes of the turn-start chance node (the duel timer)
+
+
+class DuelState(NamedTuple):
+    """A duel in progress: the rules' state and the deck and timer streams' states (integers)."""
+
+    game: GameState
+    deck: int
+    timer: int
+
+
+def _deck(state: DuelState) -> SplitMix64:
+    return SplitMix64(state.deck)
 
 
 class DuelModel(GameModel):
@@ -101,22 +121,34 @@ class DuelModel(GameModel):
     title = "Tower duel"
     rules_version = RULES_VERSION
     params = PARAMS
-    agents = duel_agents.AGENTS
-    engines = ("reference", "fast")
+    agent_types = duel_agents.DECLS
+    fast_agents = ("random", "greedy")
+    limit_reasons = (rules.TURN_LIMIT, rules.TIMEOUT)
+    studies = "workbench.games.duel.studies:STUDIES"
+    commands = "workbench.games.duel.shuffle:COMMAND"
+    report = "workbench.games.duel.report:build_report"
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Player turns."""
         return int(params["max_turns"])
 
-    def check_agent(self, spec: AgentSpec) -> None:
-        """Build once to validate the options."""
-        duel_agents.make_agent(spec)
+    def max_steps(self, params: dict[str, Any]) -> int:
+        """A turn is a chance node and at most a hand's worth of actions (play again, draw-discard)."""
+        return int(params["max_turns"]) * (2 * int(params["hand_size"]) + 8) + 10
 
-    def default_engine(self, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> str:
-        """The fast kernel when it supports the agents, else the reference engine."""
-        from workbench.games.duel import fast_support
+    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """Final positions, missed turns and the cards each seat drew and played (``play.py``)."""
+        return RESULT_SCHEMA
 
-        return "fast" if fast_support.supports(agents, params) else "reference"
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Impossible combinations (start tower above the win tower, a hand larger than the deck)."""
+        build_config(params)
+
+    def fast_available(self) -> bool:
+        """The compiled kernel needs numba (it compiles lazily, on its first game)."""
+        import importlib.util
+
+        return importlib.util.find_spec("numba") is not None
 
     def releases_gil(self, engine: str) -> bool:
         """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""
@@ -145,28 +177,113 @@ class DuelModel(GameModel):
             "cards": f"{len(cards)} cards in {cards.source}",
         }
 
-    def play_chunk(self, params: dict[str, Any], agents: tuple[AgentSpec, ...], seeds: np.ndarray,
-                   engine: str) -> pl.DataFrame:
-        """Play one game per seed with the chosen engine."""
-        config = build_config(params)
-        if engine == "fast":
-            from workbench.games.duel import fast
+    # -- the protocol ---------------------------------------------------------------------------
+    def make_config(self, params: dict[str, Any]) -> Config:
+        """The rules configuration (cached on the parameters)."""
+        return build_config(params)
 
-            return fast.play_chunk(config, agents, seeds, params["first"])
-        return play_reference(config, agents, seeds, params["first"])
+    def initial_state(self, config: Config, seed: int) -> DuelState:
+        """Shuffle and deal from the deck stream; the first turn's timer node is next."""
+        deck = SplitMix64.for_stream(seed, DECK_STREAM)
+        game = rules.new_game(config, first_seat(config.first, seed), deck)
+        return DuelState(game, deck.state, SplitMix64.for_stream(seed, TIMER_STREAM).state)
 
+    def current_player(self, config: Config, state: DuelState) -> int:
+        """TERMINAL once decided, CHANCE between turns (the timer), else the player to move."""
+        game = state.game
+        if game.outcome is not None:
+            return TERMINAL
+        return game.current if game.acting else CHANCE
 
-def play_reference(config: Config, agents: tuple[AgentSpec, ...], seeds: np.ndarray, first: str) -> pl.DataFrame:
-    """One result row per seed from the reference engine."""
-    players = [duel_agents.make_agent(a) for a in agents]
-    return rows_to_frame([result_row(play_game(config, players, int(s), first), config) for s in seeds])
+    def chance_outcomes(self, config: Config, state: DuelState) -> list[tuple[str, float]]:
+        """The duel timer: miss with ``miss_rate``, else play."""
+        if config.miss_rate > 0.0:
+            return [(MISS, config.miss_rate), (PLAY, 1.0 - config.miss_rate)]
+        return [(PLAY, 1.0)]
 
+    def sample_chance(self, config: Config, state: DuelState) -> tuple[str, DuelState]:
+        """One draw of the timer stream when the timer runs (none at ``miss_rate`` 0)."""
+        if config.miss_rate <= 0.0:
+            return PLAY, state
+        timer = SplitMix64(state.timer)
+        outcome = MISS if timer.random() < config.miss_rate else PLAY
+        return outcome, state._replace(timer=timer.state)
 
-def rows_to_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
-    """Result rows → a frame with the documented schema (also for an empty list)."""
-    if not rows:
-        return pl.DataFrame(schema=RESULT_SCHEMA)
-    return pl.DataFrame(rows, schema=RESULT_SCHEMA)
+    def legal_actions(self, config: Config, state: DuelState, seat: int) -> tuple[Action, ...]:
+        """Plays of affordable cards in slot order, then discards (only discards when one is pending)."""
+        return rules.legal_actions(state.game, config) if seat == state.game.current else ()
+
+    def apply(self, config: Config, state: DuelState, action: Action | str) -> DuelState:
+        """A timer outcome starts the turn; an action is played (``rules.step``)."""
+        deck = _deck(state)
+        game = state.game
+        if not game.acting:
+            game = rules.begin_turn(game, config)
+            if game.outcome is None:
+                game = rules.miss_turn(game, config, deck) if action == MISS else rules.reset_missed(game)
+        else:
+            game = rules.step(game, action, config, deck)
+        return DuelState(game, deck.state, state.timer)
+
+    def observation(self, config: Config, state: DuelState, seat: int) -> duel_agents.View:
+        """Own hand, both positions, the discard pile, the draw pile's and enemy hand's sizes."""
+        return duel_agents.observe(state.game, seat)
+
+    def agent_stream(self, seat: int) -> int:
+        """Streams 2 (p1) and 3 (p2)."""
+        return SEAT_STREAMS[seat]
+
+    def result_row(self, config: Config, state: DuelState) -> dict[str, Any]:
+        """The columns of ``play.RESULT_SCHEMA``."""
+        return result_row(state.game, config)
+
+    def invariants(self, config: Config, state: DuelState) -> list[str]:
+        """No negative statistic; the regular deck's cards are all somewhere, once; hands stay small."""
+        game, broken = state.game, []
+        for seat, player in enumerate(game.players):
+            if min(player) < 0:
+                broken.append(f"p{seat + 1} has a negative statistic: {player}")
+        if config.deck == "regular":
+            cards = sorted(game.deck + game.discard + game.hands[0] + game.hands[1])
+            if cards != list(range(len(config.cards))):
+                broken.append(f"regular deck: {len(cards)} cards in play, not each of {len(config.cards)} once")
+        if max(len(h) for h in game.hands) > config.hand_size + 1:
+            broken.append(f"a hand holds {max(len(h) for h in game.hands)} cards (hand size {config.hand_size})")
+        if game.turn > config.max_turns:
+            broken.append(f"turn {game.turn} beyond the turn limit {config.max_turns}")
+        return broken
+
+    def describe(self, config: Config, state: DuelState) -> list[str]:
+        """The deal: who moves first, both hands, the draw pile."""
+        from workbench.games.duel.playthrough import deal_lines
+
+        return deal_lines(config, state.game)
+
+    def describe_step(self, config: Config, before: DuelState, who: Any, action: Any, after: DuelState) -> list[str]:
+        """A turn's start (production, a missed turn) or an action with what it changed."""
+        from workbench.games.duel.playthrough import step_lines
+
+        return step_lines(config, before.game, who == CHANCE, action, after.game)
+
+    def describe_end(self, config: Config, state: DuelState) -> list[str]:
+        """Winner, reason, turns and missed turns."""
+        from workbench.games.duel.playthrough import end_lines
+
+        return end_lines(state.game)
+
+    def describe_config(self, config: Config) -> list[str]:
+        """The battlefield's victory conditions, the deck and the hand size."""
+        bf = config.battlefield
+        return [f"battlefield {bf.key}: win at tower {bf.win_tower} or {bf.win_resources} of a resource; "
+                f"deck {config.deck}; hand {config.hand_size}"]
+
+    # -- engines --------------------------------------------------------------------------------
+    def play_fast(self, config: Config, params: dict[str, Any], agents: tuple[AgentSpec, ...],
+                  seeds: np.ndarray) -> pl.DataFrame:
+        """The compiled kernel (``fast.py``)."""
+        from workbench.games.duel import fast
+
+        return fast.play_chunk(config, agents, seeds, config.first)
 
 
 MODEL = DuelModel()

@@ -16,6 +16,8 @@ from typing import Any
 
 import polars as pl
 
+from workbench.core.balance import auto_balance, balance_chart
+from workbench.core.cardstats import costed_lists, empirical_values
 from workbench.core.report import Report
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
@@ -128,9 +130,9 @@ def _card_section(rep: Report, main: pl.DataFrame, n_lists: int = 5) -> pl.DataF
     model = valuation.fit_value_model(cards)
     costing = valuation.costing_table(cards, model)
     pooled = main.filter(pl.col("deck") == "regular")
-    rates = cardstats.empirical_values(cardstats.card_rates(pooled, cards))
+    rates = empirical_values(cardstats.card_rates(pooled, cards))
     both = cardstats.cost_value_frame(costing, rates, outliers=n_lists)
-    lists = cardstats.costed_lists(both, n_lists)
+    lists = costed_lists(both, n_lists)
     rep.section("Card cost-efficiency",
                 "Two views side by side. **Static value model**: least-squares exchange rates explaining each "
                 "card's cost from its effects (advantage in tower, wall, ordinary damage, producers, stockpiles, "
@@ -173,9 +175,9 @@ def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame, 
 
 def _balance_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> str:
     param, low, high, field = BALANCE
-    result = _timed(timings, "auto-balance", whatif.auto_balance_param, param, low, high, {"battlefield": field},
-                    games=s.balance_games, seed=seed, max_evals=s.balance_evals, engine=s.engine,
-                    workers=s.workers)
+    result = _timed(timings, "auto-balance", auto_balance, "duel", param, low, high, {"battlefield": field},
+                    agents=("greedy", "greedy"), games=s.balance_games, seed=seed, max_evals=s.balance_evals,
+                    engine=s.engine, workers=s.workers)
     rep.section("Auto-balance",
                 f"Search of `{param}` on {field} in [{low}, {high}] for a first-seat win rate of 50 %, "
                 f"{s.balance_games:,} greedy games per value on the same seeds, bisection on a monotone "
@@ -183,7 +185,7 @@ def _balance_section(rep: Report, s: Settings, seed: int, timings: dict[str, flo
                 "seat that moves second: a seat-specific knob, because a symmetric start parameter (such as "
                 "`start_wall`) changes both players alike and barely moves the first-seat advantage.")
     rep.table("auto_balance", result.points, caption=f"Evaluated values of {param}")
-    rep.chart("auto_balance_curve", whatif.balance_chart(result), caption=f"First-seat win rate against {param}")
+    rep.chart("auto_balance_curve", balance_chart(result), caption=f"First-seat win rate against {param}")
     return result.summary()
 
 

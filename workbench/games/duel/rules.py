@@ -73,6 +73,7 @@ class Config(NamedTuple):
     groundwater: str = "both"  # "both" | "nobody"
     card_values: tuple[float, ...] = ()  # worst-card valuation, one value per card kind
     second_bonus: tuple[int, ...] = (0,) * 8  # added to the second mover's start, in PlayerState order
+    first: str = "random"  # who moves first: "random" (drawn from the game seed), "p1" or "p2"
 
 
 class GameState(NamedTuple):

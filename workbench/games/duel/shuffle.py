@@ -14,12 +14,19 @@ Algorithm ``duel-deal-v1`` (the seed is an integer in 0..2**64-1):
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 
-from workbench.core.errors import InputError, VerificationError
+from workbench.core.errors import InputError, WorkbenchError
 from workbench.core.rng import SplitMix64
+from workbench.core.study import Command
 
 ALGORITHM = "duel-deal-v1"
+
+
+class VerificationError(WorkbenchError):
+    """A fair-shuffle commitment or deal did not verify."""
+
 DECK_STREAM = 1
 
 
@@ -62,3 +69,32 @@ def verify(seed: int, commitment: str, order: tuple[int, ...] | list[int], n_car
         first = next(i for i, (a, b) in enumerate(zip(order, recomputed, strict=True)) if a != b)
         raise VerificationError(f"deal mismatch at position {first}: the seed gives card index "
                                 f"{recomputed[first]}, the published deal has {order[first]}")
+
+
+# -- the `workbench shuffle` command (declared by the duel model) --------------------------------------
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("commit", "deal", "verify"))
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--commitment", help="published commitment (verify)")
+    parser.add_argument("--deal", help="published deal: comma-separated card indexes (verify)")
+    parser.add_argument("--deck", choices=("regular", "unlimited"), default="regular")
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.action == "commit":
+        print(commit(args.seed))
+    elif args.action == "deal":
+        print(",".join(map(str, deal(args.seed, deck=args.deck))))
+    else:
+        if not args.commitment or args.deal is None:
+            raise InputError("verify needs --commitment and --deal")
+        try:
+            order = [int(x) for x in args.deal.split(",") if x.strip()]
+        except ValueError:
+            raise InputError("--deal must be comma-separated card indexes") from None
+        verify(args.seed, args.commitment, order, deck=args.deck)
+        print("verified: the commitment and the deal match the seed")
+    return 0
+
+
+COMMAND = Command("shuffle", "duel fair shuffle: commit, deal, verify", _arguments, _run)

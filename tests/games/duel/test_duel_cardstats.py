@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from workbench.core.cardstats import VIEWS, costed_lists, empirical_values
 from workbench.core.runner import simulate
 from workbench.games.duel import cardstats, valuation
 from workbench.games.duel.data import load_cards
@@ -25,6 +26,7 @@ def _frame() -> pl.DataFrame:
 def test_counts_on_a_hand_made_frame():
     rates = cardstats.card_rates(_frame(), CARDS)
     assert rates.height == len(CARDS)
+    assert rates.columns[:6] == ["id", "key", "name_en", "colour", "cost", "seat_games"]
     row = {r["id"]: r for r in rates.iter_rows(named=True)}
     assert row[1]["seat_games"] == 6
     # card 1: drawn by p1 in game 0 (won) and p2 in game 1 (won); played both times
@@ -70,7 +72,7 @@ def test_invariants_on_simulated_games(games):
 
 
 def test_empirical_values_match_the_cost_scale(games):
-    rates = cardstats.empirical_values(cardstats.card_rates(games, CARDS))
+    rates = empirical_values(cardstats.card_rates(games, CARDS))
     ok = rates.filter(pl.col("emp_value").is_not_null())
     assert ok.get_column("emp_value").mean() == pytest.approx(ok.get_column("cost").cast(pl.Float64).mean())
     assert ok.get_column("emp_value").std(ddof=0) == pytest.approx(ok.get_column("cost").cast(pl.Float64).std(ddof=0))
@@ -78,13 +80,13 @@ def test_empirical_values_match_the_cost_scale(games):
 
 
 def test_both_views_chart_and_lists(games):
-    rates = cardstats.empirical_values(cardstats.card_rates(games, CARDS))
+    rates = empirical_values(cardstats.card_rates(games, CARDS))
     both = cardstats.cost_value_frame(valuation.costing_table(CARDS), rates, outliers=5)
-    assert set(both.get_column("view")) == set(cardstats.VIEWS)
+    assert set(both.get_column("view")) == set(VIEWS)
     assert both.group_by("view").agg(pl.col("outlier").sum()).get_column("outlier").to_list() == [5, 5]
-    lists = cardstats.costed_lists(both, 5)
+    lists = costed_lists(both, 5)
     assert lists.height == 20
-    over = lists.filter((pl.col("view") == cardstats.VIEWS[0]) & (pl.col("side") == "over-costed"))
+    over = lists.filter((pl.col("view") == VIEWS[0]) & (pl.col("side") == "over-costed"))
     assert over.get_column("residual").is_sorted(descending=True) and (over["residual"] > 0).all()
     spec = cardstats.cost_value_chart(both).to_dict()
     assert len(spec["hconcat"]) == 2

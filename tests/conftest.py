@@ -1,0 +1,17 @@
+"""Test-wide set-up: the repository root on ``sys.path`` so helpers import as ``tests.…``.
+
+Spawned worker processes inherit ``PYTHONPATH``, so test-only games (``tests/toygame``) are found
+there too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+os.environ.setdefault("WORKBENCH_GAMES", "tests.toygame.model")  # the toy game: see tests/toygame/model.py
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))

@@ -1,0 +1,137 @@
+"""Paired comparisons: exact McNemar p-values and intervals on hand-built frames, and refusals."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from scipy import stats
+
+from workbench.core.compare import compare_cells, compare_outcomes, outcome_events, paired_difference, paired_frames
+from workbench.core.errors import InputError
+
+
+def _frame(first_wins: list[bool], *, seed: int = 7, start: int = 0, reason: str = "tower") -> pl.DataFrame:
+    """One row per game; the first seat alternates p1/p2 and wins where ``first_wins`` says so."""
+    n = len(first_wins)
+    first = ["p1" if i % 2 == 0 else "p2" for i in range(n)]
+    winner = [f if won else ("p2" if f == "p1" else "p1") for f, won in zip(first, first_wins, strict=True)]
+    return pl.DataFrame({
+        "master_seed": pl.Series([seed] * n, dtype=pl.UInt64),
+        "game_index": pl.Series(range(start, start + n), dtype=pl.Int64),
+        "game_seed": pl.Series([1000 * seed + i for i in range(start, start + n)], dtype=pl.UInt64),
+        "agent_p1": ["random"] * n, "agent_p2": ["random"] * n,
+        "winner": winner, "reason": [reason] * n, "length": list(range(n)), "first_seat": first,
+    })
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    ci = stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return ci.low, ci.high
+
+
+# 40 games: the baseline's first seat wins games 0..9; the variant loses game 9 and gains 10..16
+BASE = [i < 10 for i in range(40)]
+VARIANT = [i < 9 or 10 <= i < 17 for i in range(40)]
+
+
+def test_exact_paired_test_on_known_discordant_counts():
+    row = paired_difference(BASE, VARIANT)
+    # discordant pairs: 7 gained, 1 lost → two-sided exact binomial p = 2 · (C(8,0) + C(8,1)) / 2^8
+    assert row["discordant"] == 8
+    assert row["p_value"] == pytest.approx(18 / 256) == pytest.approx(stats.binomtest(7, 8, 0.5).pvalue)
+    assert not row["significant"]
+    assert (row["n"], row["base"], row["variant"]) == (40, 10 / 40, 16 / 40)
+    assert (row["base_low"], row["base_high"]) == pytest.approx(_wilson(10, 40))
+    assert (row["variant_low"], row["variant_high"]) == pytest.approx(_wilson(16, 40))
+    # Newcombe's hybrid score interval from the two Wilson intervals
+    (lb, hb), (lv, hv) = _wilson(10, 40), _wilson(16, 40)
+    d = 16 / 40 - 10 / 40
+    assert row["diff"] == pytest.approx(d)
+    assert row["low"] == pytest.approx(d - math.hypot(16 / 40 - lv, hb - 10 / 40))
+    assert row["high"] == pytest.approx(d + math.hypot(hv - 16 / 40, 10 / 40 - lb))
+
+
+def test_nine_gained_none_lost_is_significant():
+    row = paired_difference([False] * 30, [i < 9 for i in range(30)], alpha=0.05)
+    assert row["p_value"] == pytest.approx(2 / 2**9) and row["significant"]
+    same = paired_difference(BASE, BASE)
+    assert (same["diff"], same["discordant"], same["p_value"], same["significant"]) == (0.0, 0, 1.0, False)
+
+
+def test_compare_outcomes_table():
+    table = compare_outcomes(_frame(BASE), _frame(VARIANT))
+    assert table.get_column("metric").to_list() == ["first_seat_win", "p1_win", "draw", "end_tower"]
+    first = table.row(0, named=True)
+    assert (first["n"], first["discordant"]) == (40, 8) and first["p_value"] == pytest.approx(18 / 256)
+    # p1 wins the even games its first seat wins and the odd games p2's first seat loses:
+    # baseline 0,2,..,8 and 11,13,..,39 = 5 + 15; variant 0,..,8 + 9 + 10,..,16 + 17,19,..,39 = 5 + 1 + 4 + 12
+    p1 = table.filter(pl.col("metric") == "p1_win").row(0, named=True)
+    assert (p1["base"], p1["variant"]) == (20 / 40, 22 / 40)
+    assert table.filter(pl.col("metric") == "draw").get_column("diff").item() == 0
+    assert table.get_column("length_base").unique().to_list() == [19.5]
+    # rows in any order pair by game_index
+    assert compare_outcomes(_frame(BASE).reverse(), _frame(VARIANT)).equals(table)
+
+
+def test_events_follow_the_seats_and_the_first_seat():
+    three = _frame(BASE).with_columns(pl.lit("random").alias("agent_p3"), pl.lit(None, pl.String).alias("first_seat"))
+    assert list(outcome_events(three, three)) == ["p1_win", "p2_win", "draw", "end_tower"]  # p3's follows
+    extra = compare_outcomes(_frame(BASE), _frame(VARIANT), events={"long": pl.col("length") >= 30})
+    assert extra.get_column("metric").to_list()[-1] == "long"
+    assert extra.filter(pl.col("metric") == "long").get_column("diff").item() == 0
+
+
+@pytest.mark.parametrize(("variant", "message"), [
+    (_frame(VARIANT).head(39), "the baseline has 40 games, the variant 39"),
+    (_frame(VARIANT, seed=8), "master seed 7 in the baseline, 8 in the variant"),
+    (_frame(VARIANT, start=1), r"game indices differ \(baseline 0..39, variant 1..40"),
+    (_frame(VARIANT).with_columns(pl.col("game_seed") + (pl.col("game_index") == 3).cast(pl.UInt64)),
+     "game 3 has game seed 7003 in the baseline and 7004 in the variant"),
+])
+def test_unpaired_frames_are_refused(variant, message):
+    with pytest.raises(InputError, match=message):
+        compare_outcomes(_frame(BASE), variant)
+
+
+def test_repeated_indices_point_to_compare_cells():
+    grid = pl.concat([_frame(BASE), _frame(BASE)])
+    with pytest.raises(InputError, match="game_index repeats in the baseline.*compare_cells"):
+        paired_frames(grid, grid)
+
+
+def _grid(wins_a: list[bool], wins_b: list[bool]) -> pl.DataFrame:
+    return pl.concat([_frame(wins_a).with_columns(pl.lit("a").alias("board"), pl.lit(0.1).alias("rate")),
+                      _frame(wins_b).with_columns(pl.lit("b").alias("board"), pl.lit(0.2).alias("rate"))])
+
+
+def test_compare_cells_pairs_each_cell():
+    base, variant = _grid(BASE, [True] * 40), _grid(VARIANT, [True] * 40)
+    table = compare_cells(base, variant, ["board", "rate"])
+    assert table.columns[:3] == ["board", "rate", "metric"]
+    assert table.schema["rate"] == pl.Float64
+    a, b = table.row(0, named=True), table.row(1, named=True)
+    assert (a["board"], a["discordant"], a["p_value"]) == ("a", 8, pytest.approx(18 / 256))
+    assert (b["board"], b["diff"], b["discordant"], b["base"]) == ("b", 0.0, 0, 1.0)
+    draws = compare_cells(base, variant, ["board"], metric="draw")
+    assert draws.get_column("metric").to_list() == ["draw", "draw"]
+    with pytest.raises(InputError, match="unknown metric 'wins'; allowed: first_seat_win, p1_win"):
+        compare_cells(base, variant, ["board"], metric="wins")
+    with pytest.raises(InputError, match=r"cell columns \['deck'\] are not in the baseline"):
+        compare_cells(base, variant, ["deck"])
+
+
+def test_compare_cells_refuses_a_partial_run_unless_asked():
+    base = _grid(BASE, [True] * 40)
+    stopped = pl.concat([_frame(VARIANT).with_columns(pl.lit("a").alias("board"), pl.lit(0.1).alias("rate"))
+                         .head(30)])
+    with pytest.raises(InputError, match="only in the baseline: board=b"):
+        compare_cells(base, stopped, ["board"])
+    partial = compare_cells(base, stopped, ["board"], common_games=True)
+    assert partial.get_column("board").to_list() == ["a"] and partial.get_column("n").to_list() == [30]
+    # games 0..29: 1 lost (game 9), 7 gained (10..16)
+    assert partial.get_column("discordant").item() == 8
+    other_seed = _grid(VARIANT, [True] * 40).with_columns(pl.lit(8, pl.UInt64).alias("master_seed"))
+    with pytest.raises(InputError, match="cell board=a: the runs are not paired: master seed 7"):
+        compare_cells(base, other_seed, ["board"], common_games=True)

@@ -1,0 +1,225 @@
+"""Studies, game commands and reports by declaration: what the CLI, notebooks and the app discover.
+
+A :class:`Study` is a named question with its settings declared as ``Param`` objects (so every
+front end builds its form from them), a function settings → tables (polars frames, each rate
+with its interval and n) and a function tables → charts.  Every game has core's generic studies
+(:func:`generic_studies`: seat win rates, first mover, end reasons and durations for any agents
+and any of the game's parameters) before the studies it declares itself (``GameModel.studies``).
+
+A :class:`Command` is a game-specific CLI command (the duel's ``shuffle``): the game declares how
+to parse it and what it does; the CLI only finds it.
+
+A game's report is ``GameModel.report`` ("module:function", called ``fn(out_dir, quick=, seed=)``)
+or, when it declares none, :func:`generic_report`: the generic studies for its declared agents,
+written by ``core/report.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.core import charts, metrics
+from workbench.core.errors import InputError
+from workbench.core.model import GameModel, Param, get_game
+
+Progress = Callable[[int, int], None]
+Tables = dict[str, pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A declared study.
+
+    ``run(model, settings, params, *, seed, workers, on_progress, should_stop)`` returns named
+    tables; ``settings`` are the study's own knobs (validated against ``settings``) and ``params``
+    the game's parameters (validated by the model) when ``game_params`` is true.  ``charts(tables)``
+    returns named altair charts.
+    """
+
+    name: str
+    title: str
+    run: Callable[..., Tables]
+    settings: tuple[Param, ...] = ()
+    charts: Callable[[Tables], dict[str, Any]] | None = None
+    help: str = ""
+    game_params: bool = True
+
+    def resolve(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Every setting validated, defaults filled in; an unknown one is an :class:`InputError`."""
+        overrides = dict(overrides or {})
+        known = {p.name: p for p in self.settings}
+        for key in overrides:
+            if key not in known:
+                raise InputError(f"study {self.name!r}: unknown setting {key!r}; allowed: {', '.join(known) or 'none'}")
+        return {name: p.validate(overrides.get(name, p.default), f"setting {name!r}") for name, p in known.items()}
+
+    def execute(self, game: str | GameModel, settings: dict[str, Any] | None = None,
+                params: dict[str, Any] | None = None, *, seed: int = 0, workers: int = 1,
+                on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> Tables:
+        """Validate everything first, then run; returns the tables."""
+        model = get_game(game)
+        resolved = self.resolve(settings)
+        game_params = model.resolve_params(params) if self.game_params else {}
+        if not self.game_params and params:
+            raise InputError(f"study {self.name!r} takes no game parameters; give settings: "
+                             f"{', '.join(p.name for p in self.settings)}")
+        return self.run(model, resolved, game_params, seed=seed, workers=workers, on_progress=on_progress,
+                        should_stop=should_stop)
+
+    def make_charts(self, tables: Tables) -> dict[str, Any]:
+        """The study's charts of ``tables`` (none when it declares none)."""
+        return self.charts(tables) if self.charts is not None else {}
+
+
+@dataclass(frozen=True)
+class Command:
+    """A game-specific CLI command: ``add_arguments(parser)`` then ``run(args) -> exit status``."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+# -- the generic studies -----------------------------------------------------------------------------
+def outcome_tables(frame: pl.DataFrame, by: list[str] | None = None) -> Tables:
+    """Seat win rates, first mover, end reasons and duration of a result frame (each rate with interval, n)."""
+    by = by or []
+    return {"seats": metrics.seat_win_rates(frame, by or None), "first_mover": metrics.first_mover(frame, by or None),
+            "end_reasons": metrics.end_reasons(frame, by or None), "duration": metrics.duration(frame, by or None)}
+
+
+def _outcomes(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+              on_progress: Progress | None, should_stop: Callable[[], bool] | None) -> Tables:
+    from workbench.core.runner import simulate
+
+    games = settings["games"]
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        if on_progress is not None:
+            on_progress(done, games)
+
+    frame = simulate(model, games, params=params, agents=settings["agents"] or None, seed=seed, workers=workers,
+                     progress=False, on_progress=tick, should_stop=should_stop)
+    return {**outcome_tables(frame), "games": frame}
+
+
+def _outcome_charts(tables: Tables) -> dict[str, Any]:
+    seats = tables["seats"]
+    n_seats = max(1, seats.height)
+    out = {"seat_win_rates": charts.rate_chart(seats, "seat", reference=1 / n_seats, title="Win rate per seat",
+                                               y_title="win rate")}
+    if "games" in tables:
+        out["length"] = charts.histogram(tables["games"], "length", title="Game length")
+    out["end_reasons"] = charts.rate_chart(tables["end_reasons"], "reason", reference=None,
+                                           title="How games end", y_title="share of games")
+    return out
+
+
+GAMES_SETTING = Param("games", 2000, int, "games to play", 1, 10**9)
+
+
+def generic_studies(model: GameModel) -> tuple[Study, ...]:
+    """The studies every game has, whatever it declares."""
+    agents = Param("agents", None, str, f"one agent per seat, comma-separated; allowed: {', '.join(model.agents)} "
+                   "(none: the game's defaults)", optional=True)
+    return (Study("outcomes", "Win rates, first mover, end reasons and game length", _outcomes,
+                  (GAMES_SETTING, agents), _outcome_charts,
+                  "Plays the game with the given agents and parameters; every rate with its 95 % interval."),)
+
+
+def resolve_ref(value: Any) -> Any:
+    """A declaration given as ``"module:ATTRIBUTE"`` (imported only when asked for), or the value itself."""
+    if not isinstance(value, str):
+        return value
+    module, sep, name = value.partition(":")
+    if not sep:
+        raise InputError(f"declaration {value!r} must look like 'package.module:NAME'")
+    return getattr(importlib.import_module(module), name)
+
+
+def _as_tuple(value: Any) -> tuple:
+    value = resolve_ref(value)
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def studies(game: str | GameModel) -> tuple[Study, ...]:
+    """Core's generic studies, then the game's own (a game's study may replace a generic one by name)."""
+    model = get_game(game)
+    own = _as_tuple(model.studies)
+    names = {s.name for s in own}
+    return tuple(s for s in generic_studies(model) if s.name not in names) + own
+
+
+def get_study(game: str | GameModel, name: str) -> Study:
+    """The study ``name`` of ``game``."""
+    found = {s.name: s for s in studies(game)}
+    if name not in found:
+        raise InputError(f"{get_game(game).name}: unknown study {name!r}; allowed: {', '.join(found)}")
+    return found[name]
+
+
+# -- reports -------------------------------------------------------------------------------------------
+def commands(game: str | GameModel) -> tuple[Command, ...]:
+    """The game's own CLI commands."""
+    return _as_tuple(get_game(game).commands)
+
+
+def report_builder(game: str | GameModel) -> Callable[..., Path]:
+    """The function that writes ``game``'s report: its declared one, else :func:`generic_report`."""
+    model = get_game(game)
+    if not model.report:
+        return lambda out_dir, quick=False, seed=0: generic_report(model, out_dir, quick=quick, seed=seed)
+    return resolve_ref(model.report)
+
+
+def _lineups(model: GameModel) -> list[tuple[str, ...]]:
+    """Random in every seat, then each other declared agent in each seat against random."""
+    n = model.players(model.resolve_params())
+    lineups = [("random",) * n]
+    for decl in model.agent_decls:
+        if decl.name != "random":
+            lineups += [tuple(decl.name if s == seat else "random" for s in range(n)) for seat in range(n)]
+    return lineups
+
+
+def generic_report(game: str | GameModel, out_dir: str | Path, quick: bool = False, seed: int = 0) -> Path:
+    """Outcomes of every declared agent against random, at the default parameters, as a report."""
+    from workbench.core.report import Report
+    from workbench.core.runner import simulate
+
+    model = get_game(game)
+    games = 500 if quick else 5000
+    lineups = _lineups(model)
+    frames = [simulate(model, games, agents=list(lineup), seed=seed, progress=False).with_columns(
+        pl.lit(" vs ".join(lineup)).alias("lineup")) for lineup in lineups]
+    frame = pl.concat(frames, how="diagonal_relaxed")
+    tables = outcome_tables(frame, ["lineup"])
+    rep = Report(f"{model.title}: outcomes of its agents", {
+        "rules_version": model.rules_version, "seed": seed, "games": f"{games} per lineup",
+        "agents": "; ".join(" vs ".join(lineup) for lineup in lineups), "quick": quick})
+    rep.section("Win rates per seat", f"{games} games per lineup at the default parameters; every rate with its "
+                "95 % Wilson interval and n.")
+    rep.table("seat_win_rates", tables["seats"])
+    rep.chart("seat_win_rates_chart", charts.rate_chart(tables["seats"], "seat", color="lineup", reference=None,
+                                                  title="Win rate per seat and lineup", y_title="win rate"))
+    rep.section("First mover")
+    rep.table("first_mover", tables["first_mover"])
+    rep.section("How games end")
+    rep.table("end_reasons", tables["end_reasons"])
+    rep.section("Game length")
+    rep.table("duration", tables["duration"])
+    rep.chart("length_chart", charts.histogram(frame, "length", color="lineup", normalize=True, title="Game length"))
+    return rep.write(out_dir)
