@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from workbench.cli import main
+from workbench.core.runner import simulate
 from workbench.games.duel import shuffle
 
 
@@ -122,3 +124,52 @@ def test_interrupted_simulate_keeps_the_finished_games(tmp_path, monkeypatch, ca
     kept = pl.read_parquet(out)
     assert kept["game_index"].to_list() == list(range(20))
     assert [p.name for p in tmp_path.iterdir()] == ["partial.parquet"]  # no temporary file left behind
+
+
+# -- a game that is only a rules file and a model declaration (tests/toygame) ------------------------
+def test_the_toy_game_is_listed_with_its_agents_studies_and_parameters(capsys):
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    toy = out[out.index("toy — Coin race (toy) (rules toy-1); players 2"):]
+    for line in ("random ", "greedy ", "risky when behind", "engines: reference", "outcomes ",
+                 "--board", "small | large", "--edge", "float in [0, 1]"):
+        assert line in toy
+    assert "command: workbench shuffle" in out[:out.index("toy —")]  # the duel's declared command
+
+
+def test_the_toy_game_simulates_sweeps_and_reports(tmp_path, capsys):
+    out = tmp_path / "toy.parquet"
+    assert main(["simulate", "toy", "--games", "300", "--agents", "greedy,random", "--board", "all", "--seed", "5",
+                 "--quiet", "--out", str(out)]) == 0
+    frame = pl.read_parquet(out)
+    assert frame.height == 600 and sorted(frame["board"].unique()) == ["large", "small"]
+    text = capsys.readouterr().out
+    assert "p1 (greedy)" in text and "n=600" in text
+    assert main(["sweep", "toy", "--games", "300", "--agents", "greedy,random", "--grid", "board=all", "--seed", "5",
+                 "--quiet", "--out", str(tmp_path / "sweep")]) == 0
+    from workbench.core.sweep import load_sweep
+
+    assert_frame_equal(load_sweep(tmp_path / "sweep"), frame)
+    capsys.readouterr()
+    assert main(["report", "toy", "--quick", "--out", str(tmp_path / "report")]) == 0
+    md = (tmp_path / "report" / "index.md").read_text(encoding="utf-8")
+    assert md.startswith("# Coin race (toy): outcomes of its agents")
+    assert "| greedy vs random | p1 | 500 |" in md and "Rules version | toy-1" in md
+    rates = pl.read_csv(tmp_path / "report" / "seat_win_rates.csv")
+    assert set(rates["lineup"]) == {"random vs random", "greedy vs random", "random vs greedy"}
+    assert (rates["low"] <= rates["rate"]).all() and (rates["rate"] <= rates["high"]).all()
+
+
+def test_a_study_prints_its_tables_and_writes_a_report(tmp_path, capsys):
+    assert main(["study", "toy"]) == 0
+    assert "outcomes" in capsys.readouterr().out
+    assert main(["study", "toy", "outcomes", "--games", "400", "--agents", "greedy,random", "--edge", "0.9",
+                 "--out", str(tmp_path / "study")]) == 0
+    out = capsys.readouterr().out
+    assert "## seats" in out and "| p1   | 400 |" in out
+    seats = pl.read_parquet(tmp_path / "study" / "seats.parquet")
+    alone = simulate("toy", 400, params={"edge": 0.9}, agents="greedy,random", progress=False)
+    assert seats.filter(pl.col("seat") == "p1")["k"].item() == (alone["winner"] == "p1").sum()
+    assert (tmp_path / "study" / "seat_win_rates_chart.svg").exists()
+    assert main(["study", "toy", "balance"]) == 2
+    assert "unknown study 'balance'; allowed: outcomes" in capsys.readouterr().err

@@ -125,9 +125,9 @@ def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
                                                   "that supports the agents)")
     p.add_argument("--chunk-size", type=int, default=None)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--backend", choices=("local", "dask"), default="local")
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address (default: a local cluster)")
     if command == "simulate":
-        p.add_argument("--backend", choices=("local", "dask"), default="local")
-        p.add_argument("--scheduler", default=None, help="Dask scheduler address (default: a local cluster)")
         p.add_argument("--out", type=Path, default=None, help="write the results to FILE.parquet")
     else:
         p.add_argument("--grid", nargs="+", default=[], metavar="PARAM=V1,V2",
@@ -165,33 +165,23 @@ def _check_out(path: Path | None, suffix: str | None) -> None:
 
 
 def _simulate(model: GameModel, args: argparse.Namespace) -> int:
-    import polars as pl
-
-    from workbench.core.runner import check_games, check_workers, iter_grid, simulate
+    from workbench.core.runner import check_games, check_workers
     from workbench.core.store import write_parquet_atomic
+    from workbench.core.sweep import run_grid
 
     check_games(args.games)
     check_workers(args.workers)
     _check_out(args.out, ".parquet")
-    grid = _param_grid(model, args)
-    cells = list(iter_grid(grid)) or [{}]
-    for cell in cells:  # validate every combination (and the agents) before playing anything
-        resolved = model.resolve_params(cell)
-        model.resolve_engine(args.engine, model.resolve_agents(args.agents, resolved), resolved)
-    frames, start = [], time.perf_counter()
-    try:
-        for cell in cells:
-            frames.append(simulate(model, args.games, params=cell, agents=args.agents, seed=args.seed,
-                                   workers=args.workers, backend=args.backend, scheduler=args.scheduler,
-                                   engine=args.engine, chunk_size=args.chunk_size, progress=not args.quiet))
+    start = time.perf_counter()
+    try:  # every combination (and the agents) is validated before anything is played
+        frame = run_grid(model, _param_grid(model, args), args.games, agents=args.agents, seed=args.seed,
+                         workers=args.workers, backend=args.backend, scheduler=args.scheduler, engine=args.engine,
+                         chunk_size=args.chunk_size, progress=not args.quiet)
     except RunInterrupted as exc:
-        if exc.partial is not None:
-            frames.append(exc.partial)
-        if frames and args.out is not None:
-            write_parquet_atomic(pl.concat(frames, how="vertical"), args.out)
-            print(f"kept {sum(f.height for f in frames)} finished games in {args.out}", file=sys.stderr)
+        if exc.partial is not None and args.out is not None:
+            write_parquet_atomic(exc.partial, args.out)
+            print(f"kept {exc.partial.height} finished games in {args.out}", file=sys.stderr)
         raise
-    frame = pl.concat(frames, how="vertical")
     elapsed = time.perf_counter() - start
     if args.out is not None:
         write_parquet_atomic(frame, args.out)
@@ -236,9 +226,9 @@ def _sweep(model: GameModel, args: argparse.Namespace) -> int:
             raise InputError(f"parameter {name!r} is given both in --grid and as {model.param(name).flag}")
         grid[name] = values
     start = time.perf_counter()
-    frame = run_sweep(model.name, grid, args.games, args.out, seed=args.seed, agents=args.agents,
+    frame = run_sweep(model, grid, args.games, args.out, seed=args.seed, agents=args.agents,
                       workers=args.workers, engine=args.engine, chunk_size=args.chunk_size,
-                      progress=not args.quiet)
+                      progress=not args.quiet, backend=args.backend, scheduler=args.scheduler)
     print(f"sweep: {frame.height} games in {args.out} ({time.perf_counter() - start:.1f} s)")
     return 0
 

@@ -13,12 +13,12 @@ from polars.testing import assert_frame_equal
 
 from tests.conftest import REPO
 from tests.toygame.model import MODEL as TOY
-from workbench.core import sweep as sweep_mod
+from workbench.core import runner as runner_mod
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.runner import simulate
 from workbench.core.seeding import game_seeds
 from workbench.core.store import clean_stale_temp, write_parquet_atomic
-from workbench.core.sweep import load_sweep, parse_grid, run_sweep, sweep_status
+from workbench.core.sweep import load_sweep, parse_grid, run_grid, run_sweep, sweep_status, unbroken_prefix
 
 GRID = {"board": ["small", "large"], "edge": [0.5, 0.8]}
 
@@ -34,13 +34,13 @@ def _files(out):
 
 def _count_chunks(monkeypatch):
     calls = []
-    real = sweep_mod.run_chunk
+    real = runner_mod.run_chunk
 
     def counting(*args):
         calls.append(args[4:6])
         return real(*args)
 
-    monkeypatch.setattr(sweep_mod, "run_chunk", counting)
+    monkeypatch.setattr(runner_mod, "run_chunk", counting)
     return calls
 
 
@@ -143,7 +143,7 @@ def test_incomplete_sweep_is_reported(tmp_path):
 
 
 def test_ctrl_c_keeps_finished_chunks(tmp_path, monkeypatch):
-    real = sweep_mod.run_chunk
+    real = runner_mod.run_chunk
     calls = []
 
     def interrupted(*args):
@@ -152,12 +152,12 @@ def test_ctrl_c_keeps_finished_chunks(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args)
 
-    monkeypatch.setattr(sweep_mod, "run_chunk", interrupted)
+    monkeypatch.setattr(runner_mod, "run_chunk", interrupted)
     with pytest.raises(RunInterrupted) as info:
         run_sweep(TOY, GRID, 100, tmp_path, chunk_size=50, progress=False)
     assert info.value.partial.height == 100 and info.value.total == 400
     assert sweep_status(tmp_path)["chunks_done"] == 2
-    monkeypatch.setattr(sweep_mod, "run_chunk", real)
+    monkeypatch.setattr(runner_mod, "run_chunk", real)
     assert run_sweep(TOY, GRID, 100, tmp_path, chunk_size=50, progress=True).height == 400
 
 
@@ -246,3 +246,49 @@ def test_compiled_engine_sweep_on_threads_equals_serial(tmp_path):
                          chunk_size=300, workers=2, progress=False)
     assert_frame_equal(serial, threaded)
     assert serial.height == 4 * 900
+
+
+# -- the one grid runner: in memory, lineups, stop, Dask ------------------------------------------
+def test_run_grid_in_memory_equals_simulate_per_cell_and_the_stored_sweep(tmp_path):
+    grid = {"board": ["small", "large"], "limit": [6, 30]}
+    lineups = [("greedy", "random"), ("random", "greedy")]
+    frame = run_grid(TOY, grid, 90, lineups=lineups, seed=4, params={"edge": 0.7}, workers=2, progress=False)
+    assert frame.height == 2 * 2 * 2 * 90
+    assert frame.columns[-1] == "lineup"
+    cells = frame.select("board", "limit", "lineup").unique(maintain_order=True).rows()
+    assert cells == [(b, lim, " vs ".join(lu)) for b in ("small", "large") for lim in (6, 30) for lu in lineups]
+    for board, limit, lineup in cells:
+        alone = simulate(TOY, 90, params={"board": board, "limit": limit, "edge": 0.7}, agents=lineup.split(" vs "),
+                         seed=4, progress=False)
+        cell = frame.filter(pl.col("board") == board, pl.col("limit") == limit, pl.col("lineup") == lineup)
+        assert_frame_equal(cell.drop("lineup"), alone)
+    stored = run_grid(TOY, grid, 90, lineups=lineups, seed=4, params={"edge": 0.7}, out=tmp_path / "s",
+                      chunk_size=40, progress=False)
+    assert_frame_equal(stored, frame)
+
+
+def test_run_grid_stop_keeps_finished_chunks_and_the_unbroken_prefix():
+    seen = []
+    with pytest.raises(RunInterrupted) as info:
+        run_grid(TOY, {"board": ["small", "large"]}, 100, chunk_size=25, progress=False,
+                 on_progress=lambda done, total: seen.append((done, total)), should_stop=lambda: len(seen) >= 3)
+    partial = info.value.partial
+    assert seen == [(25, 200), (50, 200), (75, 200)]
+    assert partial.height == 75 and partial["board"].unique().to_list() == ["small"]
+    prefix = unbroken_prefix(partial, ["board"])
+    assert_frame_equal(prefix, simulate(TOY, 75, progress=False))
+
+
+@pytest.mark.xdist_group("dask")
+def test_a_sweep_on_a_dask_scheduler_stores_what_a_local_sweep_stores(tmp_path):
+    from distributed import LocalCluster
+
+    local = run_sweep(TOY, GRID, 120, tmp_path / "local", seed=2, chunk_size=40, progress=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        remote = run_sweep(TOY, GRID, 120, tmp_path / "dask", seed=2, chunk_size=40, progress=False,
+                           backend="dask", scheduler=cluster.scheduler_address)
+    assert_frame_equal(local, remote)
+    names = sorted(p.relative_to(tmp_path / "local") for p in _chunk_files(tmp_path / "local"))
+    assert names == sorted(p.relative_to(tmp_path / "dask") for p in _chunk_files(tmp_path / "dask"))
+    manifests = [json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("local", "dask")]
+    assert manifests[0]["cells"] == manifests[1]["cells"]

@@ -99,14 +99,26 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     chunks = plan_chunks(games, chunk_size, start)
     args = [(model_ref(model), resolved, tuple(map(str, specs)), seed, a, b, engine) for a, b in chunks]
-    if backend == "dask":
-        results = _dask_results(args, workers, scheduler)
-    elif workers == 1 or len(chunks) == 1:
-        results = ((i, run_chunk(*a)) for i, a in enumerate(args))
-    else:
-        results = pool_results(run_chunk, args, make_pool(model.releases_gil(engine), workers))
+    results = execute(model, args, workers, backend, scheduler)
     return _collect(results, games, len(chunks), f"{model.name} {engine}" if progress else None, on_progress,
                     should_stop)
+
+
+def execute(model: GameModel, args: list[tuple], workers: int, backend: str = "local",
+            scheduler: str | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
+    """``(i, run_chunk(*args[i]))`` as chunks finish: serially, on a local pool, or on Dask.
+
+    Local workers are threads when every chunk's engine releases the GIL (compiled kernels: no
+    start-up cost), else spawned processes.  Closing the iterator cancels what has not started.
+    """
+    if backend not in BACKENDS:
+        raise InputError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
+    if backend == "dask":
+        return _dask_results(args, workers, scheduler)
+    if workers == 1 or len(args) <= 1:
+        return ((i, run_chunk(*a)) for i, a in enumerate(args))
+    threads = all(model.releases_gil(a[-1]) for a in args)
+    return pool_results(run_chunk, args, make_pool(threads, min(workers, len(args))))
 
 
 def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: int, label: str | None,

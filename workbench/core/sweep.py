@@ -1,4 +1,10 @@
-"""Parameter sweeps with a resumable on-disk result store.
+"""The one grid runner: every cell of a parameter grid (× agent lineups), in memory or as a resumable sweep.
+
+:func:`run_grid` plays ``games`` seeded games in every cell of a grid of declared parameters
+(e.g. battlefield × deck), optionally × several agent lineups, all chunks of all cells on one
+executor (serial, local threads or processes, or Dask — ``runner.execute``), every cell on the
+same master seed (common random numbers).  The CLI's ``simulate`` and ``sweep``, the duel's
+battlefield grid and default study all call it.  Given ``out``, it is a sweep:
 
 A sweep plays ``games`` seeded games in every cell of a grid of declared parameters (e.g.
 battlefield × deck).  Each cell is cut into chunks of consecutive game indices; every finished
@@ -18,7 +24,7 @@ makes differences between cells sharper.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +33,7 @@ import polars as pl
 
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game, model_ref
-from workbench.core.runner import check_games, check_workers, iter_grid, make_pool, plan_chunks, pool_results, run_chunk
+from workbench.core.runner import check_games, check_workers, execute, iter_grid, plan_chunks
 from workbench.core.seeding import check_master_seed
 from workbench.core.store import (
     chunk_key,
@@ -38,7 +44,8 @@ from workbench.core.store import (
     write_parquet_atomic,
 )
 
-__all__ = ["MANIFEST", "check_grid", "load_sweep", "parse_grid", "read_manifest", "run_sweep", "sweep_status"]
+__all__ = ["MANIFEST", "check_grid", "load_sweep", "parse_grid", "read_manifest", "run_grid", "run_sweep",
+           "sweep_status", "unbroken_prefix"]
 
 MANIFEST = "manifest.json"
 FORMAT = "workbench-sweep/1"
@@ -150,21 +157,28 @@ class _Cell:
     agents: tuple[str, ...]
     engine: str
     chunk_size: int
+    lineup: str | None = None  # "greedy vs random" when the run has several lineups
 
 
-def _plan(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, agents: Any, engine: str | None,
-          chunk_size: int | None) -> tuple[list[_Cell], list[_Chunk]]:
+def _plan(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, lineups: list[Any],
+          engine: str | None, chunk_size: int | None, fixed: dict[str, Any] | None = None,
+          workers: int | None = None, labelled: bool = False) -> tuple[list[_Cell], list[_Chunk]]:
+    """Cells (grid × lineups) and their chunks; ``workers`` set: chunks sized for an in-memory run."""
     version = package_version()
     cells: list[_Cell] = []
     chunks: list[_Chunk] = []
-    for i, overrides in enumerate(iter_grid(grid)):
-        params = model.resolve_params(overrides)
-        specs = model.resolve_agents(agents, params)
-        eng = model.resolve_engine(engine, specs, params)
-        size = chunk_size if chunk_size is not None else max(1, model.chunk_hint(eng))
-        cell = _Cell(params, model.params_hash(params), tuple(map(str, specs)), eng, size)
-        cells.append(cell)
-        for start, stop in plan_chunks(games, size):
+    for overrides in iter_grid(grid):
+        params = model.resolve_params({**(fixed or {}), **overrides})
+        for agents in lineups:
+            specs = model.resolve_agents(agents, params)
+            eng = model.resolve_engine(engine, specs, params)
+            size = chunk_size or max(1, model.chunk_hint(eng) if workers is None else
+                                     min(model.chunk_hint(eng), -(-games // (4 * workers))))
+            label = " vs ".join(map(str, specs)) if labelled else None
+            cells.append(_Cell(params, model.params_hash(params), tuple(map(str, specs)), eng, size, label))
+    for i, cell in enumerate(cells):
+        params, eng = cell.params, cell.engine
+        for start, stop in plan_chunks(games, cell.chunk_size):
             key = chunk_key({"format": FORMAT, "game": model.name, "rules_version": model.rules_version,
                              "params": params, "master_seed": seed, "start": start, "stop": stop,
                              "agents": list(cell.agents), "engine": eng, "package_version": version})
@@ -186,7 +200,7 @@ def _manifest(model: GameModel, grid: dict[str, list[Any]], games: int, seed: in
         "grid": grid,
         "cells": [{
             "params": c.params, "params_hash": c.params_hash, "agents": list(c.agents), "engine": c.engine,
-            "chunk_size": c.chunk_size,
+            "chunk_size": c.chunk_size, "lineup": c.lineup,
             "chunks": [{"start": k.start, "stop": k.stop, "key": k.key, "file": k.file}
                        for k in chunks if k.cell == i],
         } for i, c in enumerate(cells)],
@@ -195,31 +209,25 @@ def _manifest(model: GameModel, grid: dict[str, list[Any]], games: int, seed: in
 
 
 # -- playing ------------------------------------------------------------------------------------
-def _results(model: GameModel, jobs: list[tuple[_Chunk, tuple]], workers: int):
-    if workers == 1 or len(jobs) <= 1:
-        for chunk, args in jobs:
-            yield chunk, run_chunk(model, *args[1:])
-        return
-    threads = all(model.releases_gil(args[-1]) for _, args in jobs)
-    pool = make_pool(threads, min(workers, len(jobs)))
-    results = pool_results(run_chunk, [args for _, args in jobs], pool)
-    try:
-        for i, frame in results:
-            yield jobs[i][0], frame
-    finally:
-        results.close()
+def _labelled(frame: pl.DataFrame, cell: _Cell) -> pl.DataFrame:
+    return frame if cell.lineup is None else frame.with_columns(pl.lit(cell.lineup, pl.String).alias("lineup"))
 
 
-def run_sweep(game: str | GameModel, grid: dict[str, Any] | None, games: int, out_dir: str | Path, seed: int = 0,
-              agents: Any = None, workers: int = 1, engine: str | None = None, chunk_size: int | None = None,
-              progress: bool = True) -> pl.DataFrame:
-    """Play ``games`` games in every grid cell, store them under ``out_dir``, return all rows.
+def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: int = 1000, *,
+             out: str | Path | None = None, params: dict[str, Any] | None = None, agents: Any = None,
+             lineups: Sequence[Any] | None = None, seed: int = 0, workers: int = 1, backend: str = "local",
+             scheduler: str | None = None, engine: str | None = None, chunk_size: int | None = None,
+             progress: bool = True, on_progress: Callable[[int, int], None] | None = None,
+             should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """Play ``games`` games in every cell of ``grid`` (× each of ``lineups``) and return all rows.
 
-    Finished chunks already in ``out_dir`` with the same key are reused, so re-running resumes an
-    interrupted sweep.  Rows are ordered by grid cell (last grid key varies fastest), then
-    ``game_index``.  ``chunk_size`` defaults to the model's hint for the engine (independent of
-    ``workers``, so a resume with another worker count still reuses every chunk).  On Ctrl-C the
-    finished chunks stay on disk and :class:`RunInterrupted` carries them in ``.partial``.
+    ``params`` are fixed for every cell; ``agents`` is the one lineup, or ``lineups`` several (the
+    frame then has a ``lineup`` column, "greedy vs random").  Rows are ordered by cell (last grid
+    key varies fastest, lineups innermost), then ``game_index``; a cell's rows equal one
+    ``simulate`` of that cell.  With ``out`` the run is a resumable sweep stored there (finished
+    chunks are reused, see the module docstring).  ``on_progress(done, total)`` counts games;
+    on Ctrl-C or once ``should_stop()`` is true, :class:`RunInterrupted` carries the finished
+    chunks in ``.partial`` (cell order; see :func:`unbroken_prefix`).
     """
     model = get_game(game)
     games = check_games(games)
@@ -227,40 +235,94 @@ def run_sweep(game: str | GameModel, grid: dict[str, Any] | None, games: int, ou
     seed = check_master_seed(seed)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0):
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if lineups is not None and agents is not None:
+        raise InputError("give agents (one lineup) or lineups (several), not both")
+    if lineups is not None and not lineups:
+        raise InputError("give at least one agent lineup, e.g. [('greedy', 'greedy')]")
     grid = check_grid(grid, model)
-    cells, chunks = _plan(model, grid, games, seed, agents, engine, chunk_size)
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"sweep output {out} exists and is not a directory")
-    for cell in cells:
-        clean_stale_temp(out / "chunks" / cell.params_hash)
-    missing = [c for c in chunks if not (out / c.file).is_file()]
-    write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "running"), out / MANIFEST)
+    stored = out is not None
+    cells, chunks = _plan(model, grid, games, seed, list(lineups) if lineups is not None else [agents], engine,
+                          chunk_size, params, None if stored else workers, labelled=lineups is not None)
+    if stored:
+        out = Path(out)
+        if out.exists() and not out.is_dir():
+            raise InputError(f"sweep output {out} exists and is not a directory")
+        for cell in cells:
+            clean_stale_temp(out / "chunks" / cell.params_hash)
+        missing = [c for c in chunks if not (out / c.file).is_file()]
+        write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "running"), out / MANIFEST)
+    else:
+        missing = chunks
     ref = model_ref(model)
-    jobs = [(c, (ref, cells[c.cell].params, cells[c.cell].agents, seed, c.start, c.stop,
-                 cells[c.cell].engine)) for c in missing]
+    args = [(ref, cells[c.cell].params, cells[c.cell].agents, seed, c.start, c.stop, cells[c.cell].engine)
+            for c in missing]
     total = games * len(cells)
-    bar = _progress_bar(total, total - sum(c.stop - c.start for c in missing), model.name) if progress else None
-    played = 0
-    results = _results(model, jobs, workers)
+    done = total - sum(c.stop - c.start for c in missing)
+    bar = _progress_bar(total, done, model.name) if progress else None
+    kept: dict[int, pl.DataFrame] = {}
+    finished = 0
+    results = execute(model, args, workers, backend, scheduler)
     try:
-        for chunk, frame in results:
-            write_parquet_atomic(frame, out / chunk.file)
-            played += 1
+        for i, frame in results:
+            finished += 1
+            chunk = missing[i]
+            frame = _labelled(frame, cells[chunk.cell])
+            if stored:
+                write_parquet_atomic(frame, out / chunk.file)
+            else:
+                kept[i] = frame
+            done += frame.height
             if bar is not None:
                 bar.update(frame.height)
+            if on_progress is not None:
+                on_progress(done, total)
+            if should_stop is not None and finished < len(missing) and should_stop():
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         results.close()
-        partial = load_sweep(out, partial=True)
-        raise RunInterrupted(partial, partial.height, total) from None
+        partial = load_sweep(out, partial=True) if stored else _concat([kept[i] for i in sorted(kept)])
+        raise RunInterrupted(partial, 0 if partial is None else partial.height, total) from None
     finally:
-        results.close()  # stops a worker pool at once, also on Ctrl-C
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # stops a worker pool at once, also on Ctrl-C
         if bar is not None:
             bar.close()
-    last_run = {"reused_chunks": len(chunks) - len(missing), "played_chunks": played,
+    if not stored:
+        return _concat([kept[i] for i in range(len(missing))])
+    last_run = {"reused_chunks": len(chunks) - len(missing), "played_chunks": len(missing),
                 "played_games": sum(c.stop - c.start for c in missing)}
     write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "complete", last_run), out / MANIFEST)
     return load_sweep(out)
+
+
+def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame | None:
+    if not frames:
+        return None
+    return pl.concat(frames, how="diagonal_relaxed").select(_merged_columns(frames))
+
+
+def unbroken_prefix(frame: pl.DataFrame | None, keys: Sequence[str]) -> pl.DataFrame | None:
+    """Per cell (``keys``), the rows of games ``0..k-1`` with no gap: what one shorter run would have given."""
+    if frame is None or frame.height == 0:
+        return None
+    ranked = frame.with_columns(pl.int_range(pl.len()).over(list(keys) or None).alias("_rank"))
+    kept = ranked.filter((pl.col("game_index") == pl.col("_rank")).cum_min().over(list(keys) or None)).drop("_rank")
+    return kept if kept.height else None
+
+
+def run_sweep(game: str | GameModel, grid: dict[str, Any] | None, games: int, out_dir: str | Path, seed: int = 0,
+              agents: Any = None, workers: int = 1, engine: str | None = None, chunk_size: int | None = None,
+              progress: bool = True, backend: str = "local", scheduler: str | None = None) -> pl.DataFrame:
+    """Play ``games`` games in every grid cell, store them under ``out_dir``, return all rows.
+
+    :func:`run_grid` with ``out``: finished chunks already in ``out_dir`` with the same key are
+    reused, so re-running resumes an interrupted sweep.  ``chunk_size`` defaults to the model's
+    hint for the engine (independent of ``workers``, so a resume with another worker count still
+    reuses every chunk); a sweep run on a Dask scheduler stores the same chunks as a local one.
+    """
+    return run_grid(game, grid, games, out=out_dir, agents=agents, seed=seed, workers=workers, backend=backend,
+                    scheduler=scheduler, engine=engine, chunk_size=chunk_size, progress=progress)
 
 
 def _progress_bar(total: int, initial: int, label: str) -> Any:

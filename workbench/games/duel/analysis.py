@@ -1,8 +1,9 @@
 """Battlefield balance of the duel: per battlefield × deck × agent pairing (× miss rate).
 
 ``run_grid`` plays the same number of seeded games in every cell, all cells on the same master
-seed (common random numbers: cell differences are not blurred by different deals), in blocks so
-a caller (widget, CLI) can show progress and stop early without losing the finished blocks.
+seed (common random numbers: cell differences are not blurred by different deals), on core's
+grid runner, so a caller (widget, CLI) can show progress and stop early without losing the
+finished games.
 The table and chart functions turn the one-row-per-game frame into
 
 * the first-seat win rate (share of *all* games won by the seat that moved first; draws count as
@@ -15,7 +16,6 @@ The table and chart functions turn the one-row-per-game frame into
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,9 +23,9 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from workbench.core import charts, metrics
+from workbench.core import charts, metrics, sweep
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.runner import check_games, iter_grid, simulate
+from workbench.core.runner import check_games, simulate
 from workbench.core.stats import rate_diff_table, rate_table
 from workbench.games.duel.model import BATTLEFIELD_KEYS
 
@@ -81,11 +81,11 @@ def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = (
              on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
     """Play ``games`` games in every cell battlefield × deck × pairing (× each ``extra`` parameter).
 
-    ``params`` are fixed parameters for every cell (e.g. ``{"miss_rate": 0.1}``); ``extra`` adds
-    grid dimensions (e.g. ``{"miss_rate": [0, 0.1, 0.2]}``).  Returns one row per game with a
-    ``pairing`` column ("greedy vs greedy") and a ``seconds`` column (wall time of the cell).
-    ``on_progress(done, total)`` reports games; ``should_stop()`` ends the run early, keeping the
-    finished blocks.
+    Core's one grid runner (``sweep.run_grid``) with the duel's vocabulary: ``params`` are fixed
+    parameters for every cell (e.g. ``{"miss_rate": 0.1}``); ``extra`` adds grid dimensions (e.g.
+    ``{"miss_rate": [0, 0.1, 0.2]}``).  Returns one row per game with a ``pairing`` column
+    ("greedy vs greedy").  ``on_progress(done, total)`` reports games; ``should_stop()`` ends the
+    run early, keeping each cell's finished unbroken run of games.
     """
     battlefields = list(battlefields or BATTLEFIELD_KEYS)
     unknown = [b for b in battlefields if b not in BATTLEFIELD_KEYS]
@@ -94,29 +94,16 @@ def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = (
     if not pairings:
         raise InputError("give at least one agent pairing, e.g. [('greedy', 'greedy')]")
     grid = {"battlefield": battlefields, "deck": list(decks), **{k: list(v) for k, v in (extra or {}).items()}}
-    cells = [(cell, tuple(p)) for cell in iter_grid(grid) for p in pairings]
-    total, done = check_games(games) * len(cells), 0
-    frames = []
-    for cell, agents in cells:
-        if should_stop is not None and should_stop():
-            break
-        started = time.perf_counter()
-
-        def tick(n: int) -> None:
-            nonlocal done
-            done += n
-            if on_progress is not None:
-                on_progress(done, total)
-
-        frame = run_blocks({**(params or {}), **cell}, agents, games, seed, engine=engine, workers=workers,
-                           block=block, on_block=tick, should_stop=should_stop)
+    keys = [*grid, "lineup"]
+    try:
+        frame = sweep.run_grid("duel", grid, check_games(games), params=params, lineups=[tuple(p) for p in pairings],
+                               seed=seed, workers=workers, engine=engine, chunk_size=block, progress=False,
+                               on_progress=on_progress, should_stop=should_stop)
+    except RunInterrupted as exc:
+        frame = sweep.unbroken_prefix(exc.partial, keys)
         if frame is None:
-            break
-        frames.append(frame.with_columns(pl.lit(_pairing(agents)).alias("pairing"),
-                                         pl.lit(time.perf_counter() - started).alias("seconds")))
-    if not frames:
-        raise InputError("the run was stopped before any game finished")
-    return pl.concat(frames, how="diagonal_relaxed")
+            raise InputError("the run was stopped before any game finished") from None
+    return frame.rename({"lineup": "pairing"})
 
 
 def _keys(frame: pl.DataFrame, by: Sequence[str]) -> list[str]:

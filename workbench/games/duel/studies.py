@@ -15,8 +15,9 @@ import polars as pl
 
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
-from workbench.core.runner import check_games, simulate
+from workbench.core.runner import check_games
 from workbench.core.study import Study
+from workbench.core.sweep import run_grid
 from workbench.games.duel import analysis
 from workbench.games.duel.model import BATTLEFIELD_KEYS
 
@@ -64,12 +65,10 @@ def default_study(games_per_seating: int = 10_000, workers: int = 2, seed: int =
                   agents: tuple[str, str] = ("greedy", "greedy")) -> pl.DataFrame:
     """Every battlefield × deck type × first seat, greedy vs greedy, in one frame.
 
-    One ``runner.simulate`` per cell on the fast engine; the runner puts the kernel (which runs
-    without the GIL) on ``workers`` threads, so no worker process is started per cell.
+    Core's grid runner on the fast engine: all 32 cells' chunks on ``workers`` threads (the
+    kernel runs without the GIL), so no worker process is started.
     """
     games = check_games(games_per_seating)
-    cells = [{"battlefield": b, "deck": d, "first": f} for b in BATTLEFIELD_KEYS
-             for d in ("regular", "unlimited") for f in ("p1", "p2")]
-    return pl.concat([simulate("duel", games, params=cell, agents=list(agents), seed=seed,
-                               workers=workers, engine="fast", chunk_size=-(-games // 4), progress=False)
-                      for cell in cells], how="vertical")
+    grid = {"battlefield": list(BATTLEFIELD_KEYS), "deck": ["regular", "unlimited"], "first": ["p1", "p2"]}
+    return run_grid("duel", grid, games, agents=list(agents), seed=seed, workers=workers, engine="fast",
+                    chunk_size=-(-games // 4), progress=False)
