@@ -1,4 +1,4 @@
-"""Tower of Babel throughput: games/second of the compiled engine (one core), and of the reference.
+"""Tower of Babel (die streak) throughput: games/second of the compiled engine (one core), and of the reference.
 
 Run standalone: ``.venv/bin/python benchmarks/bench_dietower.py [--games N] [--optimal]``.
 Prints one line per measurement; the headline is two-player random games per second through

@@ -1,4 +1,4 @@
-"""Tower of Babel teaching dashboard (ipywidgets): sliders over the exact streak model and its simulation.
+"""Tower of Babel (die streak) teaching dashboard (ipywidgets): sliders over the exact streak model and its simulation.
 
 The frames and charts come from :mod:`workbench.games.dietower.analysis` (re-exported here so a
 notebook needs one import); this module only adds the widgets.
