@@ -6,7 +6,6 @@ from polars.testing import assert_frame_equal
 
 from workbench.cli import main
 from workbench.core.runner import simulate
-from workbench.games.duel import shuffle
 
 
 def test_simulate_writes_parquet_and_prints_rates_with_intervals(tmp_path, capsys):
@@ -65,22 +64,6 @@ def test_games_lists_parameters_and_battlefields(capsys):
     assert "--start-wall" in text and "--miss-rate" in text and "free_steppe" in text and "Stepa Bebas" in text
 
 
-def test_shuffle_commit_deal_verify(capsys):
-    assert main(["shuffle", "commit", "--seed", "42"]) == 0
-    commitment = capsys.readouterr().out.strip()
-    assert commitment == shuffle.commit(42)
-    assert main(["shuffle", "deal", "--seed", "42"]) == 0
-    deal = capsys.readouterr().out.strip()
-    assert main(["shuffle", "verify", "--seed", "42", "--commitment", commitment, "--deal", deal]) == 0
-    assert "verified" in capsys.readouterr().out
-    cards = deal.split(",")
-    cards[0], cards[1] = cards[1], cards[0]
-    assert main(["shuffle", "verify", "--seed", "42", "--commitment", commitment, "--deal", ",".join(cards)]) == 2
-    assert "deal mismatch at position 0" in capsys.readouterr().err
-    assert main(["shuffle", "verify", "--seed", "43", "--commitment", commitment, "--deal", deal]) == 2
-    assert "commitment mismatch" in capsys.readouterr().err
-
-
 def test_sweep_runs_a_grid_and_reuses_finished_chunks(tmp_path, capsys):
     from workbench.core.sweep import load_sweep
 
@@ -123,7 +106,15 @@ def test_interrupted_simulate_keeps_the_finished_games(tmp_path, monkeypatch, ca
     assert "interrupted after 20 of 50 games" in capsys.readouterr().err
     kept = pl.read_parquet(out)
     assert kept["game_index"].to_list() == list(range(20))
-    assert [p.name for p in tmp_path.iterdir()] == ["partial.parquet"]  # no temporary file left behind
+    # the finished chunks wait for a resume; no temporary file is left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["partial.parquet", "partial.parquet.parts"]
+    assert sorted(p.name for p in (tmp_path / "partial.parquet.parts").iterdir()) == [
+        "0000-000000000000000-000000000000010.parquet", "0000-000000000000010-000000000000020.parquet", "run.json"]
+    monkeypatch.setattr(runner, "run_chunk", real)
+    assert main(["simulate", "duel", "--games", "50", "--chunk-size", "10", "--engine", "reference", "--quiet",
+                 "--out", str(out)]) == 0  # the same command resumes: 3 chunks left to play
+    assert_frame_equal(pl.read_parquet(out), simulate("duel", 50, engine="reference", progress=False))
+    assert [p.name for p in tmp_path.iterdir()] == ["partial.parquet"]
 
 
 # -- a game that is only a rules file and a model declaration (tests/toygame) ------------------------

@@ -10,6 +10,7 @@ which runs every combination.  Games, their studies, reports and commands (the d
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,6 +20,26 @@ from workbench.core.errors import InputError, RunInterrupted, WorkbenchError
 from workbench.core.model import GameModel, game_names, get_game
 
 CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with short errors: one line of usage, and the closest flag for a mistyped one."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        """Print ``did you mean --battlefield?`` for an unknown flag, one usage line, exit 2."""
+        import difflib
+
+        hint = ""
+        if "unrecognized arguments:" in message:
+            flags = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+            for word in message.split(":", 1)[1].split():
+                if word.startswith("-"):
+                    close = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1, cutoff=0.6)
+                    if close:
+                        hint = f"; did you mean {close[0]}?"
+                        break
+        usage = self.format_usage().strip().splitlines()[0]
+        self.exit(2, f"{self.prog}: error: {message}{hint}\n{usage} …  (--help lists every flag)\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,8 +69,12 @@ def _game_commands() -> dict[str, Any]:
 
 
 def _dispatch(argv: list[str]) -> int:
-    top = argparse.ArgumentParser(prog="workbench", description="Tower games balancing workbench")
-    sub = top.add_subparsers(dest="command", required=True)
+    if argv and argv[0] in ("simulate", "sweep", "study") and (len(argv) == 1 or argv[1] in ("-h", "--help")):
+        return _which_game(argv[0])
+    if argv[:1] == ["sweep"] and argv[1:2] and argv[1] in ("show", "export"):
+        return _sweep_store(argv[1], argv[2:])
+    top = Parser(prog="workbench", description="Tower games balancing workbench")
+    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
     sub.add_parser("games", help="list games, their parameters, agents, engines, studies and commands")
     for name in ("simulate", "sweep"):
         p = sub.add_parser(name, help=f"{name} a game (game parameters become flags)", add_help=False)
@@ -59,9 +84,13 @@ def _dispatch(argv: list[str]) -> int:
     st.add_argument("game")
     rep = sub.add_parser("report", help="write a game's report (index.html, index.md, tables)")
     rep.add_argument("game", help="a game name or 'all'")
-    rep.add_argument("--out", type=Path, default=Path("reports"))
+    rep.add_argument("--out", type=Path, default=None,
+                     help="the report's directory (default reports/GAME); with 'all', one GAME/ folder each in it "
+                          "(default reports/)")
     rep.add_argument("--quick", action="store_true", help="small settings (seconds)")
     rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--force", action="store_true",
+                     help="write into a non-empty directory that holds no report (its other files are kept)")
     game_commands = _game_commands()
     for command in game_commands.values():
         command.add_arguments(sub.add_parser(command.name, help=command.help))
@@ -72,7 +101,7 @@ def _dispatch(argv: list[str]) -> int:
         if rest:
             top.error(f"unrecognized arguments: {' '.join(rest)}")
         if known.command == "report":
-            return _report(known.game, known.out, known.quick, known.seed)
+            return _report(known.game, known.out, known.quick, known.seed, known.force)
         return game_commands[known.command].run(known)
     model = get_game(known.game)
     if known.command == "study":
@@ -84,6 +113,19 @@ def _dispatch(argv: list[str]) -> int:
 
 
 # ----------------------------------------------------------------------------------- games
+def _which_game(command: str) -> int:
+    """``workbench simulate --help`` with no game: the games, and how to see one game's flags."""
+    print(f"usage: workbench {command} GAME [flags]   (each game's parameters are flags)")
+    print("games:")
+    for name in game_names():
+        print(f"  {name:<12} {get_game(name).title}")
+    print(f"see one game's flags with: workbench {command} GAME --help   (e.g. workbench {command} "
+          f"{game_names()[0]} --help); everything about the games: workbench games")
+    if command == "sweep":
+        print("a finished or interrupted sweep: workbench sweep show DIR | workbench sweep export DIR --csv F.csv")
+    return 0
+
+
 def _games() -> int:
     from workbench.core.study import commands, studies
 
@@ -116,7 +158,7 @@ def _games() -> int:
 
 # ------------------------------------------------------------------------------ simulate
 def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"workbench {command} {model.name}")
+    p = Parser(prog=f"workbench {command} {model.name}")
     p.add_argument("--games", type=int, default=1000, help="games per parameter combination")
     p.add_argument("--seed", type=int, default=0, help="master seed (non-negative)")
     p.add_argument("--agents", default=None, help="one agent per seat, comma-separated (e.g. greedy,random)")
@@ -127,8 +169,11 @@ def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--backend", choices=("local", "dask"), default="local")
     p.add_argument("--scheduler", default=None, help="Dask scheduler address (default: a local cluster)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file, or add to a store that "
+                                                        "holds another sweep")
     if command == "simulate":
-        p.add_argument("--out", type=Path, default=None, help="write the results to FILE.parquet")
+        p.add_argument("--out", type=Path, default=None, help="write the results to FILE.parquet (streamed: memory "
+                                                             "stays bounded whatever --games is; resumable)")
     else:
         p.add_argument("--grid", nargs="+", default=[], metavar="PARAM=V1,V2",
                        help="grid over declared parameters; 'all' expands a choice parameter")
@@ -141,7 +186,9 @@ def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
 
 def _param_grid(model: GameModel, args: argparse.Namespace) -> dict[str, list[Any]]:
     grid: dict[str, list[Any]] = {}
-    for param in model.params:
+    single = {p.name: getattr(args, f"param_{p.name}") for p in model.params
+              if getattr(args, f"param_{p.name}") is not None and "," not in getattr(args, f"param_{p.name}")}
+    for param in model.params_for(single):
         raw = getattr(args, f"param_{param.name}")
         if raw is None:
             continue
@@ -155,70 +202,100 @@ def _param_grid(model: GameModel, args: argparse.Namespace) -> dict[str, list[An
 
 
 def _check_out(path: Path | None, suffix: str | None) -> None:
+    """An --out is checked before any work: its kind, and a writable place to put it."""
     if path is None:
         return
     if suffix and path.suffix != suffix:
         raise InputError(f"--out must name a {suffix} file, got {str(path)!r}")
-    parent = path.parent if suffix else path
-    if parent.exists() and not parent.is_dir():
-        raise InputError(f"--out: {parent} is not a directory")
+    if path.exists() and (path.is_dir() if suffix else not path.is_dir()):
+        raise InputError(f"--out {path} is {'a directory' if suffix else 'a file'}; give "
+                         f"{'a ' + suffix + ' file' if suffix else 'a directory'}")
+    parent = next((p for p in (path.parent if suffix else path, *path.parents) if p.exists()), Path("."))
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"--out {path}: {parent} is not a writable directory")
 
 
 def _simulate(model: GameModel, args: argparse.Namespace) -> int:
-    from workbench.core.runner import check_games, check_workers
-    from workbench.core.store import write_parquet_atomic
+    from workbench.core.runner import check_games, check_workers, iter_grid
+    from workbench.core.seeding import check_master_seed
+    from workbench.core.stream import check_memory, simulate_to_parquet
     from workbench.core.sweep import run_grid
 
     check_games(args.games)
     check_workers(args.workers)
+    check_master_seed(args.seed)
     _check_out(args.out, ".parquet")
+    grid = _param_grid(model, args)
     start = time.perf_counter()
-    try:  # every combination (and the agents) is validated before anything is played
-        frame = run_grid(model, _param_grid(model, args), args.games, agents=args.agents, seed=args.seed,
-                         workers=args.workers, backend=args.backend, scheduler=args.scheduler, engine=args.engine,
-                         chunk_size=args.chunk_size, progress=not args.quiet)
-    except RunInterrupted as exc:
-        if exc.partial is not None and args.out is not None:
-            write_parquet_atomic(exc.partial, args.out)
-            print(f"kept {exc.partial.height} finished games in {args.out}", file=sys.stderr)
-        raise
-    elapsed = time.perf_counter() - start
-    if args.out is not None:
-        write_parquet_atomic(frame, args.out)
-    print(_summary(frame, elapsed, args.out))
+    if args.out is not None:  # streamed to disk: bounded memory, resumable
+        try:
+            done = simulate_to_parquet(model, args.games, args.out, grid=grid, agents=args.agents, seed=args.seed,
+                                       workers=args.workers, backend=args.backend, scheduler=args.scheduler,
+                                       engine=args.engine, chunk_size=args.chunk_size, force=args.force,
+                                       progress=not args.quiet)
+        except RunInterrupted as exc:
+            print(f"kept {exc.done:,} finished games in {args.out}; run the same command again to resume "
+                  f"(the finished chunks wait in {args.out.name}.parts/)", file=sys.stderr)
+            raise
+        print(_summary(pl_scan(args.out), time.perf_counter() - start, args.out, done.games))
+        return 0
+    cells = list(iter_grid(grid)) or [{}]
+    check_memory(model, args.games, cells, args.agents, args.engine)  # refuses before any game is played
+    frame = run_grid(model, grid, args.games, agents=args.agents, seed=args.seed, workers=args.workers,
+                     backend=args.backend, scheduler=args.scheduler, engine=args.engine,
+                     chunk_size=args.chunk_size, progress=not args.quiet)
+    print(_summary(frame.lazy(), time.perf_counter() - start, None, frame.height))
     return 0
 
 
-def _summary(frame: Any, elapsed: float, out: Path | None) -> str:
+def pl_scan(path: Path) -> Any:
+    """A lazy scan of a result file."""
+    import polars as pl
+
+    return pl.scan_parquet(path)
+
+
+def _rate_line(label: str, k: int, n: int) -> str:
     from workbench.core.stats import wilson
 
-    lines = [f"{frame.height} games in {elapsed:.2f} s ({frame.height / max(elapsed, 1e-9):,.0f} games/s)"
-             + (f" → {out}" if out else "")]
-    n = frame.height
-    seats = sorted(c.removeprefix("agent_") for c in frame.columns if c.startswith("agent_"))
-    for outcome in [*seats, "draw"]:
-        k = int((frame["winner"] == outcome).sum())
-        lo, hi = wilson(k, n)
-        label = f"{outcome} ({frame[f'agent_{outcome}'][0]})" if outcome != "draw" else "draw"
-        lines.append(f"  {label:<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}")
-    if "first_seat" in frame.columns and frame["first_seat"].null_count() < n:
-        k = int((frame["winner"] == frame["first_seat"]).sum())
-        lo, hi = wilson(k, n)
-        lines.append(f"  {'first seat wins':<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}")
-    reasons = frame.group_by("reason").len().sort("len", descending=True)
+    lo, hi = wilson(k, n)
+    return f"  {label:<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}"
+
+
+def _summary(lazy: Any, elapsed: float, out: Path | None, n: int, by: list[str] | None = None) -> str:
+    """Seat, draw and first-seat rates with intervals, end reasons and lengths — from a lazy frame."""
+    import polars as pl
+
+    lines = [f"{n:,} games in {elapsed:.2f} s ({n / max(elapsed, 1e-9):,.0f} games/s)" + (f" → {out}" if out else "")]
+    columns = lazy.collect_schema().names()
+    seats = sorted(c.removeprefix("agent_") for c in columns if c.startswith("agent_"))
+    first = lazy.select(*(pl.col(f"agent_{s}").drop_nulls().first() for s in seats)).collect().row(0)
+    counts = lazy.select(
+        *(((pl.col("winner") == o).sum()).alias(o) for o in [*seats, "draw"]),
+        (pl.col("winner") == pl.col("first_seat")).sum().alias("first"),
+        pl.col("first_seat").is_not_null().sum().alias("has_first"),
+        pl.col("length").mean().alias("mean"), pl.col("length").median().alias("median"),
+        pl.col("length").max().alias("max")).collect().row(0, named=True)
+    for seat, agent in zip(seats, first, strict=True):
+        lines.append(_rate_line(f"{seat} ({agent})", int(counts[seat]), n))
+    lines.append(_rate_line("draw", int(counts["draw"]), n))
+    if counts["has_first"]:
+        lines.append(_rate_line("first seat wins", int(counts["first"]), int(counts["has_first"])))
+    reasons = lazy.group_by("reason").len().sort("len", descending=True).collect()
     lines.append("  end: " + ", ".join(f"{r} {c}" for r, c in reasons.iter_rows()))
-    lines.append(f"  length: mean {frame['length'].mean():.1f}, median {frame['length'].median():.0f}, "
-                 f"max {frame['length'].max()}")
+    lines.append(f"  length: mean {counts['mean']:.1f}, median {counts['median']:.0f}, max {counts['max']}")
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------------- sweep
 def _sweep(model: GameModel, args: argparse.Namespace) -> int:
     from workbench.core.runner import check_games, check_workers
-    from workbench.core.sweep import parse_grid, run_sweep
+    from workbench.core.seeding import check_master_seed
+    from workbench.core.sweep import parse_grid, run_grid
 
     check_games(args.games)
     check_workers(args.workers)
+    check_master_seed(args.seed)
     _check_out(args.out, None)
     grid = parse_grid(args.grid, model)
     for name, values in _param_grid(model, args).items():
@@ -226,10 +303,79 @@ def _sweep(model: GameModel, args: argparse.Namespace) -> int:
             raise InputError(f"parameter {name!r} is given both in --grid and as {model.param(name).flag}")
         grid[name] = values
     start = time.perf_counter()
-    frame = run_sweep(model, grid, args.games, args.out, seed=args.seed, agents=args.agents,
-                      workers=args.workers, engine=args.engine, chunk_size=args.chunk_size,
-                      progress=not args.quiet, backend=args.backend, scheduler=args.scheduler)
-    print(f"sweep: {frame.height} games in {args.out} ({time.perf_counter() - start:.1f} s)")
+    frame = run_grid(model, grid, args.games, out=args.out, seed=args.seed, agents=args.agents,
+                     workers=args.workers, engine=args.engine, chunk_size=args.chunk_size, progress=not args.quiet,
+                     backend=args.backend, scheduler=args.scheduler, force=args.force)
+    print(f"sweep: {frame.height:,} games in {args.out} ({time.perf_counter() - start:.1f} s)")
+    print(_cell_table(frame, list(grid)))
+    print(f"show it again: workbench sweep show {args.out}; export: workbench sweep export {args.out} --csv FILE")
+    return 0
+
+
+def _cell_table(frame: Any, keys: list[str]) -> str:
+    """Each grid cell's seat win rates (and first-seat rate) with 95 % intervals, as a text table."""
+    import polars as pl
+
+    from workbench.core import metrics
+
+    keys = [k for k in keys if k in frame.columns]
+
+    def fmt(rate: str, low: str, high: str) -> pl.Expr:
+        return pl.format("{}% [{}–{}]", *((pl.col(c) * 100).round(1) for c in (rate, low, high)))
+
+    rates = metrics.seat_win_rates(frame, keys or None).with_columns(fmt("rate", "low", "high").alias("cell"))
+    table = rates.pivot(on="seat", index=[*keys, "n"], values="cell")
+    table = table.rename({c: f"{c} wins [95% CI]" for c in table.columns if c not in (*keys, "n")})
+    if "first_seat" in frame.columns and frame["first_seat"].null_count() < frame.height:
+        fm = metrics.first_mover(frame, keys or None).select(
+            *keys, fmt("first_mover_all", "first_mover_all_low", "first_mover_all_high").alias("first seat wins"))
+        table = table.join(fm, on=keys, how="left", maintain_order="left") if keys else \
+            pl.concat([table, fm], how="horizontal")
+    with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                   tbl_rows=200, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=40):
+        return str(table)
+
+
+def _sweep_store(action: str, rest: list[str]) -> int:
+    """``workbench sweep show DIR`` and ``workbench sweep export DIR --csv F | --parquet F [--force]``."""
+    from workbench.core.store import write_atomic
+    from workbench.core.sweep import load_sweep, read_manifest, sweep_status
+
+    p = Parser(prog=f"workbench sweep {action}")
+    p.add_argument("dir", type=Path)
+    if action == "export":
+        p.add_argument("--csv", type=Path, default=None)
+        p.add_argument("--parquet", type=Path, default=None)
+        p.add_argument("--force", action="store_true", help="replace an existing file")
+    args = p.parse_args(rest)
+    status = sweep_status(args.dir)
+    if action == "show":
+        manifest = read_manifest(args.dir)
+        print(f"{args.dir}: {status['game']} sweep, {status['status']}; {status['cells']} cells, "
+              f"{status['games_done']:,} of {status['games']:,} games in {status['chunks_done']} of "
+              f"{status['chunks']} chunks; master seed {manifest['master_seed']}; grid {manifest['grid']}")
+        frame = load_sweep(args.dir, partial=True)
+        if frame.height:
+            print(_cell_table(frame, list(manifest["grid"])))
+        if status["games_done"] < status["games"]:
+            print("incomplete: run the same `workbench sweep` command again to resume it")
+        return 0
+    targets = [(t, kind) for t, kind in ((args.csv, ".csv"), (args.parquet, ".parquet")) if t is not None]
+    if not targets:
+        raise InputError("export needs --csv FILE.csv and/or --parquet FILE.parquet")
+    for target, kind in targets:
+        _check_out(target, kind)
+        if target.exists() and not args.force:
+            raise InputError(f"{target} exists; give another file, or --force to replace it")
+    frame = load_sweep(args.dir)  # an unfinished sweep says how to resume it
+    for target, kind in targets:
+        if kind == ".csv":
+            from workbench.core.report import csv_safe
+
+            write_atomic(target, lambda tmp: csv_safe(frame).write_csv(tmp))
+        else:
+            write_atomic(target, lambda tmp: frame.write_parquet(tmp))
+        print(f"exported {frame.height:,} games to {target}")
     return 0
 
 
@@ -244,7 +390,7 @@ def _study(model: GameModel, rest: list[str]) -> int:
             print(f"  {study.name:<24} {study.title}")
         return 0
     study = get_study(model, rest[0])
-    p = argparse.ArgumentParser(prog=f"workbench study {model.name} {study.name}", description=study.help)
+    p = Parser(prog=f"workbench study {model.name} {study.name}", description=study.help)
     p.add_argument("--seed", type=int, default=0, help="master seed (non-negative)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, default=None, help="write the tables and charts as a report into DIR")
@@ -285,15 +431,32 @@ def _study(model: GameModel, rest: list[str]) -> int:
 
 
 # -------------------------------------------------------------------------------- report
-def _report(game: str, out: Path, quick: bool, seed: int) -> int:
+def _report(game: str, out: Path | None, quick: bool, seed: int, force: bool = False) -> int:
+    import shutil
+    import tempfile
+
+    from workbench.core.report import check_target, install
+    from workbench.core.seeding import check_master_seed
     from workbench.core.study import report_builder
 
+    check_master_seed(seed)
     names = game_names() if game == "all" else [get_game(game).name]
-    for name in names:
-        target = out / name if game == "all" else out
+    if game == "all":
+        targets = {name: (out or Path("reports")) / name for name in names}
+    else:
+        targets = {names[0]: out or Path("reports") / names[0]}
+    for target in targets.values():  # every target is checked before any report is computed
+        check_target(target, force)
+    for name, target in targets.items():
         start = time.perf_counter()
-        path = report_builder(name)(target, quick=quick, seed=seed)
-        print(f"{name}: report written to {path} in {time.perf_counter() - start:.1f} s")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=target.parent))
+        try:
+            built = report_builder(name)(staging / "report", quick=quick, seed=seed)
+            install(Path(built), target, force)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        print(f"{name}: report written to {target} in {time.perf_counter() - start:.1f} s")
     return 0
 
 

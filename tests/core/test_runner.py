@@ -58,8 +58,11 @@ def test_bad_inputs_name_what_is_allowed():
         simulate("duel", 10, params={"walls": 3}, progress=False)
     with pytest.raises(InputError, match="unknown backend"):
         simulate("duel", 10, backend="spark", progress=False)
-    with pytest.raises(InputError, match="seed must be a non-negative integer"):
+    with pytest.raises(InputError, match=r"seed must be an integer in 0\.\.18446744073709551615, got -1"):
         simulate("duel", 10, seed=-1, progress=False)
+    with pytest.raises(InputError, match=r"seed must be an integer in 0\.\.18446744073709551615, got 1844674407370"):
+        simulate("duel", 10, seed=2**64, progress=False)
+    assert simulate("toy", 3, seed=2**64 - 1, progress=False)["master_seed"].to_list() == [2**64 - 1] * 3
     with pytest.raises(InputError, match="workers must be a positive integer"):
         simulate("duel", 10, workers=0, progress=False)
     with pytest.raises(InputError, match="unknown engine"):

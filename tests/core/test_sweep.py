@@ -109,8 +109,13 @@ def test_changed_key_does_not_reuse(tmp_path, monkeypatch, change, new_chunks):
     first = run_sweep(TOY, base["grid"], 100, tmp_path, seed=base["seed"], chunk_size=50, progress=False)
     args = {**base, **change}
     calls = _count_chunks(monkeypatch)
-    frame = run_sweep(TOY, args["grid"], 100, tmp_path, seed=args["seed"], agents=args["agents"],
-                      chunk_size=50, progress=False)
+    if new_chunks:
+        with pytest.raises(InputError, match=f"{tmp_path} holds another sweep .*--force to add this sweep"):
+            run_sweep(TOY, args["grid"], 100, tmp_path, seed=args["seed"], agents=args["agents"], chunk_size=50,
+                      progress=False)
+        assert calls == [] and json.loads((tmp_path / "manifest.json").read_text())["master_seed"] == 0
+    frame = run_grid(TOY, args["grid"], 100, out=tmp_path, seed=args["seed"], agents=args["agents"],
+                     chunk_size=50, progress=False, force=True)
     assert len(calls) == new_chunks
     assert frame.height == 400
     if new_chunks == 0:
@@ -292,3 +297,39 @@ def test_a_sweep_on_a_dask_scheduler_stores_what_a_local_sweep_stores(tmp_path):
     assert names == sorted(p.relative_to(tmp_path / "dask") for p in _chunk_files(tmp_path / "dask"))
     manifests = [json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("local", "dask")]
     assert manifests[0]["cells"] == manifests[1]["cells"]
+
+
+# -- a store that was tampered with is named, never loaded silently ----------------------------------
+def _sorted_chunks(out):
+    return sorted(_chunk_files(out), key=lambda p: (p.parent.name, p.name))
+
+
+def test_a_chunk_copied_over_another_is_named(tmp_path):
+    run_sweep(TOY, GRID, 100, tmp_path, chunk_size=50, progress=False)
+    first, second = _sorted_chunks(tmp_path)[:2]
+    second.write_bytes(first.read_bytes())  # games 0..49 where 50..99 belong
+    with pytest.raises(InputError, match=f"{second}: its checksum is not the one the manifest recorded"):
+        load_sweep(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    for cell in manifest["cells"]:  # an older store without checksums: the content check still names it
+        for chunk in cell["chunks"]:
+            chunk.pop("sha256")
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match=rf"{second}, column 'game_index': holds games 0\.\.49, expected 50\.\.99"):
+        load_sweep(tmp_path)
+
+
+def test_a_truncated_or_garbage_chunk_is_named_and_replayed_after_deletion(tmp_path):
+    first = run_sweep(TOY, GRID, 100, tmp_path, chunk_size=50, progress=False)
+    victim = _sorted_chunks(tmp_path)[1]
+    victim.write_bytes(victim.read_bytes()[:200])
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    for cell in manifest["cells"]:
+        for chunk in cell["chunks"]:
+            chunk.pop("sha256")
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(InputError, match=f"{victim}: is not a readable Parquet file .*delete the file and run the "
+                                         "same sweep again"):
+        load_sweep(tmp_path)
+    victim.unlink()
+    assert_frame_equal(run_sweep(TOY, GRID, 100, tmp_path, chunk_size=50, progress=False), first)

@@ -324,12 +324,20 @@ class GameModel:
                 return p
         raise InputError(f"{self.name}: unknown parameter {name!r}; allowed: {', '.join(p.name for p in self.params)}")
 
+    def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
+        """The declared parameters as they apply with the values ``given`` so far.
+
+        Override when a data file a parameter names changes what another allows (the duel's
+        battlefields file adds battlefields to choose); the default is ``params``.
+        """
+        return self.params
+
     def resolve_params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """All parameters with defaults filled in and every value validated."""
         overrides = dict(overrides or {})
         for key in overrides:
             self.param(key)
-        resolved = {p.name: p.validate(overrides.get(p.name, p.default)) for p in self.params}
+        resolved = {p.name: p.validate(overrides.get(p.name, p.default)) for p in self.params_for(overrides)}
         self.check_params(resolved)
         return resolved
 

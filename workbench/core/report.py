@@ -11,7 +11,10 @@ produces::
 
 The header states the rules version, seeds, games and agents from ``meta``.  The report is
 built in a temporary directory beside ``out_dir`` and swapped in at the end, so a failed build
-leaves the previous report untouched.  In displayed tables a rate and its interval columns
+leaves the previous report untouched.  A report replaces only its own files: ``report.json``
+lists them, a directory holding other files keeps them (the new report's files are moved in one
+by one), and a non-empty directory that holds no report is refused unless ``force=True``
+(:func:`check_target` says so before any work is done).  In displayed tables a rate and its interval columns
 (``x``, ``x_low``, ``x_high`` — or ``rate``/``diff`` with ``low``, ``high``) are shown together as
 ``52.3% [51.3–53.3]``; the CSV and Parquet files keep the raw numbers.
 """
@@ -34,13 +37,14 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.store import package_version
 
-__all__ = ["Report", "display_frame", "markdown_to_html", "meta_from_frame"]
+__all__ = ["Report", "check_target", "csv_safe", "display_frame", "install", "markdown_to_html", "meta_from_frame"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HEADER_KEYS = (("rules_version", "Rules version"), ("seed", "Master seed"), ("seeds", "Seeds"),
                 ("games", "Games"), ("agents", "Agents"))
 _REQUIRED = ("rules_version", "games", "agents")
 _RESERVED = {"index", "report"}
+FORMAT = "workbench-report/1"
 
 
 @dataclass(frozen=True)
@@ -105,11 +109,9 @@ class Report:
         self._names.add(name)
 
     # -- writing --------------------------------------------------------------------------------
-    def write(self, out_dir: str | os.PathLike) -> Path:
-        """Write the report into ``out_dir`` (replacing an old report there); return the directory."""
-        out = Path(out_dir)
-        if out.exists() and not out.is_dir():
-            raise InputError(f"report output {out} exists and is not a directory")
+    def write(self, out_dir: str | os.PathLike, force: bool = False) -> Path:
+        """Write the report into ``out_dir``, replacing only an old report's files; return the directory."""
+        out = check_target(out_dir, force)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
         try:
@@ -118,7 +120,7 @@ class Report:
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        _swap_in(tmp, out)
+        install(tmp, out, force)
         return out
 
     def _build(self, tmp: Path) -> None:
@@ -132,13 +134,15 @@ class Report:
         for block in self.blocks:
             if block.kind == "table":
                 block.frame.write_parquet(tmp / f"{block.name}.parquet")
-                _csv_safe(block.frame).write_csv(tmp / f"{block.name}.csv")
+                csv_safe(block.frame).write_csv(tmp / f"{block.name}.csv")
         (tmp / "index.html").write_text(self._html(svgs), encoding="utf-8")
         (tmp / "index.md").write_text(self._markdown(), encoding="utf-8")
+        files = sorted(p.name for p in tmp.iterdir()) + ["report.json"]
         (tmp / "report.json").write_text(json.dumps({
-            "title": self.title, "meta": self.meta,
+            "format": FORMAT, "title": self.title, "meta": self.meta,
             "tables": [b.name for b in self.blocks if b.kind == "table"],
             "charts": [b.name for b in self.blocks if b.kind == "chart"],
+            "files": sorted(files),
         }, indent=1, default=str), encoding="utf-8")
 
     def header_rows(self) -> list[tuple[str, str]]:
@@ -233,6 +237,67 @@ _CSS = (
 )
 
 
+def own_files(directory: Path) -> set[str] | None:
+    """The files a report in ``directory`` wrote (from its ``report.json``), or None: no report there."""
+    path = Path(directory) / "report.json"
+    if not path.is_file():
+        return None
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(info, dict) or "title" not in info:
+        return None
+    if isinstance(info.get("files"), list):
+        return {str(f) for f in info["files"]}
+    names = {"index.html", "index.md", "report.json"}  # a report written before the file list existed
+    names |= {f"{t}.{ext}" for t in info.get("tables", []) for ext in ("csv", "parquet")}
+    names |= {f"{c}.{ext}" for c in info.get("charts", []) for ext in ("svg", "png", "vl.json")}
+    return names
+
+
+def check_target(out_dir: str | os.PathLike, force: bool = False) -> Path:
+    """Check a report directory before any work is done; return it as a path.
+
+    It must be a directory (or not exist yet) under a writable one, and be empty, hold a report,
+    or be written with ``force``; an :class:`InputError` says which and what to do.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"report output {out} exists and is not a directory; give a directory with --out")
+    parent = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"report output {out}: {parent} is not a writable directory")
+    if out.is_dir() and not force:
+        present = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+        own = own_files(out)
+        if present and own is None:
+            shown = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
+            raise InputError(f"report output {out} is not empty and holds no workbench report ({shown}); "
+                             "choose another --out, or pass --force to add the report's files (yours are kept)")
+    return out
+
+
+def install(built: Path, out: Path, force: bool = False) -> None:
+    """Put the finished report ``built`` at ``out``, replacing only an old report's files.
+
+    One atomic swap when ``out`` holds nothing but an old report (or nothing); else file by file,
+    removing only the old report's files and keeping everything else.
+    """
+    check_target(out, force)
+    present = {p.name for p in out.iterdir()} if out.is_dir() else set()
+    own = own_files(out) or set()
+    if not present or present <= own:
+        _swap_in(built, out)
+        return
+    new = {p.name for p in built.iterdir()}
+    for name in sorted(new - {"report.json"}) + ["report.json"]:  # the file list last: a crash keeps the old one
+        os.replace(built / name, out / name)
+    for name in own - new:
+        (out / name).unlink(missing_ok=True)
+    shutil.rmtree(built, ignore_errors=True)
+
+
 def _swap_in(tmp: Path, out: Path) -> None:
     """Replace ``out`` by the finished ``tmp`` directory (two renames; the old one is then removed)."""
     if not out.exists():
@@ -297,7 +362,8 @@ def _meta_text(value: Any) -> str:
     return str(value)
 
 
-def _csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
+def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with nested columns (lists of card ids) as text, so it can be written as CSV."""
     nested = [c for c, t in frame.schema.items() if t.is_nested() or t == pl.Object]
     if not nested:
         return frame

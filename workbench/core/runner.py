@@ -7,7 +7,10 @@ serially, on a local process pool, or on a Dask cluster, and whatever the chunk 
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_context
@@ -104,21 +107,28 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
                     should_stop)
 
 
-def execute(model: GameModel, args: list[tuple], workers: int, backend: str = "local",
-            scheduler: str | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
+def execute(model: GameModel, args: Iterable[tuple], workers: int, backend: str = "local",
+            scheduler: str | None = None, window: int | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
     """``(i, run_chunk(*args[i]))`` as chunks finish: serially, on a local pool, or on Dask.
 
-    Local workers are threads when every chunk's engine releases the GIL (compiled kernels: no
-    start-up cost), else spawned processes.  Closing the iterator cancels what has not started.
+    ``args`` may be a lazy iterator: at most ``window`` chunks (default 4 per worker) are in
+    flight at once, so a run of any length holds a bounded number of chunks.  Local workers are
+    threads when the engine releases the GIL (compiled kernels: no start-up cost), else spawned
+    processes.  Closing the iterator cancels what has not started.
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
+    window = window or 4 * workers
+    args = iter(args)
     if backend == "dask":
-        return _dask_results(args, workers, scheduler)
-    if workers == 1 or len(args) <= 1:
-        return ((i, run_chunk(*a)) for i, a in enumerate(args))
-    threads = all(model.releases_gil(a[-1]) for a in args)
-    return pool_results(run_chunk, args, make_pool(threads, min(workers, len(args))))
+        return _dask_results(args, workers, scheduler, window)
+    head = list(itertools.islice(args, 2))
+    if not head:
+        return iter(())
+    rest = itertools.chain(head, args)
+    if workers == 1 or len(head) == 1:  # one chunk: no pool to start
+        return ((i, run_chunk(*a)) for i, a in enumerate(rest))
+    return pool_results(run_chunk, rest, make_pool(model.releases_gil(head[0][-1]), workers), window)
 
 
 def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: int, label: str | None,
@@ -153,9 +163,9 @@ def _concat(done: dict[int, pl.DataFrame]) -> pl.DataFrame | None:
 
 
 def _progress_bar(total: int, label: str) -> Any:
-    from tqdm.auto import tqdm
+    from workbench.core.progress import progress
 
-    return tqdm(total=total, desc=label, unit="game", leave=False, disable=None)
+    return progress(total, label)
 
 
 def make_pool(threads: bool, workers: int) -> Executor:
@@ -166,46 +176,75 @@ def make_pool(threads: bool, workers: int) -> Executor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
 
 
-def pool_results(fn: Callable[..., pl.DataFrame], args: list[tuple],
-                 pool: Executor) -> Iterator[tuple[int, pl.DataFrame]]:
-    """``(i, fn(*args[i]))`` in the order the pool finishes them.
+def pool_results(fn: Callable[..., pl.DataFrame], args: Iterable[tuple], pool: Executor,
+                 window: int | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
+    """``(i, fn(*args[i]))`` in the order the pool finishes them, at most ``window`` in flight.
 
     Closing the generator cancels the rest and shuts the pool down.
     """
-    futures: dict = {}
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pending: dict = {}
+    numbered = enumerate(args)
+    window = window or 1 << 30
     try:
-        futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
-        yield from _as_completed_pairs(futures)
+        for i, a in itertools.islice(numbered, window):
+            pending[pool.submit(fn, *a)] = i
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i = pending.pop(fut)
+                for j, a in itertools.islice(numbered, 1):
+                    pending[pool.submit(fn, *a)] = j
+                yield i, fut.result()
     finally:
-        for f in futures:
+        for f in pending:
             f.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _as_completed_pairs(futures: dict) -> Iterator[tuple[int, pl.DataFrame]]:
-    from concurrent.futures import as_completed
-
-    for fut in as_completed(futures):
-        yield futures[fut], fut.result()
+SCHEDULER_TIMEOUT = float(os.environ.get("WORKBENCH_SCHEDULER_TIMEOUT", "10"))  # seconds to reach a Dask scheduler
 
 
-def _dask_results(args: list[tuple], workers: int, scheduler: str | None) -> Iterator[tuple[int, pl.DataFrame]]:
+def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - depends on the environment
         raise InputError("backend='dask' needs the dask extra: pip install 'workbench[dask]'") from None
-    cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=":0", silence_logs=40)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
+        return Client(cluster), cluster
+    started = time.perf_counter()
     try:
-        futures = client.map(run_chunk, *zip(*args, strict=True), pure=False)
-        index = {f.key: i for i, f in enumerate(futures)}
-        for fut in as_completed(futures):
-            yield index[fut.key], fut.result()
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
+    except (OSError, TimeoutError) as exc:
+        waited = time.perf_counter() - started
+        raise InputError(f"could not reach the Dask scheduler at {scheduler} (waited {waited:.0f} s: "
+                         f"{type(exc).__name__}); is it running? Start one with `dask scheduler`, or leave "
+                         "--scheduler out for a local cluster") from None
+
+
+def _dask_results(args: Iterator[tuple], workers: int, scheduler: str | None,
+                  window: int) -> Iterator[tuple[int, pl.DataFrame]]:
+    from distributed import as_completed
+
+    client, cluster = _dask_client(workers, scheduler)
+    try:
+        numbered = enumerate(args)
+        index = {}
+        futures = []
+        for i, a in itertools.islice(numbered, window):
+            fut = client.submit(run_chunk, *a, pure=False)
+            index[fut.key] = i
+            futures.append(fut)
+        queue = as_completed(futures)
+        for fut in queue:
+            for j, a in itertools.islice(numbered, 1):
+                nxt = client.submit(run_chunk, *a, pure=False)
+                index[nxt.key] = j
+                queue.add(nxt)
+            yield index.pop(fut.key), fut.result()
     finally:
         client.close()
         if cluster is not None:

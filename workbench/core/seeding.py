@@ -19,9 +19,9 @@ from workbench.core.rng import GOLDEN, mix64_array
 
 
 def check_master_seed(seed: object) -> int:
-    """Validate a master seed: a non-negative integer."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
-        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
+    """Validate a master seed: an integer in ``0 .. 2**64 - 1`` (it is stored as a 64-bit column)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+        raise InputError(f"seed must be an integer in 0..{2**64 - 1}, got {seed!r}")
     return int(seed)
 
 

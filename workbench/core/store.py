@@ -21,8 +21,8 @@ import polars as pl
 
 from workbench.core.errors import DataError
 
-__all__ = ["chunk_key", "clean_stale_temp", "package_version", "read_json", "write_atomic",
-           "write_json_atomic", "write_parquet_atomic"]
+__all__ = ["canonical_json", "chunk_key", "clean_stale_temp", "file_sha256", "package_version", "read_json",
+           "write_atomic", "write_json_atomic", "write_parquet_atomic"]
 
 _TMP = ".tmp-"
 
@@ -43,6 +43,15 @@ def canonical_json(obj: Any) -> str:
 def chunk_key(fields: dict[str, Any]) -> str:
     """A short hash of everything that determines a chunk's rows."""
     return hashlib.sha256(canonical_json(fields).encode()).hexdigest()[:24]
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, in hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:

@@ -23,6 +23,7 @@ makes differences between cells sharper.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -36,8 +37,10 @@ from workbench.core.model import GameModel, Param, get_game, model_ref
 from workbench.core.runner import check_games, check_workers, execute, iter_grid, plan_chunks
 from workbench.core.seeding import check_master_seed
 from workbench.core.store import (
+    canonical_json,
     chunk_key,
     clean_stale_temp,
+    file_sha256,
     package_version,
     read_json,
     write_json_atomic,
@@ -111,7 +114,12 @@ def check_grid(grid: dict[str, Any] | None, model: GameModel) -> dict[str, list[
         return {}
     if not isinstance(grid, dict):
         raise InputError(f"grid must be a dict of parameter -> values, got {type(grid).__name__}")
-    return {name: _values(model.param(name), raw) for name, raw in grid.items()}
+    for name in grid:
+        model.param(name)  # an unknown parameter is named with the allowed ones
+    single = {k: v[0] if isinstance(v, (list, tuple)) and len(v) == 1 else v for k, v in grid.items()
+              if not isinstance(v, (list, tuple)) or len(v) == 1}
+    declared = {p.name: p for p in model.params_for(single)}
+    return {name: _values(declared[name], raw) for name, raw in grid.items()}
 
 
 def parse_grid(items: Sequence[str] | str | None, model: GameModel | str) -> dict[str, list[Any]]:
@@ -188,7 +196,9 @@ def _plan(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, l
 
 
 def _manifest(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, cells: list[_Cell],
-              chunks: list[_Chunk], status: str, last_run: dict[str, int] | None = None) -> dict[str, Any]:
+              chunks: list[_Chunk], status: str, last_run: dict[str, int] | None = None,
+              checksums: dict[str, str] | None = None) -> dict[str, Any]:
+    sums = checksums or {}
     return {
         "format": FORMAT,
         "status": status,
@@ -201,7 +211,8 @@ def _manifest(model: GameModel, grid: dict[str, list[Any]], games: int, seed: in
         "cells": [{
             "params": c.params, "params_hash": c.params_hash, "agents": list(c.agents), "engine": c.engine,
             "chunk_size": c.chunk_size, "lineup": c.lineup,
-            "chunks": [{"start": k.start, "stop": k.stop, "key": k.key, "file": k.file}
+            "chunks": [{"start": k.start, "stop": k.stop, "key": k.key, "file": k.file,
+                        **({"sha256": sums[k.key]} if k.key in sums else {})}
                        for k in chunks if k.cell == i],
         } for i, c in enumerate(cells)],
         "last_run": last_run or {},
@@ -218,7 +229,7 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
              lineups: Sequence[Any] | None = None, seed: int = 0, workers: int = 1, backend: str = "local",
              scheduler: str | None = None, engine: str | None = None, chunk_size: int | None = None,
              progress: bool = True, on_progress: Callable[[int, int], None] | None = None,
-             should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+             should_stop: Callable[[], bool] | None = None, force: bool = False) -> pl.DataFrame:
     """Play ``games`` games in every cell of ``grid`` (× each of ``lineups``) and return all rows.
 
     ``params`` are fixed for every cell; ``agents`` is the one lineup, or ``lineups`` several (the
@@ -227,7 +238,9 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
     ``simulate`` of that cell.  With ``out`` the run is a resumable sweep stored there (finished
     chunks are reused, see the module docstring).  ``on_progress(done, total)`` counts games;
     on Ctrl-C or once ``should_stop()`` is true, :class:`RunInterrupted` carries the finished
-    chunks in ``.partial`` (cell order; see :func:`unbroken_prefix`).
+    chunks in ``.partial`` (cell order; see :func:`unbroken_prefix`).  A store that holds another
+    sweep (another game, grid, seed, agents or engine) is refused unless ``force`` (then both
+    share the store and equal cells reuse their chunks); more or fewer games extend the same one.
     """
     model = get_game(game)
     games = check_games(games)
@@ -247,10 +260,12 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
         out = Path(out)
         if out.exists() and not out.is_dir():
             raise InputError(f"sweep output {out} exists and is not a directory")
+        checksums = _same_sweep(out, model, grid, seed, cells, force)
         for cell in cells:
             clean_stale_temp(out / "chunks" / cell.params_hash)
         missing = [c for c in chunks if not (out / c.file).is_file()]
-        write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "running"), out / MANIFEST)
+        write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "running", checksums=checksums),
+                          out / MANIFEST)
     else:
         missing = chunks
     ref = model_ref(model)
@@ -269,6 +284,7 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
             frame = _labelled(frame, cells[chunk.cell])
             if stored:
                 write_parquet_atomic(frame, out / chunk.file)
+                checksums[chunk.key] = file_sha256(out / chunk.file)
             else:
                 kept[i] = frame
             done += frame.height
@@ -292,8 +308,36 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
         return _concat([kept[i] for i in range(len(missing))])
     last_run = {"reused_chunks": len(chunks) - len(missing), "played_chunks": len(missing),
                 "played_games": sum(c.stop - c.start for c in missing)}
-    write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "complete", last_run), out / MANIFEST)
+    write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "complete", last_run, checksums),
+                      out / MANIFEST)
     return load_sweep(out)
+
+
+def _identity(game: str, seed: int, cells: Iterable[tuple[Any, Any, Any]]) -> dict[str, Any]:
+    """What makes a store's sweep the same sweep: game, master seed, and its cells (parameters, agents, engine)."""
+    return json.loads(canonical_json({"game": game, "master_seed": seed,
+                                      "cells": sorted(canonical_json([p, list(a), e]) for p, a, e in cells)}))
+
+
+def _same_sweep(out: Path, model: GameModel, grid: dict[str, list[Any]], seed: int, cells: list[_Cell],
+                force: bool) -> dict[str, str]:
+    """Refuse a store that holds another sweep (unless ``force``); return its chunk checksums."""
+    if not (out / MANIFEST).is_file():
+        return {}
+    old = read_manifest(out)
+    sums = {c["key"]: c["sha256"] for c in _manifest_chunks(old) if "sha256" in c}
+    before = _identity(old.get("game"), old.get("master_seed"),
+                       ((c.get("params_hash"), c.get("agents", []), c.get("engine")) for c in old.get("cells", [])))
+    now = _identity(model.name, seed, ((c.params_hash, c.agents, c.engine) for c in cells))
+    if before != now and not force:
+        if before["game"] != now["game"] or before["master_seed"] != now["master_seed"]:
+            differs = f"game {before['game']}, master seed {before['master_seed']}"
+        else:
+            new = len(set(now["cells"]) - set(before["cells"]))
+            differs = f"grid {old.get('grid')}: {new} of this sweep's {len(now['cells'])} cells are not in it"
+        raise InputError(f"{out} holds another sweep ({differs}); give another --out, or --force to add this "
+                         "sweep to the same store (cells both sweeps share reuse their chunks)")
+    return sums
 
 
 def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame | None:
@@ -326,9 +370,9 @@ def run_sweep(game: str | GameModel, grid: dict[str, Any] | None, games: int, ou
 
 
 def _progress_bar(total: int, initial: int, label: str) -> Any:
-    from tqdm.auto import tqdm
+    from workbench.core.progress import progress
 
-    return tqdm(total=total, initial=initial, desc=f"sweep {label}", unit="game", leave=False, disable=None)
+    return progress(total, label, initial)
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -374,18 +418,42 @@ def load_sweep(out_dir: str | Path, partial: bool = False) -> pl.DataFrame:
         raise InputError(f"sweep in {out} is incomplete: {len(absent)} of {len(chunks)} chunks missing; "
                          f"run the same sweep again to resume it")
     frames = []
-    for c in chunks:
-        path = out / c["file"]
-        if not path.is_file():
-            continue
-        frame = pl.read_parquet(path)
-        if frame.height != c["stop"] - c["start"]:
-            raise DataError(path, None, None, f"holds {frame.height} rows, expected {c['stop'] - c['start']}; "
-                                              f"delete the file and re-run the sweep")
-        frames.append(frame)
+    for cell in manifest["cells"]:
+        for c in cell["chunks"]:
+            path = out / c["file"]
+            if path.is_file():
+                frames.append(_verified_chunk(path, c, cell, manifest["master_seed"]))
     if not frames:
         return pl.DataFrame()
     return pl.concat(frames, how="diagonal_relaxed").select(_merged_columns(frames))
+
+
+def _verified_chunk(path: Path, chunk: dict[str, Any], cell: dict[str, Any], seed: int) -> pl.DataFrame:
+    """Read one chunk file and check it is the chunk the manifest lists (a DataError names the file)."""
+    fix = "delete the file and run the same sweep again to replay it"
+    if "sha256" in chunk and file_sha256(path) != chunk["sha256"]:
+        raise DataError(path, None, None, f"its checksum is not the one the manifest recorded: the file was "
+                                          f"changed or replaced; {fix}")
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # noqa: BLE001 - polars raises several kinds for a broken file
+        raise DataError(path, None, None, f"is not a readable Parquet file (truncated or corrupt: "
+                                          f"{type(exc).__name__}); {fix}") from None
+    start, stop = chunk["start"], chunk["stop"]
+    if frame.height != stop - start:
+        raise DataError(path, None, None, f"holds {frame.height} rows, expected {stop - start}; {fix}")
+    need = {"game_index", "params_hash", "master_seed"}
+    if not need <= set(frame.columns):
+        raise DataError(path, None, None, f"lacks the columns {sorted(need - set(frame.columns))}; {fix}")
+    indexes = frame.get_column("game_index")
+    if indexes.to_list() != list(range(start, stop)):
+        raise DataError(path, None, "game_index", f"holds games {indexes.min()}..{indexes.max()}, expected "
+                                                  f"{start}..{stop - 1}; {fix}")
+    if set(frame.get_column("params_hash").unique()) != {cell["params_hash"]} or \
+            set(frame.get_column("master_seed").unique()) != {seed}:
+        raise DataError(path, None, "params_hash", f"holds games of another cell or seed, expected parameters "
+                                                   f"{cell['params_hash']} and master seed {seed}; {fix}")
+    return frame
 
 
 def _merged_columns(frames: list[pl.DataFrame]) -> list[str]:

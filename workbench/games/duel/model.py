@@ -11,6 +11,7 @@ compiled kernel (``fast.py``) plays the same games.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from functools import lru_cache
@@ -139,6 +140,15 @@ class DuelModel(GameModel):
     def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
         """Final positions, missed turns and the cards each seat drew and played (``play.py``)."""
         return RESULT_SCHEMA
+
+    def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
+        """With a battlefields file given, its battlefields are the ones to choose from."""
+        path = (given or {}).get("battlefields")
+        if path is None or (isinstance(path, str) and path.strip().lower() in ("", "none")):
+            return self.params
+        keys = tuple(load_battlefields(path))
+        return tuple(dataclasses.replace(p, choices=keys, help=f"battlefield (from {path})")
+                     if p.name == "battlefield" else p for p in self.params)
 
     def check_params(self, params: dict[str, Any]) -> None:
         """Impossible combinations (start tower above the win tower, a hand larger than the deck)."""

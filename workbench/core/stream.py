@@ -1,0 +1,240 @@
+"""Runs of any length: results streamed to one Parquet file, memory checked before a run in memory.
+
+:func:`simulate_to_parquet` plays ``games`` games in every cell of a grid and streams them to
+``out`` (``.parquet``): chunks are planned lazily and at most a few are in flight
+(``runner.execute``), every finished chunk is written to ``out.parts/`` (the resumable part store:
+``run.json`` says what run it belongs to), and at the end the parts are copied, one row group per
+chunk and one chunk in memory at a time, into a temporary file that is renamed to ``out``.  Memory
+stays bounded whatever ``games`` is.  An interrupted run keeps its finished chunks in the part
+store (running the same command again resumes it) and writes them to ``out`` too.  An existing
+``out`` is refused unless ``force`` (or unless it came from an interrupted run of this very
+command, which is resumed).
+
+:func:`check_memory` refuses, before any game is played, a run whose frame would not fit in memory:
+it plays a few pilot games to measure a row's size and names the estimate, the limit and ``--out``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.model import GameModel, get_game, model_ref
+from workbench.core.runner import check_games, check_workers, execute, iter_grid
+from workbench.core.seeding import check_master_seed, game_seeds
+from workbench.core.store import canonical_json, clean_stale_temp, package_version, write_atomic, write_parquet_atomic
+
+__all__ = ["check_memory", "memory_limit", "simulate_to_parquet"]
+
+PILOT = 32  # games played to measure a row's size
+MEMORY_SHARE = 0.5  # of the memory available now that a run held in memory may use
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """What a streamed run wrote: the file, its games, and whether the run is complete."""
+
+    path: Path
+    games: int
+    total: int
+    complete: bool
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1024 or unit == "PB":
+            return f"{n:,.1f} {unit}"
+        n /= 1024
+    return f"{n:,.1f} PB"  # pragma: no cover
+
+
+def memory_limit() -> int:
+    """Bytes a result frame may take: ``WORKBENCH_MEMORY_LIMIT`` (bytes), else half the available memory."""
+    env = os.environ.get("WORKBENCH_MEMORY_LIMIT")
+    if env:
+        return int(float(env))
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            info = dict(line.split(":", 1) for line in fh)
+        available = int(info["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):  # pragma: no cover - not Linux
+        available = 8 * 1024**3
+    return int(available * MEMORY_SHARE)
+
+
+def check_memory(game: str | GameModel, games: int, cells: list[dict[str, Any]], agents: Any,
+                 engine: str | None, limit: int | None = None) -> int:
+    """Estimate the bytes of a run held in memory; refuse it when over the limit (before any work)."""
+    model = get_game(game)
+    params = model.resolve_params(cells[0] if cells else {})
+    specs = model.resolve_agents(agents, params)
+    eng = model.resolve_engine(engine, specs, params)
+    from workbench.core.play import play_chunk
+
+    pilot = min(games, PILOT)
+    frame = play_chunk(model, params, specs, game_seeds(0, 0, pilot), eng)
+    per_row = max(1.0, frame.estimated_size() / max(1, frame.height)) + 64 * (len(model.params) + 8)
+    estimate = int(per_row * games * max(1, len(cells)))
+    limit = memory_limit() if limit is None else limit
+    if estimate > limit:
+        raise InputError(f"{games * max(1, len(cells)):,} games would take about {_human(estimate)} in memory "
+                         f"({_human(per_row)} a game), more than the {_human(limit)} allowed (half the memory free "
+                         "now, or WORKBENCH_MEMORY_LIMIT); give --out FILE.parquet to stream the games to disk")
+    return estimate
+
+
+def _parts_dir(out: Path) -> Path:
+    return out.with_name(out.name + ".parts")
+
+
+def _jobs(model: GameModel, cells: list[tuple[dict[str, Any], tuple[str, ...], str]], games: int, seed: int,
+          size: int, parts: Path, done: set[str]) -> Iterator[tuple[str, tuple]]:
+    """Lazily: ``(part file name, run_chunk arguments)`` of every chunk not written yet."""
+    ref = model_ref(model)
+    for c, (params, agents, eng) in enumerate(cells):
+        for start in range(0, games, size):
+            stop = min(start + size, games)
+            name = f"{c:04d}-{start:015d}-{stop:015d}.parquet"
+            if name not in done:
+                yield name, (ref, params, agents, seed, start, stop, eng)
+
+
+def simulate_to_parquet(game: str | GameModel, games: int, out: str | Path, *, grid: dict[str, Any] | None = None,
+                        agents: Any = None, seed: int = 0, workers: int = 1, backend: str = "local",
+                        scheduler: str | None = None, engine: str | None = None, chunk_size: int | None = None,
+                        force: bool = False, progress: bool = True,
+                        on_progress: Callable[[int, int], None] | None = None,
+                        should_stop: Callable[[], bool] | None = None) -> Streamed:
+    """Play ``games`` games in every cell of ``grid`` and stream them to ``out``; see the module docstring."""
+    from workbench.core.sweep import check_grid
+
+    model = get_game(game)
+    games, workers, seed = check_games(games), check_workers(workers), check_master_seed(seed)
+    out = Path(out)
+    if out.suffix != ".parquet":
+        raise InputError(f"--out must name a .parquet file, got {str(out)!r}")
+    grid = check_grid(grid, model)
+    cells = []
+    for overrides in iter_grid(grid):
+        params = model.resolve_params(overrides)
+        specs = model.resolve_agents(agents, params)
+        cells.append((params, tuple(map(str, specs)), model.resolve_engine(engine, specs, params)))
+    size = chunk_size or max(1, model.chunk_hint(cells[0][2]))
+    run = json.loads(canonical_json({"format": "workbench-stream/1", "game": model.name,
+                                     "rules_version": model.rules_version, "package_version": package_version(),
+                                     "master_seed": seed, "games": games, "chunk_size": size,
+                                     "cells": [[p, list(a), e] for p, a, e in cells]}))
+    parts = _parts_dir(out)
+    resuming = (parts / "run.json").is_file() and json.loads((parts / "run.json").read_text()) == run
+    _check_target(out, parts, force, resuming)
+    if parts.exists() and not resuming:
+        shutil.rmtree(parts)
+    parts.mkdir(parents=True, exist_ok=True)
+    write_atomic(parts / "run.json", lambda tmp: tmp.write_text(json.dumps(run, indent=1), encoding="utf-8"))
+    clean_stale_temp(parts)
+    done = {p.name for p in parts.glob("*.parquet") if not p.name.startswith(".")}
+    total = games * len(cells)
+    finished = sum(_rows(name) for name in done)
+    jobs = _jobs(model, cells, games, seed, size, parts, done)
+    names: dict[int, str] = {}
+
+    def numbered() -> Iterator[tuple]:
+        for i, (name, args) in enumerate(jobs):
+            names[i] = name
+            yield args
+
+    bar = None
+    if progress:
+        from workbench.core.progress import progress as make_bar
+
+        bar = make_bar(total, f"{model.name} → {out.name}", finished)
+    results = execute(model, numbered(), workers, backend, scheduler)
+    try:
+        for i, frame in results:
+            write_parquet_atomic(frame, parts / names.pop(i))
+            finished += frame.height
+            if bar is not None:
+                bar.update(frame.height)
+            if on_progress is not None:
+                on_progress(finished, total)
+            if should_stop is not None and finished < total and should_stop():
+                raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+        written = _merge(parts, out)
+        raise RunInterrupted(Streamed(out, written, total, False), written, total) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    written = _merge(parts, out)
+    shutil.rmtree(parts, ignore_errors=True)
+    return Streamed(out, written, total, True)
+
+
+def _rows(name: str) -> int:
+    _, start, stop = name.removesuffix(".parquet").split("-")
+    return int(stop) - int(start)
+
+
+def _check_target(out: Path, parts: Path, force: bool, resuming: bool) -> None:
+    """An --out that exists is kept unless --force, or unless it is the output of the run being resumed."""
+    if out.exists() and out.is_dir():
+        raise InputError(f"--out {out} is a directory; give a .parquet file")
+    parent = next((p for p in (out.parent, *out.parent.parents) if p.exists()), Path("."))
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"--out {out}: {parent} is not a writable directory")
+    if out.exists() and not force and not resuming:
+        raise InputError(f"--out {out} exists; give another file, or --force to replace it")
+
+
+def _merge(parts: Path, out: Path) -> int:
+    """Copy the part files, in order, one row group each, into ``out`` (atomically); return the rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = sorted(p for p in parts.glob("*.parquet") if not p.name.startswith("."))
+    if not files:
+        return 0
+    schemas = [pq.read_schema(f) for f in files]
+    fields: dict[str, pa.Field] = {}
+    for schema in schemas:  # the union of columns (a grid over players adds agent_p3 ..)
+        for i, field in enumerate(schema):
+            if field.name not in fields:
+                names = list(fields)
+                before = schema.names[i - 1] if i else None
+                at = names.index(before) + 1 if before in fields else len(names)
+                fields = dict(itertools.chain(list(fields.items())[:at], [(field.name, field)],
+                                              list(fields.items())[at:]))
+    union = pa.schema(list(fields.values()))
+    rows = 0
+
+    def write(tmp: Path) -> None:
+        nonlocal rows
+        with pq.ParquetWriter(tmp, union) as writer:
+            for f in files:
+                table = pq.read_table(f)
+                for name in union.names:
+                    if name not in table.column_names:
+                        table = table.append_column(union.field(name), pa.nulls(table.num_rows, union.field(name).type))
+                writer.write_table(table.select(union.names).cast(union))
+                rows += table.num_rows
+
+    write_atomic(out, write)
+    return rows
+
+
+def summary_frame(path: str | Path) -> pl.LazyFrame:
+    """A lazy scan of a streamed result file (aggregate it without loading it)."""
+    return pl.scan_parquet(path)
+
