@@ -247,3 +247,26 @@ def test_sweep_prints_cell_rates_and_show_and_export_work(tmp_path, capsys):
     assert pl.read_csv(tmp_path / "s.csv").height == 400
     assert main(["sweep", "export", str(out), "--csv", str(tmp_path / "s.csv")]) == 2
     assert "exists; give another file, or --force" in capsys.readouterr().err
+
+
+# -- 7. feedback while it works ---------------------------------------------------------------------------
+def test_a_report_says_each_step_as_it_goes(tmp_path, capsys):
+    assert main(["report", "toy", "--quick", "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "toy report 1/3: 500 games of random vs random …"
+    assert err[1].startswith("toy report 1/3: 500 games of random vs random … done in ")
+    assert err[-1].startswith("toy report 3/3: 500 games of random vs greedy … done in ")
+
+
+def test_progress_lines_for_a_log_say_count_share_rate_and_eta():
+    import io
+
+    from workbench.core.progress import LineProgress
+
+    log = io.StringIO()
+    bar = LineProgress(1000, "duel fast", every=0, stream=log)
+    bar.update(250)
+    bar.update(250)
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("duel fast: 250/1,000 games (25%), ") and ", ETA " in lines[0]
+    assert lines[1].startswith("duel fast: 500/1,000 games (50%), ")

@@ -203,8 +203,13 @@ def generic_report(game: str | GameModel, out_dir: str | Path, quick: bool = Fal
     model = get_game(game)
     games = 500 if quick else 5000
     lineups = _lineups(model)
-    frames = [simulate(model, games, agents=list(lineup), seed=seed, progress=False).with_columns(
-        pl.lit(" vs ".join(lineup)).alias("lineup")) for lineup in lineups]
+    from workbench.core.progress import step
+
+    frames = []
+    for i, lineup in enumerate(lineups, 1):
+        with step(f"{model.name} report {i}/{len(lineups)}: {games:,} games of {' vs '.join(lineup)}"):
+            frames.append(simulate(model, games, agents=list(lineup), seed=seed, progress=False).with_columns(
+                pl.lit(" vs ".join(lineup)).alias("lineup")))
     frame = pl.concat(frames, how="diagonal_relaxed")
     tables = outcome_tables(frame, ["lineup"])
     rep = Report(f"{model.title}: outcomes of its agents", {

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
+from workbench.core.progress import step
 from workbench.core.report import Report
 from workbench.games.dietower import analysis as an
 from workbench.games.dietower.exact import streak_odds
@@ -28,10 +29,14 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     rep = Report("Tower of Babel (die streak): odds, simulation and optimal play", {
         "rules_version": MODEL.rules_version, "seed": seed, "games": size["full_games"],
         "agents": "random (full deck); heuristics vs equilibrium (reduced deck)", "quick": quick})
-    _streak_model(rep, size, seed)
-    _full_deck(rep, size, seed)
-    _reduced_decks(rep, size, seed)
-    _optimal(rep, size)
+    with step("dietower report 1/4: streak model, exact and simulated"):
+        _streak_model(rep, size, seed)
+    with step(f"dietower report 2/4: full deck, {size['full_games']:,} games per player count"):
+        _full_deck(rep, size, seed)
+    with step(f"dietower report 3/4: reduced decks up to suit {size['reduced_max']}, exact and simulated"):
+        _reduced_decks(rep, size, seed)
+    with step(f"dietower report 4/4: equilibrium of suit {size['eq_suit']} (one LP per state)"):
+        _optimal(rep, size)
     return rep.write(out_dir)
 
 
