@@ -129,13 +129,63 @@ def _outcome_charts(tables: Tables) -> dict[str, Any]:
 GAMES_SETTING = Param("games", 2000, int, "games to play", 1, 10**9)
 
 
+def _balance(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+             on_progress: Progress | None, should_stop: Callable[[], bool] | None) -> Tables:
+    from workbench.core.balance import auto_balance
+
+    evals = {"n": 0}
+
+    def tick(n: int) -> None:
+        evals["n"] += n
+        if on_progress is not None:
+            on_progress(evals["n"], settings["games"] * settings["evaluations"])
+
+    fixed = {k: v for k, v in params.items() if k != settings["param"] and v != model.param(k).default}
+    result = auto_balance(model, settings["param"], settings["low"], settings["high"], fixed,
+                          seat=settings["seat"], agents=settings["agents"], games=settings["games"], seed=seed,
+                          target=settings["target"], max_evals=settings["evaluations"], workers=workers,
+                          on_progress=tick, should_stop=should_stop)
+    estimate = pl.DataFrame({"param": [result.param], "target": [result.target], "found": [result.found],
+                             "value": [result.value], "value_low": [result.value_low],
+                             "value_high": [result.value_high], "best": [result.best],
+                             "best_rate": [result.best_rate], "best_rate_low": [result.best_low],
+                             "best_rate_high": [result.best_high], "summary": [result.summary()]})
+    return {"estimate": estimate, "points": result.points}
+
+
+def _balance_charts(tables: Tables) -> dict[str, Any]:
+    est = tables["estimate"].row(0, named=True)
+    data = tables["points"].with_columns(pl.col("value").alias(est["param"]))
+    return {"balance": charts.rate_chart(data, est["param"], reference=est["target"],
+                                         title=f"Auto-balance of {est['param']}", y_title="win rate")}
+
+
 def generic_studies(model: GameModel) -> tuple[Study, ...]:
     """The studies every game has, whatever it declares."""
     agents = Param("agents", None, str, f"one agent per seat, comma-separated; allowed: {', '.join(model.agents)} "
                    "(none: the game's defaults)", optional=True)
-    return (Study("outcomes", "Win rates, first mover, end reasons and game length", _outcomes,
-                  (GAMES_SETTING, agents), _outcome_charts,
-                  "Plays the game with the given agents and parameters; every rate with its 95 % interval."),)
+    studies = [Study("outcomes", "Win rates, first mover, end reasons and game length", _outcomes,
+                     (GAMES_SETTING, agents), _outcome_charts,
+                     "Plays the game with the given agents and parameters; every rate with its 95 % interval.")]
+    numeric = tuple(p.name for p in model.params if p.kind in (int, float) and p.low is not None
+                    and p.high is not None and not p.optional)
+    if numeric:
+        first = numeric[0]
+        seats = tuple(f"p{i + 1}" for i in range(model.max_players))
+        studies.append(Study("balance", "Auto-balance: the value of a parameter that makes a seat's win rate fair",
+                             _balance, (
+                                 Param("param", first, str, "the numeric parameter to search", choices=numeric),
+                                 Param("low", float(model.param(first).low), float, "lowest value to try"),
+                                 Param("high", float(model.param(first).high), float, "highest value to try"),
+                                 Param("seat", None, str, "the seat whose win rate is balanced (none: the first "
+                                       "mover's)", choices=seats, optional=True),
+                                 Param("target", 0.5, float, "the win rate to reach", 0.0, 1.0),
+                                 Param("games", 2000, int, "games per value tried (same seeds for every value)",
+                                       10, 10**8),
+                                 Param("evaluations", 8, int, "values to try at most", 2, 40), agents),
+                             _balance_charts, "A bracketing search on common random numbers; the estimate comes "
+                             "with the values compatible with the target."))
+    return tuple(studies)
 
 
 def resolve_ref(value: Any) -> Any:

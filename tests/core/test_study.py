@@ -1,0 +1,59 @@
+"""Studies by declaration: every game has core's generic studies; their tables match plain simulations."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from workbench.core.errors import InputError
+from workbench.core.runner import simulate
+from workbench.core.study import get_study, studies
+
+
+def test_every_game_lists_the_generic_studies_before_its_own():
+    assert [s.name for s in studies("toy")] == ["outcomes", "balance"]
+    assert [s.name for s in studies("duel")][:2] == ["outcomes", "balance"]
+    assert "battlefields" in [s.name for s in studies("duel")]
+    assert [s.name for s in studies("dietower")][2:] == ["reduced_decks", "equilibrium"]
+    balance = get_study("toy", "balance")
+    assert balance.resolve({})["param"] == "edge"
+    assert get_study("toy", "balance").settings[0].choices == ("edge", "limit")
+
+
+def test_outcomes_tables_count_what_a_plain_simulation_counts():
+    tables = get_study("toy", "outcomes").execute("toy", {"games": 600, "agents": "greedy,random"}, {"edge": 0.3},
+                                                   seed=9)
+    frame = simulate("toy", 600, params={"edge": 0.3}, agents="greedy,random", seed=9, progress=False)
+    seats = tables["seats"]
+    for seat in ("p1", "p2"):
+        row = seats.filter(pl.col("seat") == seat).row(0, named=True)
+        assert (row["n"], row["k"]) == (600, int((frame["winner"] == seat).sum()))
+        assert row["low"] <= row["rate"] <= row["high"]
+    assert tables["duration"]["length_max"].item() == frame["length"].max()
+
+
+def test_the_generic_balance_study_finds_the_crossing_between_the_values_it_tried():
+    tables = get_study("toy", "balance").execute("toy", {"param": "edge", "low": 0.0, "high": 1.0, "seat": "p2",
+                                                         "target": 0.4, "games": 400, "agents": "greedy,random"},
+                                                 seed=2)
+    points, est = tables["points"], tables["estimate"].row(0, named=True)
+    for value, k in zip(points["value"], points["k"], strict=True):  # each point is a plain simulation
+        frame = simulate("toy", 400, params={"edge": value}, agents="greedy,random", seed=2, progress=False)
+        assert k == int((frame["winner"] == "p2").sum())
+    assert est["found"]
+    below = points.filter(pl.col("rate") < 0.4)["value"].max()
+    above = points.filter(pl.col("rate") >= 0.4)["value"].min()
+    assert below < est["value"] <= above
+    chart = get_study("toy", "balance").make_charts(tables)["balance"].to_dict()
+    assert chart["layer"][-1]["mark"]["type"] == "rule" and chart["layer"][-1]["encoding"]["y"] == {"datum": 0.4}
+    plotted = sorted(row["rate"] for row in chart["datasets"][chart["data"]["name"]])
+    assert plotted == sorted(points["rate"].to_list())
+
+
+def test_bad_settings_are_named():
+    with pytest.raises(InputError, match="study 'balance': unknown setting 'steps'; allowed: param, low"):
+        get_study("toy", "balance").resolve({"steps": 3})
+    with pytest.raises(InputError, match="setting 'param': 'fast' is not allowed; allowed: edge | limit"):
+        get_study("toy", "balance").resolve({"param": "fast"})
+    with pytest.raises(InputError, match=r"toy: unknown study 'cards'; allowed: outcomes, balance"):
+        get_study("toy", "cards")
