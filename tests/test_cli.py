@@ -162,5 +162,5 @@ def test_a_study_prints_its_tables_and_writes_a_report(tmp_path, capsys):
     alone = simulate("toy", 400, params={"edge": 0.9}, agents="greedy,random", progress=False)
     assert seats.filter(pl.col("seat") == "p1")["k"].item() == (alone["winner"] == "p1").sum()
     assert (tmp_path / "study" / "seat_win_rates_chart.svg").exists()
-    assert main(["study", "toy", "balance"]) == 2
-    assert "unknown study 'balance'; allowed: outcomes" in capsys.readouterr().err
+    assert main(["study", "toy", "cards"]) == 2
+    assert "unknown study 'cards'; allowed: outcomes, balance" in capsys.readouterr().err
