@@ -333,3 +333,11 @@ def test_a_truncated_or_garbage_chunk_is_named_and_replayed_after_deletion(tmp_p
         load_sweep(tmp_path)
     victim.unlink()
     assert_frame_equal(run_sweep(TOY, GRID, 100, tmp_path, chunk_size=50, progress=False), first)
+
+
+def test_unbroken_prefix_keeps_games_up_to_the_first_gap_per_cell():
+    frame = pl.DataFrame({"cell": ["a", "a", "a", "b", "b", "b"], "game_index": [0, 1, 3, 0, 2, 3]})
+    assert unbroken_prefix(frame, ["cell"]).rows() == [("a", 0), ("a", 1), ("b", 0)]
+    assert unbroken_prefix(frame.filter(pl.col("cell") == "a"), [])["game_index"].to_list() == [0, 1]
+    assert unbroken_prefix(pl.DataFrame({"game_index": [1, 2]}), []) is None
+    assert unbroken_prefix(None, []) is None

@@ -350,8 +350,11 @@ def unbroken_prefix(frame: pl.DataFrame | None, keys: Sequence[str]) -> pl.DataF
     """Per cell (``keys``), the rows of games ``0..k-1`` with no gap: what one shorter run would have given."""
     if frame is None or frame.height == 0:
         return None
-    ranked = frame.with_columns(pl.int_range(pl.len()).over(list(keys) or None).alias("_rank"))
-    kept = ranked.filter((pl.col("game_index") == pl.col("_rank")).cum_min().over(list(keys) or None)).drop("_rank")
+    def per_cell(expr: pl.Expr) -> pl.Expr:
+        return expr.over(list(keys)) if keys else expr
+
+    ranked = frame.with_columns(per_cell(pl.int_range(pl.len())).alias("_rank"))
+    kept = ranked.filter(per_cell((pl.col("game_index") == pl.col("_rank")).cum_min())).drop("_rank")
     return kept if kept.height else None
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import altair as alt
-import numpy as np
 import polars as pl
 
 from workbench.core import charts, metrics, sweep
@@ -65,13 +64,8 @@ def run_blocks(params: dict[str, Any], agents: Sequence[str], games: int, seed: 
                         workers=workers, chunk_size=block, progress=False, on_progress=on_block,
                         should_stop=should_stop)
     except RunInterrupted as exc:
-        partial = exc.partial
-    if partial is None:
-        return None
-    # only an unbroken prefix of games keeps the rows identical to one run of that many games
-    gaps = np.flatnonzero(partial["game_index"].to_numpy() != np.arange(partial.height))
-    kept = partial.head(int(gaps[0]) if gaps.size else partial.height)
-    return kept if kept.height else None
+        # only an unbroken prefix of games keeps the rows identical to one run of that many games
+        return sweep.unbroken_prefix(exc.partial, [])
 
 
 def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = ("regular",),
