@@ -23,6 +23,7 @@ in which a player took the die.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from workbench.core.errors import InputError
@@ -142,7 +143,13 @@ def is_over(rules: Rules, state: State) -> bool:
 
 def legal_cards(rules: Rules, hand: int) -> tuple[int, ...]:
     """Cards in a hand mask, ascending (the Joker, if held, last)."""
-    return tuple(c for c in range(rules.suit_size + 1) if hand >> c & 1)
+    return _cards(rules.suit_size + 1, hand)
+
+
+@lru_cache(maxsize=1 << 16)
+def _cards(bits: int, hand: int) -> tuple[int, ...]:
+    """The set bits of ``hand`` below ``bits``, ascending (a table filled as hands are seen)."""
+    return tuple(c for c in range(bits) if hand >> c & 1)
 
 
 def step(rules: Rules, state: State, cards: tuple[int, ...]) -> State:
