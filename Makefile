@@ -28,7 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks

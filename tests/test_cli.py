@@ -35,7 +35,7 @@ def test_battlefield_all_runs_every_battlefield(tmp_path):
     (["--games", "0"], "games must be a positive integer"),
     (["--games", "-5"], "games must be a positive integer"),
     (["--start-wall", "-1"], "out of range"),
-    (["--miss-rate", "often"], "is not a float"),
+    (["--miss-rate", "often"], "is not a number"),
     (["--deck", "regular,infinite"], "'infinite' is not allowed"),
 ])
 def test_bad_input_is_a_clear_error_and_writes_nothing(tmp_path, capsys, args, message):

@@ -45,6 +45,24 @@ def test_rate_chart_facet_and_no_reference():
     assert _layer_marks(spec["spec"]) == ["errorbar", "point"]
 
 
+def test_rate_chart_zoom_fits_the_axis_to_the_intervals_and_the_reference():
+    lows, highs = RATES.get_column("low"), RATES.get_column("high")
+    assert 0.5 < lows.min() and highs.max() < 0.65  # rates of 53-57 %: an axis from 0 squashes them
+    spec = charts.rate_chart(RATES, "battlefield", color="deck", zoom=True).to_dict()
+    bars, points, ref = spec["layer"]
+    domain = points["encoding"]["y"]["scale"]["domain"]
+    assert bars["encoding"]["y"]["scale"]["domain"] == domain and ref["encoding"]["y"]["datum"] == 0.5
+    low, high = domain
+    assert low <= 0.5 <= high and low <= lows.min() and highs.max() <= high  # the fair line and every interval
+    assert (low, high) == (0.49, np.ceil(100 * highs.max() + 1) / 100) == (0.49, 0.65)  # a point's margin, rounded out
+    assert points["encoding"]["y"]["scale"]["zero"] is False
+    facet = charts.rate_chart(RATES, "battlefield", facet="deck", reference=None, zoom=True).to_dict()
+    (f_low, f_high) = facet["spec"]["layer"][1]["encoding"]["y"]["scale"]["domain"]  # one axis for all panels
+    assert (f_low, f_high) == (np.floor(100 * lows.min() - 1) / 100, high)  # no reference: fitted to the data
+    plain = charts.rate_chart(RATES, "battlefield").to_dict()  # the default keeps the axis from 0
+    assert "scale" not in plain["layer"][1]["encoding"]["y"]
+
+
 def test_histogram_is_binned_in_polars():
     spec = charts.histogram(GAMES, "length", bins=20).to_dict()
     enc = spec["encoding"]

@@ -79,13 +79,13 @@ def test_param_validation_coerces_and_explains():
         q.validate("huge")
     r = Param("start_wall", None, int, low=0, high=10, optional=True)
     assert r.validate(None) is None and r.validate("7") == 7
-    with pytest.raises(InputError, match="not a int"):
+    with pytest.raises(InputError, match="'seven' is not a whole number; allowed: int in \\[0, 10\\] \\(or none\\)"):
         r.validate("seven")
 
 
 def test_agent_specs_parse_options():
     spec = AgentSpec.parse("search:budget=20,horizon=5")
-    assert spec.name == "search" and spec.option("budget", 1, int) == 20 and str(spec) == "search:budget=20,horizon=5"
+    assert spec.name == "search" and dict(spec.options) == {"budget": "20", "horizon": "5"} and str(spec) == "search:budget=20,horizon=5"
     with pytest.raises(InputError):
         AgentSpec.parse("search:budget")
 

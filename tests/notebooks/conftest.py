@@ -2,8 +2,17 @@
 
 Notebooks are committed without outputs; their first code cell is tagged ``parameters`` and holds
 the sizes.  ``run_notebook(path, overrides)`` appends ``NAME = value`` lines for the overrides to
-that cell (so the notebook runs small), executes the copy with nbclient on the ``python3`` kernel
-of the venv, and returns the executed notebook; a failing cell raises with its traceback.
+that cell (so the notebook runs small) and executes the copy the way ``jupyter nbconvert --to
+notebook --execute`` does — nbconvert's ``ExecutePreprocessor``, which starts, owns and shuts
+down the ``python3`` kernel of the venv, with the notebook's folder as working directory — then
+returns the executed notebook; a failing cell raises with its traceback, a stalled cell fails
+after ``timeout`` seconds instead of hanging.
+
+Besides, no Output widget may capture a cell's output (``with output:``, ``output.clear_output()``).
+A headless front-end answers each captured output with a message on the kernel's shell socket
+while it waits on that socket for the cell's reply; now and then the reply is lost and
+``nbconvert --execute`` stalls for good with the kernel idle.  The dashboards set the widget's
+outputs instead (``workbench.ui.common.display_into``).
 """
 
 from __future__ import annotations
@@ -27,10 +36,11 @@ def parameters_cell(nb: Any) -> Any:
     raise AssertionError("notebook has no code cell tagged 'parameters'")
 
 
-def execute_notebook(path: str | Path, overrides: dict[str, Any] | None = None, timeout: int = 600) -> Any:
+def execute_notebook(path: str | Path, overrides: dict[str, Any] | None = None, timeout: int = 120) -> Any:
     """Execute a copy of the notebook at ``path`` with ``overrides`` applied; return the executed copy."""
-    import nbclient  # the notebook extra; `make test` installs it, so a missing one is an error, not a skip
-    import nbformat
+    import nbformat  # the notebook extra; `make test` installs it, so a missing one is an error, not a skip
+    from traitlets.config import Config
+
     path = Path(path)
     if not path.is_absolute():
         path = REPO / path
@@ -40,16 +50,33 @@ def execute_notebook(path: str | Path, overrides: dict[str, Any] | None = None, 
     if overrides:
         cell.source = cell.source.rstrip() + "\n# overridden by the test\n" + "\n".join(
             f"{name} = {value!r}" for name, value in overrides.items())
-    from jupyter_client.manager import KernelManager
-
     with tempfile.TemporaryDirectory(prefix="nbkernel-") as sockets:
         # IPC (unix sockets in a private directory), not TCP: kernels started at the same time by
         # parallel test workers cannot collide on a port and talk to the wrong client.
-        km = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-        client = nbclient.NotebookClient(run, km=km, kernel_name="python3", timeout=timeout,
-                                         resources={"metadata": {"path": str(path.parent)}})
-        client.execute()
+        config = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+        executor = _executor_class()(config=config, timeout=timeout, kernel_name=nb.metadata.kernelspec.name)
+        executor.preprocess(run, {"metadata": {"path": str(path.parent)}})
+    assert not executor.captured, (
+        f"{path.name}: an Output widget captured cell output ({len(executor.captured)} times); headless "
+        "execution can stall on that — set the widget's outputs (workbench.ui.common.display_into)")
     return run
+
+
+def _executor_class() -> type:
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    class Executor(ExecutePreprocessor):
+        """nbconvert's executor, noting each time an Output widget starts capturing a cell's output."""
+
+        def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> Any:
+            self.captured: list[str] = []
+            return super().preprocess(nb, resources, km)
+
+        def register_output_hook(self, msg_id: str, hook: Any) -> None:
+            self.captured.append(msg_id)
+            super().register_output_hook(msg_id, hook)
+
+    return Executor
 
 
 def outputs(nb: Any) -> list[dict]:

@@ -84,3 +84,38 @@ def test_notebook_runs_with_small_sizes(run_notebook):
     given = {(r["agent"], r["opponent"]): r["value"] for r in _rows_with(losses, "value")}
     for agent in {a for a, _ in given}:  # nobody beats the game value; a best response takes the most
         assert given[(agent, "loss_vs_best_response")] >= given[(agent, "loss_vs_equilibrium")] >= -1e-9
+
+
+def test_moving_a_slider_replaces_the_dashboards_output():
+    """The widget's own outputs (what JupyterLab draws) hold the last setting's line and charts, once."""
+    from workbench.ui import dietower as ui
+
+    box = ui.dashboard(games=500)
+    rounds, out = box.children[1].children[0], box.children[2]
+    assert rounds.description == "rounds"
+    for n in (10, 11, 12):
+        rounds.value = n
+    text, chart = out.outputs
+    exact = six_win_by_round(Fraction(1, 2), 6, 12)[-1]
+    assert text == {"output_type": "stream", "name": "stdout",
+                    "text": f"exact P(six-win within 12 rounds) = {float(exact):.6f}; simulated with 500 games\n"}
+    spec = next(v for k, v in chart["data"].items() if k.startswith("application/vnd.vegalite"))
+    assert [r["round"] for r in _rows_with(spec, "round")] == list(range(1, 13))
+
+
+def test_the_notebook_runner_flags_output_captured_through_the_front_end(tmp_path):
+    """The cause of the stalled `nbconvert --execute` runs, caught every time instead of now and then.
+
+    A cell that writes into an Output widget with ``with out:`` makes the headless front-end send
+    the widget's new state to the kernel on the shell socket while it waits there for the cell's
+    reply; sometimes the reply is never seen and the run hangs with the kernel idle.
+    """
+    from conftest import execute_notebook
+
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell("import ipywidgets as w", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("out = w.Output()\ndisplay(out)\nwith out:\n    print('hello')")]
+    nbformat.write(nb, tmp_path / "captured.ipynb")
+    with pytest.raises(AssertionError, match="an Output widget captured cell output"):
+        execute_notebook(tmp_path / "captured.ipynb")

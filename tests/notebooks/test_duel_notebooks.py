@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import nbformat
 import polars as pl
 import pytest
@@ -73,57 +76,102 @@ def _panel_rows(spec: dict, panel: dict) -> list[dict]:
     return _rows(spec, panel.get("data", spec.get("data"))["name"])
 
 
+def _table_rows(text: str) -> tuple[str, list[dict[str, str]]]:
+    """A shown table's text (``ShownTable``): its title and rows; columns are two or more spaces apart."""
+    title, header, _rule, *rows = text.splitlines()
+    columns = re.split(r"\s{2,}", header.strip())
+    return title, [dict(zip(columns, re.split(r"\s{2,}", r.strip()), strict=True)) for r in rows]
+
+
+def _shown(k: int, n: int) -> str:
+    """How a rate reads in a table (as in the report): "53.3% [40.9–65.4]"."""
+    low, high = _wilson(k, n)
+    return f"{100 * k / n:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
+
+
+def _layers(spec: dict) -> list[dict]:
+    return spec["spec"]["layer"] if "facet" in spec else spec["layer"]
+
+
 @pytest.mark.slow
-def test_battlefields_notebook_shows_the_table_and_charts_of_its_run(run_notebook):
+def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebook):
     small = SMALL[BATTLEFIELDS]
     nb = run_notebook(BATTLEFIELDS, small)
     _no_errors(nb)
     assert WIDGET in mime_types(nb)  # the dashboard
     # The notebook's defaults (SEED 0, both decks, greedy vs greedy) with the small sizes, played again
-    # here: the same master seed gives the same games (README), so the charts can be checked game by game.
-    fields, rates = small["BATTLEFIELDS"], list(small["MISS_RATES"])
-    frame = analysis.run_grid(fields, ("regular", "unlimited"), [("greedy", "greedy")], small["GAMES"], 0,
-                              extra={"miss_rate": rates})
+    # here: the same master seed gives the same games (README), so every number can be checked game by game.
+    fields, rates, decks = small["BATTLEFIELDS"], list(small["MISS_RATES"]), ("regular", "unlimited")
+    frame = analysis.run_grid(fields, decks, [("greedy", "greedy")], small["GAMES"], 0, extra={"miss_rate": rates})
     games = small["GAMES"] * 2 * 2 * len(rates)  # battlefields × decks × miss rates
     assert frame.height == games == 480
-    shown = "".join(o.get("text", "") for o in _dashboard_outputs(nb))
-    assert f"{games:,} games" in shown  # the dashboard's own summary line
 
-    # dash.table(): one row per battlefield × deck × pairing × miss rate
-    (out,) = _cell_outputs(nb, "dash.table()")
-    assert out["data"]["text/plain"].startswith(f"shape: ({2 * 2 * 1 * len(rates)},")
-    assert all(c in out["data"]["text/html"] for c in ("battlefield", "miss_rate", "first_seat_win", *fields))
+    def cell(field: str, deck: str, miss: float) -> pl.DataFrame:
+        return frame.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck) & (pl.col("miss_rate") == miss))
 
-    first_seat, lengths, ends, miss = charts = _specs(_cell_outputs(nb, "dash.charts()"))
+    # what the dashboard's Output widget shows after its run: the summary, two tables, four charts — the
+    # same as dash.display_results() prints into the notebook
+    shown = _dashboard_outputs(nb)
+    here = _cell_outputs(nb, "dash.display_results()")
+    assert [o["output_type"] for o in shown] == [o["output_type"] for o in here] == ["stream"] + ["display_data"] * 6
+    assert shown[0]["text"] == here[0]["text"] == f"{games:,} games\n"
+    assert _plain(shown)[:2] == _plain(here)[:2]
+    (title, table), (ends_title, ends) = (_table_rows(t) for t in _plain(here)[:2])
+    assert (title, ends_title) == ("rates", "end reasons")
+    # one row per battlefield × deck × miss rate; each rate a percentage with its Wilson interval
+    assert sorted((r["battlefield"], r["deck"], float(r["miss_rate"])) for r in table) == sorted(
+        (b, d, m) for b in fields for d in decks for m in rates)
+    for r, e in zip(table, ends, strict=True):
+        games_here = cell(r["battlefield"], r["deck"], float(r["miss_rate"]))
+        k, n = _first_seat_rate(games_here)
+        assert (r["games"], r["first_seat_win"]) == (str(small["GAMES"]), _shown(k, n))
+        assert r["draws"] == _shown(int((games_here.get_column("winner") == "draw").sum()), n)
+        assert (e["battlefield"], e["deck"], e["miss_rate"]) == (r["battlefield"], r["deck"], r["miss_rate"])
+        reasons = games_here.get_column("reason")
+        assert {k for k in e if k not in ("battlefield", "deck", "miss_rate", "games")} <= ENDS
+        for reason in ENDS & set(e):
+            assert e[reason] == _shown(int((reasons == reason).sum()), n)
+    assert "<td style='text-align:left'>" + table[0]["first_seat_win"] + "</td>" in here[1]["data"]["text/html"]
+
+    first_seat, lengths, ends_chart, miss = charts = _specs(here)
+    assert _specs(shown) == charts
     assert [c["title"] for c in charts] == ["First-seat win rate (95 % Wilson interval)", "Game length (player turns)",
                                             "How games end", "Miss rule: change of the first-seat win rate"]
-    assert [layer["mark"]["type"] for layer in first_seat["layer"]] == ["errorbar", "point", "rule"]
-    points = first_seat["layer"][1]["encoding"]
-    assert (points["x"]["field"], points["y"]["field"], points["color"]["field"]) == ("battlefield", "first_seat_win",
-                                                                                     "deck")
-    # one point per battlefield × deck; the chart pools both miss rates (dash.table() splits them)
+    # every chart keeps the miss rates apart, like the table
+    assert first_seat["facet"]["column"]["field"] == "miss_rate"
+    bars, points, fair = _layers(first_seat)
+    assert [bars["mark"]["type"], points["mark"]["type"], fair["mark"]["type"]] == ["errorbar", "point", "rule"]
+    assert (points["encoding"]["x"]["field"], points["encoding"]["y"]["field"], points["encoding"]["color"]["field"]) \
+        == ("battlefield", "first_seat_win", "deck")
     rows = _rows(first_seat)
-    assert sorted((r["battlefield"], r["deck"]) for r in rows) == sorted(
-        (b, d) for b in fields for d in ("regular", "unlimited"))
+    assert sorted((r["battlefield"], r["deck"], r["miss_rate"]) for r in rows) == sorted(
+        (b, d, m) for b in fields for d in decks for m in rates)
     for r in rows:
-        cell = frame.filter((pl.col("battlefield") == r["battlefield"]) & (pl.col("deck") == r["deck"]))
-        k, n = _first_seat_rate(cell)
-        assert (r["games"], n) == (small["GAMES"] * len(rates), small["GAMES"] * len(rates))
+        k, n = _first_seat_rate(cell(r["battlefield"], r["deck"], r["miss_rate"]))
+        assert (r["games"], n) == (small["GAMES"], small["GAMES"])
         assert r["first_seat_win"] == pytest.approx(k / n)
         assert (r["first_seat_win_low"], r["first_seat_win_high"]) == pytest.approx(_wilson(k, n), abs=1e-12)
+    low, high = points["encoding"]["y"]["scale"]["domain"]  # zoomed to the data, the 50 % line in view
+    assert fair["encoding"]["y"]["datum"] == 0.5 and 0 < low <= 0.5 <= high < 1
+    assert low <= min(r["first_seat_win_low"] for r in rows) and max(r["first_seat_win_high"] for r in rows) <= high
 
-    assert lengths["encoding"]["x"]["field"] == "bin_start" and lengths["encoding"]["color"]["field"] == "battlefield"
-    for field in fields:
-        mine = [r for r in _rows(lengths) if r["battlefield"] == field]
-        played = frame.filter(pl.col("battlefield") == field).get_column("length")
-        assert sum(r["count"] for r in mine) == played.len() == games // 2
+    assert lengths["spec"]["encoding"]["x"]["field"] == "bin_start"
+    labels = {f"{b} · miss {m}": (b, m) for b in fields for m in rates}
+    assert {r["battlefield"] for r in _rows(lengths)} == set(labels)
+    for label, (field, m) in labels.items():
+        mine = [r for r in _rows(lengths) if r["battlefield"] == label]
+        played = frame.filter((pl.col("battlefield") == field) & (pl.col("miss_rate") == m)).get_column("length")
+        assert sum(r["count"] for r in mine) == played.len() == 2 * small["GAMES"]  # both decks
         for r in mine:  # integer lengths, bins edged on halves
             assert r["count"] == int(((played > r["bin_start"]) & (played < r["bin_end"])).sum())
 
-    assert (ends["encoding"]["x"]["field"], ends["encoding"]["color"]["field"]) == ("cell", "reason")
-    for r in _rows(ends):
-        field, deck = r["cell"].split(" / ")
-        reasons = frame.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck)).get_column("reason")
+    assert (ends_chart["encoding"]["x"]["field"], ends_chart["encoding"]["color"]["field"]) == ("cell", "reason")
+    assert {r["cell"] for r in _rows(ends_chart)} == {f"{b} / {d} · miss {m}" for b in fields for d in decks
+                                                       for m in rates}
+    for r in _rows(ends_chart):
+        field, rest = r["cell"].split(" / ")
+        deck, m = rest.split(" · miss ")
+        reasons = cell(field, deck, float(m)).get_column("reason")
         assert r["reason"] in ENDS and (r["n"], r["count"]) == (reasons.len(), int((reasons == r["reason"]).sum()))
 
     assert miss["facet"]["column"]["field"] == "miss_rate"
@@ -132,9 +180,8 @@ def test_battlefields_notebook_shows_the_table_and_charts_of_its_run(run_noteboo
     assert len(deltas) == 4 and {r["miss_rate"] for r in deltas} == {rates[1]}
     for r in deltas:
         field, deck = r["cell"].split(" / ")
-        cell = frame.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck))
-        k1, n1 = _first_seat_rate(cell.filter(pl.col("miss_rate") == rates[1]))
-        k0, n0 = _first_seat_rate(cell.filter(pl.col("miss_rate") == rates[0]))
+        k1, n1 = _first_seat_rate(cell(field, deck, rates[1]))
+        k0, n0 = _first_seat_rate(cell(field, deck, rates[0]))
         assert (r["n"], r["n_base"]) == (n1, n0) == (small["GAMES"], small["GAMES"])
         assert r["diff"] == pytest.approx(k1 / n1 - k0 / n0) and r["low"] <= r["diff"] <= r["high"]
 
@@ -165,9 +212,19 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     assert {r["key"] for r in points if r["outlier"]} == {r["key"] for r in residual[:5]}  # 5 labelled
 
     run = _cell_outputs(nb, "cards.run(wait=True)")
-    outcomes, card = _plain(run)[:2]
-    assert card.startswith("shape: (3, ")  # wr_drawn, wr_played, play_rate of the edited card
-    assert all(m in card for m in ("exchange", "wr_drawn", "wr_played", "play_rate"))
+    shown = _dashboard_outputs(nb)  # the dashboard's Output widget shows the same as the cell
+    assert [o["output_type"] for o in shown] == [o["output_type"] for o in run] == ["stream"] + ["display_data"] * 4
+    assert shown[0]["text"] == run[0]["text"] == f"{small['GAMES']:,} games per arm, same seeds\n"
+    assert _plain(shown)[:2] == _plain(run)[:2] and _specs(shown) == _specs(run)
+    (title, outcomes), (card_title, card) = (_table_rows(t) for t in _plain(run)[:2])
+    assert (title, card_title) == ("outcomes", "card")
+    assert [r["metric"] for r in card] == ["wr_drawn", "wr_played", "play_rate"]  # of the edited card
+    for r in card:  # each arm's rate with the Wilson interval of its own n
+        assert r["key"] == "exchange"
+        for arm in ("base", "variant"):
+            n = int(r[f"n_{arm}"])
+            k = round(float(r[arm].split("%")[0]) / 100 * n)
+            assert r[arm] == _shown(k, n)
     whatif, both = _specs(run)
     assert whatif["title"] == "What-if: variant − baseline"
     assert [layer["mark"]["type"] for layer in whatif["layer"]] == ["errorbar", "point", "rule"]
@@ -181,16 +238,16 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
               "draw": pl.col("winner") == "draw"}
     events |= {f"end_{r}": pl.col("reason") == r for r in ENDS}
     rows = _rows(whatif)
-    assert outcomes.startswith(f"shape: ({len(rows)}, ")
+    assert [r["metric"] for r in outcomes] == [r["metric"] for r in rows]
     assert {"first_seat_win", "p1_win", "draw"} <= {r["metric"] for r in rows}
-    for r in rows:
-        assert r["n"] == small["GAMES"]
-        change = variant.select(events[r["metric"]].mean()).item() - base.select(events[r["metric"]].mean()).item()
-        assert r["diff"] == pytest.approx(change) and r["low"] <= r["diff"] <= r["high"]
+    for r, line in zip(rows, outcomes, strict=True):
+        assert r["n"] == small["GAMES"] and line["n"] == str(small["GAMES"])
+        k0, k1 = (int(arm.select(events[r["metric"]].sum()).item()) for arm in (base, variant))
+        assert (line["base"], line["variant"]) == (_shown(k0, r["n"]), _shown(k1, r["n"]))
+        assert r["diff"] == pytest.approx((k1 - k0) / r["n"]) and r["low"] <= r["diff"] <= r["high"]
+        assert line["diff"] == f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]"
     assert [p["title"] for p in both["hconcat"]] == ["static model", "empirical (improvement when drawn)"]
     assert {r["key"] for r in _panel_rows(both, both["hconcat"][1])} <= set(cost)
-    shown = "".join(o.get("text", "") for o in _dashboard_outputs(nb))
-    assert f"{small['GAMES']:,} games per arm, same seeds" in shown
 
 
 def test_run_panel_runs_in_the_background_and_keeps_results_when_stopped():
@@ -265,3 +322,85 @@ def test_dashboards_call_the_library():
     assert len(static) == len(cards.cards) == 102
     assert {r["key"]: r["value"] for r in static} == pytest.approx(
         dict(zip(cards.costing.get_column("key"), cards.costing.get_column("value"), strict=True)))
+
+
+def _vegalite(outputs_: list[dict]) -> int:
+    return sum(any(k.startswith("application/vnd.vegalite") for k in o.get("data", {})) for o in outputs_)
+
+
+def test_each_run_replaces_what_the_dashboards_show():
+    """Three presses of Run: the Output widget holds one summary, one set of tables and one set of charts."""
+    from workbench.ui import duel
+
+    dash = duel.BattlefieldDashboard(games=40, battlefields=["free_steppe"], decks=("regular",))
+    dash.overrides["start_wall"].value = "30"
+    dash.compare.value = True
+    for _ in range(3):
+        frame = dash.run(wait=True)
+    shown = dash.output.outputs  # the widget's state: what JupyterLab draws
+    assert [o["output_type"] for o in shown] == ["stream"] + ["display_data"] * 7
+    assert shown[0]["text"] == "40 games\n"
+    tables = [_table_rows(t) for t in _plain(shown)[:3]]
+    assert [title for title, _ in tables] == ["rates", "end reasons", "what-if"] and _vegalite(shown) == 4
+    (rates,) = tables[0][1]  # one cell: free_steppe / regular
+    assert (rates["battlefield"], rates["deck"], rates["games"]) == ("free_steppe", "regular", "40")
+    assert rates["first_seat_win"] == _shown(*_first_seat_rate(frame))  # "47.5% [32.9–62.5]", not 0.475
+    assert "first_seat_win_low" not in rates and "pairing" not in rates  # merged; one pairing needs no column
+
+    cards = duel.CardDashboard(card="ruby", games=40)
+    cards.amount_box.children[0].value = 9
+    for _ in range(3):
+        cards.run(wait=True)
+    shown = cards.output.outputs
+    assert [o["output_type"] for o in shown] == ["stream"] + ["display_data"] * 4
+    assert shown[0]["text"] == "40 games per arm, same seeds\n" and _vegalite(shown) == 2
+    assert [_table_rows(t)[0] for t in _plain(shown)[:2]] == ["outcomes", "card"]
+
+
+def test_each_agents_win_rate_is_shown_when_the_agents_differ():
+    from workbench.ui import duel
+
+    dash = duel.BattlefieldDashboard(games=40, battlefields=["crystal_garden"], decks=("regular",),
+                                     agents=("greedy", "random"))
+    frame = dash.run(wait=True)
+    (_, (row,)), _ = (_table_rows(t) for t in _plain(dash.output.outputs)[:2])
+    wins = {seat: int((frame.get_column("winner") == seat).sum()) for seat in ("p1", "p2")}
+    assert (row["p1_win"], row["p2_win"]) == (_shown(wins["p1"], 40), _shown(wins["p2"], 40))
+    assert wins["p1"] > wins["p2"]  # greedy (p1) beats random, whichever seat moves first
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("start_wall", "ten", "field 'start wall': 'ten' is not a whole number; allowed: int in [0, 100000] (or none)"),
+    ("start_wall", "-3", "field 'start wall': '-3' is out of range; allowed: int in [0, 100000] (or none)"),
+    ("miss_rates", "0, ten", "field 'miss rates': 'ten' is not a number; allowed: float in [0, 1]"),
+    ("miss_rates", "0, 1.5", "field 'miss rates': '1.5' is out of range; allowed: float in [0, 1]"),
+    ("miss_rates", "0.1, 0.1", "field 'miss rates': '0.1' is given twice; list each miss rate once"),
+    ("battlefields", (), "field 'battlefields': choose at least one; allowed: grand_wizards_fortress, "
+                         "crystal_garden, coastal_fortress, sky_blue_valley, misty_harbour, wind_square, free_steppe, "
+                         "mirror_labyrinth"),
+    ("decks", (), "field 'decks': choose at least one; allowed: regular, unlimited"),
+])
+def test_a_wrong_field_is_named_with_what_is_allowed(field, value, message):
+    from workbench.core.errors import InputError
+    from workbench.ui import duel
+
+    dash = duel.BattlefieldDashboard(games=40, battlefields=["free_steppe"], decks=("regular",))
+    dash.run(wait=True)  # a good run first: its results give way to the message
+    widget = dash.overrides[field] if field in dash.overrides else getattr(dash, field)
+    widget.value = value
+    with pytest.raises(InputError) as raised:
+        dash.run(wait=True)
+    assert str(raised.value) == message
+    assert dash.panel.status.value == f"<span style='color:#c00'>error: {html.escape(message)}</span>"
+    assert dash.output.outputs == ({"output_type": "stream", "name": "stdout", "text": f"error: {message}\n"},)
+
+
+def test_a_what_if_without_an_edit_says_what_to_do():
+    from workbench.core.errors import InputError
+    from workbench.ui import duel
+
+    cards = duel.CardDashboard(card="ruby", games=40)
+    with pytest.raises(InputError, match="^move the cost or an amount slider first: the what-if changes nothing yet$"):
+        cards.run(wait=True)
+    assert cards.output.outputs[0]["text"] == "error: move the cost or an amount slider first: the what-if changes " \
+                                              "nothing yet\n"

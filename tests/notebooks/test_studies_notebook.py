@@ -69,7 +69,7 @@ def test_run_shows_tables_that_match_a_plain_simulation_and_errors_name_the_fiel
     try:
         duel.run(wait=True)
     except Exception as exc:  # the panel re-raises for wait=True callers, after showing it
-        assert str(exc) == "field 'start wall': 'ten' is not a int; allowed: int in [0, 100000] (or none)"
+        assert str(exc) == "field 'start wall': 'ten' is not a whole number; allowed: int in [0, 100000] (or none)"
     else:
         raise AssertionError("a wall of 'ten' must be refused")
     assert "field &#x27;start wall&#x27;" in duel.panel.status.value

@@ -8,6 +8,7 @@ million games stays a small spec.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import altair as alt
@@ -45,11 +46,14 @@ def _props(chart: Any, title: str, width: int | None = None, height: int | None 
 
 def rate_chart(frame: pl.DataFrame, x: str, *, rate: str = "rate", low: str = "low", high: str = "high",
                n: str | None = "n", color: str | None = None, facet: str | None = None,
-               reference: float | None = 0.5, title: str = "", y_title: str = "rate") -> alt.TopLevelMixin:
+               reference: float | None = 0.5, title: str = "", y_title: str = "rate",
+               zoom: bool = False) -> alt.TopLevelMixin:
     """Rates as points with interval error bars, per category ``x``.
 
     ``color`` splits each category into side-by-side points, ``facet`` draws one panel per value,
-    ``reference`` draws a dashed line (0.5 = a fair seat; ``None`` for none).
+    ``reference`` draws a dashed line (0.5 = a fair seat; ``None`` for none).  ``zoom`` fits the
+    rate axis to the intervals and the reference line (whole percents, a point of margin) instead
+    of starting it at 0, so rates of 52 % and 57 % do not sit on one line.
     """
     _need(frame, x, rate, low, high, color, facet)
     cols = list(dict.fromkeys(c for c in (x, rate, low, high, n if n in frame.columns else None, color, facet)
@@ -64,11 +68,13 @@ def rate_chart(frame: pl.DataFrame, x: str, *, rate: str = "rate", low: str = "l
         enc["color"] = alt.Color(_nominal(data, color), title=color)
         enc["xOffset"] = alt.XOffset(_nominal(data, color))
         tooltip.append(alt.Tooltip(_nominal(data, color)))
+    domain = _zoomed_domain(data, low, high, reference) if zoom else None
+    scale = alt.Scale(domain=domain, zero=False, nice=False) if domain else alt.Undefined
     base = alt.Chart()
     points = base.mark_point(filled=True, size=60).encode(
-        y=alt.Y(f"{rate}:Q", title=y_title, axis=alt.Axis(format="%")), tooltip=tooltip, **enc)
+        y=alt.Y(f"{rate}:Q", title=y_title, axis=alt.Axis(format="%"), scale=scale), tooltip=tooltip, **enc)
     bars = base.mark_errorbar(ticks=True).encode(
-        y=alt.Y(f"{low}:Q", title=y_title), y2=alt.Y2(f"{high}:Q"), **enc)
+        y=alt.Y(f"{low}:Q", title=y_title, scale=scale), y2=alt.Y2(f"{high}:Q"), **enc)
     layers = [bars, points]
     if reference is not None:
         layers.append(base.mark_rule(strokeDash=[4, 4], color="gray").encode(y=alt.datum(reference)))
@@ -76,6 +82,16 @@ def rate_chart(frame: pl.DataFrame, x: str, *, rate: str = "rate", low: str = "l
     if facet is not None:
         chart = chart.facet(column=alt.Column(_nominal(data, facet), title=facet))
     return _props(chart, title)
+
+
+def _zoomed_domain(data: pl.DataFrame, low: str, high: str, reference: float | None) -> list[float] | None:
+    """``[lo, hi]`` holding every interval and the reference, widened by a point and rounded out to whole percents."""
+    values = [v for v in (*data.get_column(low).to_list(), *data.get_column(high).to_list(), reference)
+              if v is not None and math.isfinite(v)]
+    if not values:
+        return None
+    lo, hi = min(values), max(values)
+    return [max(0.0, math.floor(100 * lo - 1) / 100), min(1.0, math.ceil(100 * hi + 1) / 100)]
 
 
 def _bin_edges(values: np.ndarray, bins: int, integer: bool) -> np.ndarray:

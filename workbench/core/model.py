@@ -44,6 +44,7 @@ import polars as pl
 from workbench.core.errors import InputError
 
 _KINDS = {int: pl.Int64, float: pl.Float64, str: pl.String, bool: pl.Boolean}
+_KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ class Param:
             coerced = self._coerce(value)
         except (TypeError, ValueError):
             raise InputError(
-                f"{label}: {value!r} is not a {self.kind.__name__}; "
+                f"{label}: {value!r} is not {_KIND_WORDS[self.kind]}; "
                 f"allowed: {self.allowed()}"
             ) from None
         if self.choices is not None and coerced not in self.choices:
@@ -188,16 +189,6 @@ class AgentSpec:
         if not self.options:
             return self.name
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.options)
-
-    def option(self, key: str, default: Any, kind: type = float) -> Any:
-        """Option ``key`` converted to ``kind``, or ``default``; a bad value is an InputError."""
-        for k, v in self.options:
-            if k == key:
-                try:
-                    return kind(v)
-                except ValueError:
-                    raise InputError(f"agent {self}: option {key}={v!r} is not a {kind.__name__}") from None
-        return default
 
 
 class Agent(Protocol):

@@ -9,13 +9,15 @@ finished (the library's block runners keep finished blocks), and the panel keeps
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["RunPanel", "display_into", "offline_charts", "require_widgets", "text_number"]
+__all__ = ["RunPanel", "ShownTable", "display_into", "error_text", "offline_charts", "output_items", "require_widgets",
+           "text_number"]
 
 Task = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 
@@ -64,19 +66,75 @@ def offline_charts() -> None:
     alt.renderers.enable("workbench-offline")
 
 
-def display_into(output: Any, *items: Any, clear: bool = True) -> None:
-    """Show ``items`` (charts, frames, text) in an ``Output`` widget; safe from a background thread.
+class ShownTable:
+    """A table as the report shows it: each rate merged with its interval (``52.3% [51.3–53.3]``).
 
-    ``with output:`` routes display calls by the *current cell*, which a background thread does
-    not have, so the rich representation is computed here and appended to the widget directly.
+    :func:`workbench.core.report.display_frame` of ``frame``, drawn as a plain HTML table (a
+    polars frame of strings would show quotes, a dtype row and cut long cells) and, for text
+    front-ends and exported notebooks, as aligned text.
     """
-    if clear:
-        output.clear_output()
+
+    def __init__(self, frame: Any, title: str = "") -> None:
+        from workbench.core.report import display_frame
+
+        self.title = title
+        self.frame = display_frame(frame)  # all strings
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        cap = f"<caption style='text-align:left'><b>{e(self.title)}</b></caption>" if self.title else ""
+        head = "".join(f"<th style='text-align:left'>{e(c)}</th>" for c in self.frame.columns)
+        rows = "".join("<tr>" + "".join(f"<td style='text-align:left'>{e(v)}</td>" for v in row) + "</tr>"
+                       for row in self.frame.iter_rows())
+        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+    def __repr__(self) -> str:
+        rows = [self.frame.columns, *self.frame.iter_rows()]
+        widths = [max(len(r[i]) for r in rows) for i in range(self.frame.width)]
+        lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(([self.title] if self.title else []) + lines)
+
+
+def output_items(*items: Any) -> tuple[dict, ...]:
+    """``items`` (text, frames, charts) as Output-widget outputs: text a stdout stream, the rest rich displays."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    outputs: list[dict] = []
     for item in items:
         if isinstance(item, str):
-            output.append_stdout(item if item.endswith("\n") else item + "\n")
+            text = item if item.endswith("\n") else item + "\n"
+            if outputs and outputs[-1]["output_type"] == "stream":  # one text block, as a front-end merges it
+                outputs[-1] = {**outputs[-1], "text": outputs[-1]["text"] + text}
+            else:
+                outputs.append({"output_type": "stream", "name": "stdout", "text": text})
         else:
-            output.append_display_data(item)
+            data, metadata = InteractiveShell.instance().display_formatter.format(item)
+            outputs.append({"output_type": "display_data", "data": data, "metadata": metadata})
+    return tuple(outputs)
+
+
+def display_into(output: Any, *items: Any, clear: bool = True) -> None:
+    """Show ``items`` (charts, frames, text) in an ``Output`` widget, replacing what it showed.
+
+    The widget's ``outputs`` are set in one assignment, which the kernel sends to the front-end as
+    widget state; it works from a background thread and needs no front-end round trip.  Not
+    ``output.clear_output()`` + ``append_*``: the clear is only a message the front-end applies
+    while it captures the current cell's output, so the kernel's copy kept every earlier Run's
+    tables and charts.  Not ``with output:`` either: a headless front-end (nbclient, ``jupyter
+    nbconvert --execute``) answers each captured output with a message on the kernel's shell
+    socket while it waits on that socket for the cell's reply, a race that now and then loses the
+    reply and stalls the run for good with the kernel idle.
+    """
+    new = output_items(*items)
+    output.outputs = new if clear else tuple(output.outputs) + new
+
+
+def error_text(exc: BaseException) -> str:
+    """What to tell a user: a workbench error's own message (it names the field and what is allowed)."""
+    from workbench.core.errors import WorkbenchError
+
+    return str(exc) if isinstance(exc, WorkbenchError) else f"{type(exc).__name__}: {exc}"
 
 
 def text_number(text: str, kind: type = int) -> Any:
@@ -133,7 +191,7 @@ class RunPanel:
                 self.on_done(self.result)
         except BaseException as exc:  # reported in the panel; a thread has nobody else to tell
             self.error = exc
-            self.status.value = f"<span style='color:#c00'>error: {type(exc).__name__}: {exc}</span>"
+            self.status.value = f"<span style='color:#c00'>error: {html.escape(error_text(exc))}</span>"
             if self.on_error is not None:
                 self.on_error(exc)
             else:

@@ -27,7 +27,7 @@ from workbench.games.dietower.analysis import (  # noqa: F401 - re-exported for 
     summarise,
 )
 from workbench.games.dietower.exact import streak_odds
-from workbench.ui.common import offline_charts, require_widgets
+from workbench.ui.common import display_into, offline_charts, require_widgets
 
 offline_charts()  # charts render without a network (Vega-Lite JSON + SVG)
 
@@ -46,9 +46,8 @@ def streak_charts(p: float, die_faces: int, rounds: int, players: int, games: in
 # -- the interactive dashboard ----------------------------------------------------------------
 def dashboard(p: float = 0.5, die_faces: int = 6, rounds: int = 14, players: int = 2, games: int = 100_000,
               seed: int = 0) -> Any:
-    """Sliders for p, die faces, rounds and players; redraws exact vs simulated on every change."""
+    """Sliders for p, die faces, rounds and players; redraws exact vs simulated on every change (replacing the last)."""
     w = require_widgets()
-    from IPython.display import display
     sliders = {
         "p": w.FloatSlider(value=p, min=0.0, max=1.0, step=0.05, description="p (Builder wins)"),
         "die_faces": w.IntSlider(value=die_faces, min=2, max=20, description="die faces"),
@@ -61,10 +60,9 @@ def dashboard(p: float = 0.5, die_faces: int = 6, rounds: int = 14, players: int
         values = {k: s.value for k, s in sliders.items()}
         six = float(streak_odds(Fraction(values["p"]).limit_denominator(1000), values["die_faces"], values["rounds"],
                                 values["players"]).six_win)
-        out.clear_output(wait=True)
-        with out:
-            print(f"exact P(six-win within {values['rounds']} rounds) = {six:.6f}; simulated with {games:,} games")
-            display(streak_charts(games=games, seed=seed, **values))
+        # one assignment of the widget's outputs, not `with out:` (see common.display_into)
+        display_into(out, f"exact P(six-win within {values['rounds']} rounds) = {six:.6f}; simulated with "
+                          f"{games:,} games", streak_charts(games=games, seed=seed, **values))
 
     for s in sliders.values():
         s.observe(redraw, names="value")

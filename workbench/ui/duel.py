@@ -2,33 +2,84 @@
 
 * :class:`BattlefieldDashboard` — battlefields, decks, agents, games, seed, miss rates and
   battlefield numbers; Run plays :func:`workbench.games.duel.analysis.run_grid` in the
-  background and shows the balance table, first-seat win rates, lengths and end reasons.
+  background and shows the balance tables, first-seat win rates, lengths and end reasons, split
+  by miss rate when several are run.
 * :class:`CardDashboard` — the static value model (table and cost-vs-value chart), and a what-if
   for one card: sliders for its cost and every amount of its effect; Run compares the edited card
   set with the unchanged one on the same seeds.
 
-Widgets only collect parameters; everything they show comes from ``workbench.games.duel``.
+Widgets only collect parameters; everything they show comes from ``workbench.games.duel``.  Each
+Run replaces what the dashboard showed; tables read like the report's (a rate with its interval,
+``52.3% [51.3–53.3]``).  A value typed wrong is named in the status line with what is allowed.
 """
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import polars as pl
 
 from workbench.core.cardstats import empirical_values
 from workbench.core.compare import compare_cells
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.report import display_frame
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.agents import AGENTS
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES, MODEL
-from workbench.ui.common import RunPanel, display_into, offline_charts, require_widgets, text_number
+from workbench.games.duel.report import card_rate_intervals, first_seat_chart, seat_win_table, split_balance
+from workbench.ui.common import RunPanel, ShownTable, display_into, error_text, offline_charts, require_widgets
 
 __all__ = ["BattlefieldDashboard", "CardDashboard"]
 
 _OVERRIDE_PARAMS = tuple(n if n.startswith("win_") else f"start_{n}" for n in BATTLEFIELD_OVERRIDES)
 _FAST_AGENTS = MODEL.fast_agents  # the what-if plays many games: agents with a compiled twin
 offline_charts()
+
+
+def _label(name: str) -> str:
+    """How error messages name a form field: ``start_wall`` → ``field 'start wall'``."""
+    return f"field {name.replace('_', ' ')!r}"
+
+
+def _chosen(values: tuple[str, ...], name: str, allowed: tuple[str, ...]) -> list[str]:
+    """The picks of a multiple-choice field; none picked is an error, not "all"."""
+    if not values:
+        raise InputError(f"{_label(name)}: choose at least one; allowed: {', '.join(allowed)}")
+    return list(values)
+
+
+def _miss_rates(text: str) -> list[float]:
+    """The comma-separated miss rates of the text box, each validated as the model's ``miss_rate``."""
+    param, rates = MODEL.param("miss_rate"), []
+    for part in (x.strip() for x in (text or "").replace(";", ",").split(",")):
+        if part:
+            rate = param.validate(part, _label("miss_rates"))
+            if rate in rates:
+                raise InputError(f"{_label('miss_rates')}: {part!r} is given twice; list each miss rate once")
+            rates.append(rate)
+    return rates or [0.0]
+
+
+def _own(text: str) -> str | None:
+    """A battlefield-number box: empty (or "own") means the battlefield's own number."""
+    text = (text or "").strip()
+    return None if text.lower() in ("", "own", "-", "none") else text
+
+
+def _with_miss(frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    """``column`` labelled with the miss rate ("regular · miss 0.2") when the frame holds several."""
+    if "miss_rate" not in frame.columns or frame.get_column("miss_rate").n_unique() < 2:
+        return frame
+    return frame.with_columns(pl.format("{} · miss {}", column, "miss_rate").alias(column))
+
+
+def _show_error(panel: RunPanel, output: Any, exc: BaseException) -> None:
+    """A failed or stopped run: say so in the status line and in place of the results."""
+    text = f"stopped: {exc}" if isinstance(exc, RunInterrupted) else f"error: {error_text(exc)}"
+    panel.status.value = f"<span style='color:#c00'>{html.escape(text)}</span>"
+    display_into(output, text)
 
 
 class BattlefieldDashboard:
@@ -51,7 +102,8 @@ class BattlefieldDashboard:
                                     layout=w.Layout(width="210px")) for p in _OVERRIDE_PARAMS}
         self.compare = w.Checkbox(value=False, description="what-if: compare with each battlefield's own numbers",
                                   indent=False, layout=w.Layout(width="420px"))
-        self.panel = RunPanel(self._task, on_done=self._show)
+        self.panel = RunPanel(self._task, on_done=self._show,
+                              on_error=lambda exc: _show_error(self.panel, self.output, exc))
         self.output = w.Output()
         self.frame: pl.DataFrame | None = None
         self.comparison: pl.DataFrame | None = None
@@ -70,10 +122,12 @@ class BattlefieldDashboard:
 
     # -- the library call ---------------------------------------------------------------------
     def settings(self) -> dict[str, Any]:
-        """The run's arguments as read from the widgets."""
-        rates = [float(x) for x in self.miss_rates.value.replace(";", ",").split(",") if x.strip()] or [0.0]
-        params = {p: text_number(box.value) for p, box in self.overrides.items()}
-        return {"battlefields": list(self.battlefields.value), "decks": list(self.decks.value),
+        """The run's arguments as read from the widgets; a wrong value raises an InputError naming the field."""
+        battlefields = _chosen(self.battlefields.value, "battlefields", BATTLEFIELD_KEYS)
+        decks = _chosen(self.decks.value, "decks", self.decks.options)
+        rates = _miss_rates(self.miss_rates.value)
+        params = {p: MODEL.param(p).validate(_own(box.value), _label(p)) for p, box in self.overrides.items()}
+        return {"battlefields": battlefields, "decks": decks,
                 "pairings": [(self.agent_p1.value, self.agent_p2.value)], "games": int(self.games.value),
                 "seed": int(self.seed.value), "params": {k: v for k, v in params.items() if v is not None},
                 "extra": {"miss_rate": rates} if len(rates) > 1 else None,
@@ -104,35 +158,70 @@ class BattlefieldDashboard:
         return self.frame if wait else None
 
     # -- results ------------------------------------------------------------------------------
-    def table(self) -> pl.DataFrame:
-        """The balance table of the last run (by battlefield, deck, pairing and miss rate)."""
+    def _by(self) -> list[str]:
+        """The cell keys of the last run: battlefield, deck, pairing, and the miss rate when several ran."""
         if self.frame is None:
             raise RuntimeError("no results yet: press Run (or call run(wait=True))")
-        by = list(analysis.CELL_KEYS) + (["miss_rate"] if self.frame.get_column("miss_rate").n_unique() > 1 else [])
-        return analysis.balance_table(self.frame, by)
+        return list(analysis.CELL_KEYS) + (["miss_rate"] if self.frame.get_column("miss_rate").n_unique() > 1 else [])
+
+    def table(self) -> pl.DataFrame:
+        """The balance table of the last run (by battlefield, deck, pairing and miss rate), raw numbers."""
+        return analysis.balance_table(self.frame, self._by())
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """The last run's tables as shown (and as the report shows them): rates with their intervals.
+
+        ``rates``: games, each agent's win rate when the two agents differ, the first seat's, draws,
+        length; ``end reasons``: the share of each way a game ended; ``what-if``: edited − own
+        numbers (with "compare").
+        """
+        by = self._by()
+        seats = self.frame.filter(pl.col("agent_p1") != pl.col("agent_p2"))
+        rates, ends = split_balance(self.table(), seat_win_table(self.frame, by) if seats.height else None)
+        out = {"rates": display_frame(rates), "end reasons": display_frame(ends)}
+        if self.comparison is not None:
+            out["what-if"] = display_frame(self.comparison)
+        return out
 
     def charts(self) -> list[Any]:
-        """First-seat win rates, length histogram, end reasons (and the miss-rate effect if run)."""
-        if self.frame is None:
-            raise RuntimeError("no results yet: press Run (or call run(wait=True))")
-        out = [analysis.first_seat_chart(analysis.balance_table(self.frame)), analysis.length_chart(self.frame),
-               analysis.end_reason_chart(self.frame)]
-        if self.frame.get_column("miss_rate").n_unique() > 1:
+        """First-seat win rates, length histogram, end reasons (and the miss-rate effect if run).
+
+        Like :meth:`table`, every chart keeps the miss rates apart.
+        """
+        by = self._by()
+        out = [first_seat_chart(self.table()),
+               analysis.length_chart(_with_miss(self.frame, "battlefield")),
+               analysis.end_reason_chart(_with_miss(self.frame, "deck"))]
+        if "miss_rate" in by:
             out.append(analysis.miss_effect_chart(analysis.miss_effect_table(self.frame)))
         if self.comparison is not None:
-            data = self.comparison.with_columns(pl.concat_str(
-                [pl.col(c).cast(pl.String) for c in ("battlefield", "deck") if c in self.comparison.columns],
+            data = _with_miss(self.comparison, "deck")
+            data = data.with_columns(pl.concat_str(
+                [pl.col(c).cast(pl.String) for c in ("battlefield", "deck") if c in data.columns],
                 separator=" / ").alias("cell"))
             out.append(whatif.what_if_chart(data.with_columns(pl.col("cell").alias("metric")),
                                             title="What-if: first-seat win rate, edited − own numbers"))
         return out
 
+    def _items(self) -> list[Any]:
+        items: list[Any] = [f"{self.frame.height:,} games"]
+        items += [ShownTable(table, name) for name, table in self.tables().items()]
+        return items + self.charts()
+
     def _show(self, result: tuple[pl.DataFrame, pl.DataFrame | None]) -> None:
         self.frame, self.comparison = result
-        items: list[Any] = [f"{self.frame.height:,} games", self.table()]
-        if self.comparison is not None:
-            items.append(self.comparison)
-        display_into(self.output, *items, *self.charts())
+        display_into(self.output, *self._items())
+
+    def display_results(self) -> None:
+        """Show the last run's tables and charts in the cell itself (a headless or exported notebook)."""
+        _display_here(self._items())
+
+
+def _display_here(items: list[Any]) -> None:
+    from IPython.display import display
+
+    for item in items:
+        print(item) if isinstance(item, str) else display(item)
 
 
 class CardDashboard:
@@ -155,7 +244,8 @@ class CardDashboard:
         self.agent_p2 = w.Dropdown(options=_FAST_AGENTS, value=agents[1], description="agent p2")
         self.games = w.BoundedIntText(value=games, min=10, max=10_000_000, description="games")
         self.seed = w.BoundedIntText(value=seed, min=0, max=2**62, description="seed")
-        self.panel = RunPanel(self._task, on_done=self._show, label="Run what-if")
+        self.panel = RunPanel(self._task, on_done=self._show, label="Run what-if",
+                              on_error=lambda exc: _show_error(self.panel, self.output, exc))
         self.output = w.Output()
         self.result: whatif.WhatIf | None = None
         self.card.observe(lambda _: self._load_card(), names="value")
@@ -220,7 +310,7 @@ class CardDashboard:
     def _task(self, on_progress: Any, should_stop: Any) -> whatif.WhatIf:
         edit = self.edit()
         if not edit:
-            raise ValueError("move the cost or an amount slider first: the what-if changes nothing yet")
+            raise InputError("move the cost or an amount slider first: the what-if changes nothing yet")
         return whatif.what_if({"battlefield": self.battlefield.value}, card_edits=edit,
                               agents=(self.agent_p1.value, self.agent_p2.value), games=int(self.games.value),
                               seed=int(self.seed.value), engine=self.engine, on_progress=on_progress,
@@ -236,8 +326,24 @@ class CardDashboard:
             raise RuntimeError("no what-if yet: move a slider and press Run what-if")
         return [whatif.what_if_chart(self.result), self.value_chart(self.result.baseline)]
 
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """The what-if's tables as shown (and as the report shows them): rates with their intervals."""
+        if self.result is None:
+            raise RuntimeError("no what-if yet: move a slider and press Run what-if")
+        outcomes = self.result.outcomes.select(
+            "metric", "n", *(c for name in ("base", "variant") for c in (name, f"{name}_low", f"{name}_high")),
+            "diff", "low", "high", "p_value", "significant")
+        return {"outcomes": display_frame(outcomes), "card": display_frame(card_rate_intervals(self.result.cards))}
+
+    def _items(self) -> list[Any]:
+        items: list[Any] = [f"{self.result.baseline.height:,} games per arm, same seeds"]
+        items += [ShownTable(table, name) for name, table in self.tables().items()]
+        return items + self.charts()
+
     def _show(self, result: whatif.WhatIf) -> None:
         self.result = result
-        display_into(self.output, f"{result.baseline.height:,} games per arm, same seeds",
-                     result.outcomes.select("metric", "base", "variant", "diff", "low", "high", "p_value",
-                                            "significant"), result.cards, *self.charts())
+        display_into(self.output, *self._items())
+
+    def display_results(self) -> None:
+        """Show the what-if's tables and charts in the cell itself (a headless or exported notebook)."""
+        _display_here(self._items())

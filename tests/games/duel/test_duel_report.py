@@ -7,6 +7,7 @@ variant − baseline, and the Markdown shows those values.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import struct
@@ -19,6 +20,7 @@ from polars.testing import assert_frame_equal
 from tests.independent import wilson as _wilson
 from workbench.cli import main
 from workbench.core.runner import simulate
+from workbench.games.duel import analysis
 from workbench.games.duel.model import RULES_VERSION
 from workbench.games.duel.report import BALANCE, QUICK, WHATIF_CARD
 
@@ -110,10 +112,11 @@ def test_header_states_rules_version_seed_and_settings(built, md):
     out, _ = built
     meta = json.loads((out / "report.json").read_text())["meta"]
     assert meta["rules_version"] == RULES_VERSION and meta["seed"] == 3
-    assert meta["agents"] == ["greedy vs greedy", "random vs random"]
+    assert meta["agents"] == ["greedy vs greedy", "random vs random", "greedy vs random"]
     page = (out / "index.html").read_text(encoding="utf-8")
     rows = {"Rules version": RULES_VERSION, "Master seed": "3", "Settings": "quick",
-            "Agents": "greedy vs greedy, random vs random", "Battlefields": ", ".join(QUICK.battlefields)}
+            "Agents": "greedy vs greedy, random vs random, greedy vs random",
+            "Battlefields": ", ".join(QUICK.battlefields)}
     for label, value in rows.items():
         assert f"| {label} | {value} |" in md and f"<tr><th>{label}</th><td>{value}</td></tr>" in page
     assert f"per battlefield × deck (greedy vs greedy)={QUICK.main_games}" in md
@@ -128,27 +131,96 @@ def test_every_table_is_saved_as_csv_and_parquet_with_the_same_values(built, md)
         assert f"[{name}.csv]({name}.csv)" in md and f"[{name}.parquet]({name}.parquet)" in md
 
 
+def _ends_checked(md: str, ends: pl.DataFrame, keys: tuple[str, ...], games: int) -> None:
+    """Every end-reason share is k/n with its interval, a cell's shares add up to its games, each row reads so."""
+    reasons = [c for c in ends.columns if c not in (*keys, "games") and not c.endswith(("_low", "_high"))]
+    assert reasons and all(not r.startswith("end_") for r in reasons)  # "tower_built", not "end_tower_built"
+    for row in ends.iter_rows(named=True):
+        assert row["games"] == games
+        shown = [_check_rate(row[r], row[f"{r}_low"], row[f"{r}_high"], games) for r in reasons]
+        assert sum(_count(row[r], games) for r in reasons) == games  # every game ends for one reason
+        assert "| " + " | ".join([*(str(row[k]) for k in keys), str(games), *shown]) + " |" in md
+
+
 def test_battlefield_tables_rates_intervals_and_n(built, md):
     out, _ = built
-    for name, pairing, games in (("battlefields_greedy", "greedy vs greedy", QUICK.main_games),
-                                 ("battlefields_other", "random vs random", QUICK.other_games)):
-        table = _table(out, name)
-        # one row per battlefield × deck, every one with its own n
-        assert sorted(table.select("battlefield", "deck").rows()) == sorted(
-            (b, d) for b in QUICK.battlefields for d in DECKS)
-        assert table.get_column("pairing").unique().to_list() == [pairing]
-        assert (table.get_column("games") == games).all()
-        ends = [c for c in table.columns if c.startswith("end_") and not c.endswith(("_low", "_high"))]
-        for row in table.iter_rows(named=True):
-            shown = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"], games)
-            assert f"| {row['battlefield']} | {row['deck']} | {pairing} | {games} | {shown} |" in md
-            _check_rate(row["draws"], row["draws_low"], row["draws_high"], games)
-            for end in ends:
-                _check_rate(row[end], row[f"{end}_low"], row[f"{end}_high"], games)
-            assert sum(_count(row[end], games) for end in ends) == games  # every game ends for one reason
+    table = _table(out, "battlefields_greedy")  # greedy vs greedy: the caption names the one pairing
+    assert table.columns[:3] == ["battlefield", "deck", "games"] and "pairing" not in table.columns
+    assert sorted(table.select("battlefield", "deck").rows()) == sorted(
+        (b, d) for b in QUICK.battlefields for d in DECKS)  # one row per battlefield × deck, each with its n
+    assert (table.get_column("games") == QUICK.main_games).all()
+    for row in table.iter_rows(named=True):
+        first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"],
+                            QUICK.main_games)
+        draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], QUICK.main_games)
+        assert (f"| {row['battlefield']} | {row['deck']} | {QUICK.main_games} | {first} | "
+                f"{row['first_seat_p']:.4g} | {draws} | {row['length_mean']:.4g} | {row['length_median']:g} |") in md
+    _ends_checked(md, _table(out, "battlefields_greedy_ends"), ("battlefield", "deck"), QUICK.main_games)
     lengths = _table(out, "length_all")
-    assert lengths.height == len(QUICK.battlefields) * len(DECKS) * 2  # × (greedy, other) pairings
+    assert lengths.height == len(QUICK.battlefields) * len(DECKS) * (1 + len(QUICK.other_pairings))
     assert sorted(lengths.get_column("length_n").unique().to_list()) == sorted({QUICK.main_games, QUICK.other_games})
+
+
+def test_other_pairings_show_each_agents_win_rate(built, md):
+    """In *greedy vs random* the first seat wins about half (the seat is drawn); greedy's own rate is shown too."""
+    out, _ = built
+    table = _table(out, "battlefields_other")
+    pairings = [" vs ".join(p) for p in QUICK.other_pairings]
+    assert "greedy vs random" in pairings
+    assert sorted(table.select("battlefield", "deck", "pairing").rows()) == sorted(
+        (b, d, p) for b in QUICK.battlefields for d in DECKS for p in pairings)
+    # the same games played again here (the report's master seed 3), counted from the raw rows
+    games = analysis.run_grid(QUICK.battlefields, DECKS, QUICK.other_pairings, QUICK.other_games, 3)
+    n = QUICK.other_games
+    for row in table.iter_rows(named=True):
+        cell = games.filter((pl.col("battlefield") == row["battlefield"]) & (pl.col("deck") == row["deck"])
+                            & (pl.col("pairing") == row["pairing"]))
+        assert cell.height == row["games"] == n
+        wins = {seat: int((cell.get_column("winner") == seat).sum()) for seat in ("p1", "p2")}
+        first_wins = int((cell.get_column("winner") == cell.get_column("first_seat")).sum())
+        shown = {seat: _check_rate(row[f"{seat}_win"], row[f"{seat}_win_low"], row[f"{seat}_win_high"], n)
+                 for seat in ("p1", "p2")}
+        assert (_count(row["p1_win"], n), _count(row["p2_win"], n)) == (wins["p1"], wins["p2"])
+        assert _count(row["first_seat_win"], n) == first_wins
+        first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"], n)
+        draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], n)
+        assert (f"| {row['battlefield']} | {row['deck']} | {row['pairing']} | {n} | {shown['p1']} | {shown['p2']} | "
+                f"{first} | {draws} |") in md
+        if row["pairing"] == "greedy vs random":  # the stronger agent's rate, not hidden behind the seat's
+            assert row["p1_win"] > row["p2_win"] and row["p1_win"] > row["first_seat_win"]
+    _ends_checked(md, _table(out, "battlefields_other_ends"), ("battlefield", "deck", "pairing"), n)
+
+
+def test_battlefield_tables_fit_the_page(built):
+    """Each battlefield table, as the HTML page shows it, is narrower than the page.
+
+    The page is 1100 px wide (the report's CSS); a table cell takes about 7.5 px a character at
+    the table's .9em, plus 18 px of padding and border.
+    """
+    out, _ = built
+    page = (out / "index.html").read_text(encoding="utf-8")
+    for name in ("battlefields_greedy", "battlefields_greedy_ends", "battlefields_other", "battlefields_other_ends"):
+        body = re.search(rf'<div class="table" id="table-{name}">(.*?)</table>', page, re.S).group(1)
+        rows = [[html.unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
+                for r in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        assert sum(7.5 * w + 18 for w in widths) <= 1100, (name, rows[0], widths)
+
+
+def test_first_seat_charts_zoom_to_the_data_and_show_the_fair_line(built):
+    out, _ = built
+    for name in ("first_seat_greedy", "first_seat_other"):
+        spec = json.loads((out / f"{name}.vl.json").read_text(encoding="utf-8"))
+        layers = spec["spec"]["layer"] if "facet" in spec else spec["layer"]
+        bars, points, fair = layers
+        assert fair["mark"]["type"] == "rule" and fair["encoding"]["y"] == {"datum": 0.5}
+        low, high = bars["encoding"]["y"]["scale"]["domain"]
+        assert points["encoding"]["y"]["scale"]["domain"] == [low, high]  # one axis for bars and points
+        rows = _chart_rows(out, name)
+        lows, highs = [r["first_seat_win_low"] for r in rows], [r["first_seat_win_high"] for r in rows]
+        assert low <= min(lows) and max(highs) <= high and low <= 0.5 <= high  # all data and the 50 % line
+        assert 0 < low and high < 1  # zoomed in, not 0–100 %
+        assert min(lows) - low <= 0.02 and high - max(highs) <= 0.02  # by at most a point of margin (and rounding)
 
 
 def test_first_seat_summary_sentence_matches_the_table(built, md):
@@ -199,10 +271,12 @@ def test_what_if_tables_compare_the_same_games(built, md):
     card = _table(out, "whatif_card")
     assert card.get_column("key").unique().to_list() == [WHATIF_CARD]
     assert card.get_column("metric").to_list() == ["wr_drawn", "wr_played", "play_rate"]
-    for row in card.iter_rows(named=True):
-        _count(row["base"], row["n_base"])
-        _count(row["variant"], row["n_variant"])
+    for row in card.iter_rows(named=True):  # each arm's rate with its own interval and n
+        base = _check_rate(row["base"], row["base_low"], row["base_high"], row["n_base"])
+        variant = _check_rate(row["variant"], row["variant_low"], row["variant_high"], row["n_variant"])
         assert row["diff"] == pytest.approx(row["variant"] - row["base"]) and row["low"] <= row["diff"] <= row["high"]
+        assert (f"| {WHATIF_CARD} | {row['metric']} | {row['n_base']} | {base} | {row['n_variant']} | {variant} | "
+                f"{100 * row['diff']:+.1f} pts [") in md
 
 
 def test_auto_balance_table_and_summary(built, md):
@@ -232,6 +306,8 @@ def test_charts_plot_the_saved_tables(built):
     for chart, table in (("first_seat_greedy", "battlefields_greedy"), ("first_seat_other", "battlefields_other")):
         plotted = sorted(tuple(r[k] for k in key) for r in _chart_rows(out, chart))
         assert plotted == sorted(_table(out, table).select(key).rows())
+    pairings = {r["pairing"] for r in _chart_rows(out, "first_seat_other")}  # one panel each
+    assert pairings == {" vs ".join(p) for p in QUICK.other_pairings}
     plotted = sorted((r["cell"], r["diff"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "miss_rule_delta"))
     assert plotted == sorted(_table(out, "miss_rule").select("battlefield", "diff", "low", "high", "n").rows())
     plotted = sorted((r["metric"], r["diff"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "whatif_delta"))
@@ -240,11 +316,11 @@ def test_charts_plot_the_saved_tables(built):
     plotted = sorted((r[param], r["rate"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "auto_balance_curve"))
     assert plotted == sorted(_table(out, "auto_balance").select("value", "rate", "low", "high", "n").rows())
     # end reasons: each bar segment is the table's share of that reason in that cell
-    table = _table(out, "battlefields_greedy")
+    table = _table(out, "battlefields_greedy_ends")
     for r in _chart_rows(out, "end_reasons_greedy"):
         field, deck = r["cell"].split(" / ")
         row = table.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck)).row(0, named=True)
-        assert r["n"] == row["games"] and r["count"] == _count(row[f"end_{r['reason']}"], row["games"])
+        assert r["n"] == row["games"] and r["count"] == _count(row[r["reason"]], row["games"])
     # lengths: the regular deck's games, each battlefield's bars hold all of its games
     lengths = _chart_rows(out, "length_greedy")
     for field in QUICK.battlefields:

@@ -16,14 +16,17 @@ from typing import Any
 
 import polars as pl
 
+from workbench.core import charts
 from workbench.core.balance import auto_balance, balance_chart
 from workbench.core.cardstats import costed_lists, empirical_values
 from workbench.core.report import Report
+from workbench.core.stats import rate_table, wilson_exprs
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
 
-__all__ = ["FULL", "QUICK", "Settings", "build_report"]
+__all__ = ["FIRST_SEAT_TITLE", "FULL", "QUICK", "Settings", "build_report", "card_rate_intervals",
+           "first_seat_chart", "seat_win_table", "split_balance"]
 
 
 @dataclass(frozen=True)
@@ -46,10 +49,77 @@ class Settings:
 FULL = Settings(20_000, 5_000, 5_000, 20_000, 10_000, 6, BATTLEFIELD_KEYS,
                 (("random", "random"), ("greedy", "random")), (0.0, 0.1, 0.25), None, 2)
 QUICK = Settings(60, 30, 40, 150, 150, 3, ("grand_wizards_fortress", "crystal_garden", "free_steppe"),
-                 (("random", "random"),), (0.0, 0.25), None, 1)
+                 (("random", "random"), ("greedy", "random")), (0.0, 0.25), None, 1)
 
 WHATIF_CARD = "exchange"
 BALANCE = ("second_bonus_wall", 0, 30, "crystal_garden")
+
+FIRST_SEAT_TITLE = "First-seat win rate (95 % Wilson interval)"
+RATE_COLUMNS = ("games", "first_seat_win", "first_seat_p", "draws", "length_mean", "length_median")
+SEAT_RATE_COLUMNS = ("games", "p1_win", "p2_win", "first_seat_win", "draws")  # length: see the length table
+
+
+def _with_interval(columns: list[str], table: pl.DataFrame) -> list[str]:
+    """``columns`` with the ``_low``/``_high`` columns of each rate that has them, in table order."""
+    return [c for name in columns for c in (name, f"{name}_low", f"{name}_high") if c in table.columns]
+
+
+def seat_win_table(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Each seat's win rate per cell: ``p1_win``, ``p2_win`` with intervals (the agents of "greedy vs random")."""
+    out = None
+    for seat in ("p1", "p2"):
+        rates = rate_table(frame, by, pl.col("winner") == seat).select(
+            *by, pl.col("rate").alias(f"{seat}_win"), pl.col("low").alias(f"{seat}_win_low"),
+            pl.col("high").alias(f"{seat}_win_high"))
+        out = rates if out is None else out.join(rates, on=by, how="left")
+    return out
+
+
+def split_balance(table: pl.DataFrame, seats: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A balance table as two tables narrow enough for a page: the rates, and how games end.
+
+    Rates: games, the first-seat win rate, its p-value, draws, mean and median length — or, given
+    ``seats`` (:func:`seat_win_table`), each agent's win rate beside the first seat's and draws.
+    Ends: the share of each end reason (``end_tower_built`` → ``tower_built``).  A pairing column
+    holding one pairing only is left out (the caption names it).
+    """
+    keys = [c for c in (*analysis.CELL_KEYS, "miss_rate") if c in table.columns]
+    if seats is not None:
+        table = table.join(seats, on=keys, how="left")
+    shown = [k for k in keys if k != "pairing" or table.get_column(k).n_unique() > 1]
+    rates = table.select(*shown, *_with_interval(list(SEAT_RATE_COLUMNS if seats is not None else RATE_COLUMNS), table))
+    ends = [c for c in table.columns if c.startswith("end_") and not c.endswith(("_low", "_high"))]
+    return rates, table.select(*shown, "games", *(pl.col(c).alias(c[4:]) for c in _with_interval(ends, table)))
+
+
+def first_seat_chart(table: pl.DataFrame, title: str = FIRST_SEAT_TITLE) -> Any:
+    """First-seat win rates per battlefield, by deck, one panel per pairing (and per miss rate).
+
+    The rate axis is zoomed to the intervals with the 50 % line shown: the cells differ by a few
+    points, which an axis from 0 squashes onto one line.
+    """
+    panels = [c for c in ("pairing", "miss_rate") if c in table.columns and table.get_column(c).n_unique() > 1]
+    facet = panels[0] if len(panels) == 1 else None
+    if len(panels) == 2:
+        table = table.with_columns(pl.format("{} / miss {}", "pairing", "miss_rate").alias("panel"))
+        facet = "panel"
+    return charts.rate_chart(table, "battlefield", rate="first_seat_win", low="first_seat_win_low",
+                             high="first_seat_win_high", n="games", color="deck" if "deck" in table.columns else None,
+                             facet=facet, title=title, y_title="first-seat win rate", zoom=True)
+
+
+def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
+    """A card comparison with the Wilson interval of each arm's rate (``base_low`` .. ``variant_high``)."""
+    if cards.is_empty():
+        return cards
+    extra = []
+    for arm in ("base", "variant"):
+        k, n = (pl.col(arm) * pl.col(f"n_{arm}")).round().cast(pl.Int64), pl.col(f"n_{arm}")
+        low, high = wilson_exprs(k, n)
+        extra += [low.alias(f"{arm}_low"), high.alias(f"{arm}_high")]
+    order = [c for name in cards.columns
+             for c in ((name, f"{name}_low", f"{name}_high") if name in ("base", "variant") else (name,))]
+    return cards.with_columns(extra).select(order)
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -66,23 +136,31 @@ def _battlefield_section(rep: Report, s: Settings, seed: int, timings: dict[str,
                    ("regular", "unlimited"), s.other_pairings, s.other_games, seed, engine=s.engine,
                    workers=s.workers)
     table = analysis.balance_table(main)
+    rates, ends = split_balance(table)
     rep.section("Battlefield balance",
                 f"Greedy against greedy, {s.main_games:,} games per battlefield and deck type, the first seat "
                 f"drawn at random each game, every cell on master seed {seed} (common random numbers). "
                 "The first-seat win rate is the share of *all* games won by the seat that moved first "
                 "(draws are not wins); intervals are 95 % Wilson intervals.")
     rep.text(_first_seat_summary(table))
-    rep.table("battlefields_greedy", table, caption="First-seat win rate, draws, length (player turns) and "
-                                                    "end-reason shares per battlefield and deck, greedy vs greedy")
-    rep.chart("first_seat_greedy", analysis.first_seat_chart(table), caption="First-seat win rate, greedy vs greedy")
+    rep.table("battlefields_greedy", rates, caption="First-seat win rate, draws and length (player turns) per "
+                                                    "battlefield and deck, greedy vs greedy")
+    rep.table("battlefields_greedy_ends", ends, caption="How games end: the share of each end reason per "
+                                                        "battlefield and deck, greedy vs greedy")
+    rep.chart("first_seat_greedy", first_seat_chart(table), caption="First-seat win rate, greedy vs greedy "
+                                                                    "(axis zoomed to the data; dashed: 50 %)")
     rep.chart("length_greedy", analysis.length_chart(main.filter(pl.col("deck") == "regular")),
               caption="Game length per battlefield (regular deck, greedy vs greedy)")
     rep.chart("end_reasons_greedy", analysis.end_reason_chart(main), caption="How games end, greedy vs greedy")
     other_table = analysis.balance_table(other)
-    rep.text(f"Other agent pairings, {s.other_games:,} games per cell (in *greedy vs random* greedy sits in "
-             "seat p1; the first seat is still random).")
-    rep.table("battlefields_other", other_table, caption="The same table for the other pairings")
-    rep.chart("first_seat_other", analysis.first_seat_chart(other_table), caption="First-seat win rate, other pairings")
+    other_rates, other_ends = split_balance(other_table, seat_win_table(other, list(analysis.CELL_KEYS)))
+    rep.text(f"Other agent pairings, {s.other_games:,} games per cell. A pairing names the agent in seat p1 "
+             "first (in *greedy vs random* greedy sits in p1); `p1_win` and `p2_win` are each agent's win "
+             "rate, while which seat moves first is still drawn at random each game.")
+    rep.table("battlefields_other", other_rates, caption="Each agent's win rate and the first seat's, per "
+                                                         "battlefield, deck and pairing")
+    rep.table("battlefields_other_ends", other_ends, caption="How games end, other pairings")
+    rep.chart("first_seat_other", first_seat_chart(other_table), caption="First-seat win rate, other pairings")
     rep.table("length_all", analysis.length_table(pl.concat([main, other], how="diagonal_relaxed")),
               caption="Game length quantiles per cell (player turns)")
     return main
@@ -169,7 +247,8 @@ def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame, 
                 f"set to {new_cost}, against the unchanged cards. Outcome differences are paired by seed "
                 "(McNemar's exact test); the card's own rates compare different seat-games (two-proportion test).")
     rep.table("whatif_outcomes", result.outcomes, caption="Outcome rates, baseline and variant")
-    rep.table("whatif_card", result.cards, caption=f"Rates of {WHATIF_CARD}, baseline and variant")
+    rep.table("whatif_card", card_rate_intervals(result.cards),
+              caption=f"Rates of {WHATIF_CARD}, baseline and variant (n: seat-games counted)")
     rep.chart("whatif_delta", whatif.what_if_chart(result), caption="Variant − baseline with 95 % intervals")
 
 
