@@ -85,7 +85,8 @@ def test_param_validation_coerces_and_explains():
 
 def test_agent_specs_parse_options():
     spec = AgentSpec.parse("search:budget=20,horizon=5")
-    assert spec.name == "search" and dict(spec.options) == {"budget": "20", "horizon": "5"} and str(spec) == "search:budget=20,horizon=5"
+    assert spec.name == "search" and dict(spec.options) == {"budget": "20", "horizon": "5"}
+    assert str(spec) == "search:budget=20,horizon=5"
     with pytest.raises(InputError):
         AgentSpec.parse("search:budget")
 
