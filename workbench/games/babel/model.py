@@ -1,0 +1,264 @@
+"""Babel as a workbench game: parameters, agents, and the core protocol over ``rules``.
+
+A state is the rules' :class:`~workbench.games.babel.rules.GameState`, which carries the integer
+state of the nation deck's SplitMix64 stream (reshuffles), so ``apply`` is pure and a game seed
+replays the same game.  Sub-streams of the game seed (``workbench/core/rng.py``): 1 the nation deck
+(the deal and every reshuffle of the discard pile), 2 the quarry (shuffled once at the start),
+3 and 4 the agents of p1 and p2 (:meth:`BabelModel.agent_stream`), 5 the first player when
+``first="random"``.  The game has no chance node: every random draw is decided inside ``apply``.
+
+``current_player`` is the player to move, except while the opponent owes discards after the
+universal ability (they choose them one card per action), and TERMINAL at the end.
+
+Result columns: ``winner`` (p1/p2/draw), ``reason`` (standard, end_phase_20, end_phase_drop,
+quarry_empty, turn_limit), ``length`` (turns played), ``first_seat``, ``end_phase`` (whether the end
+phase was entered), and per seat: ``value`` (final combined temple value), ``hand`` (nation cards in
+hand), ``temples`` (each site's temple value, sites A H M P S), the ability uses per nation
+(``assyrians`` .. ``sumerians``), ``universal``, ``builds`` (construct actions), ``moves``,
+``migrations`` and ``actions`` (every decision the seat took, forced discards included).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import polars as pl
+
+from workbench.core.errors import InputError
+from workbench.core.model import TERMINAL, GameModel, Param, seat_name, seat_names
+from workbench.core.rng import SplitMix64
+from workbench.games.babel import agents as babel_agents
+from workbench.games.babel import rules
+from workbench.games.babel.rules import Action, Config, GameState
+
+RULES_VERSION = "babel-1"
+DECK_STREAM, QUARRY_STREAM, SEAT_STREAMS, FIRST_STREAM = 1, 2, (3, 4), 5
+SEATS = seat_names(2)
+TALLY_COLUMNS = (*(n.lower() for n in rules.NATIONS), "universal", "builds", "moves", "migrations", "actions")
+START_HANDS = {"3/5": (3, 5), "5/5": (5, 5)}
+MAX_ACTIONS_PER_TURN = 250  # a bound on one turn's steps: each spends a card, raises a temple or pays a discard
+
+PARAMS = (
+    Param("start_hands", "3/5", str, "nation cards dealt: start player / other (5/5 is the first edition)",
+          choices=tuple(START_HANDS)),
+    Param("run_detection", "any", str, "an ability's run of 3 identical cards: anywhere in the stack, or at its top",
+          choices=("any", "top")),
+    Param("universal", True, bool, "the universal ability (the opponent discards half their hand)"),
+    Param("first", "random", str, "who moves first", choices=("random", "p1", "p2")),
+    Param("max_turns", 200, int, "turns before the game is a draw (turn_limit)", 1, 100_000),
+)
+
+
+
+def _seat_columns(seat: str) -> dict[str, pl.DataType]:
+    return {f"value_{seat}": pl.Int64, f"hand_{seat}": pl.Int64, f"temples_{seat}": pl.List(pl.Int64),
+            **{f"{c}_{seat}": pl.Int64 for c in TALLY_COLUMNS}}
+
+
+RESULT_SCHEMA: dict[str, pl.DataType] = {
+    "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
+    "end_phase": pl.Boolean, **_seat_columns(SEATS[0]), **_seat_columns(SEATS[1]),
+}
+
+
+def first_seat(first: str, seed: int) -> int:
+    """Seat that moves first: fixed, or drawn from stream 5 for ``"random"``."""
+    if first == "random":
+        return SplitMix64.for_stream(seed, FIRST_STREAM).below(2)
+    return SEATS.index(first)
+
+
+class BabelModel(GameModel):
+    """Babel: temple building on 5 sites with 5 nations (rules file 001)."""
+
+    name = "babel"
+    title = "Babel (temple building)"
+    rules_version = RULES_VERSION
+    params = PARAMS
+    agent_types = babel_agents.DECLS
+    limit_reasons = (rules.TURN_LIMIT,)
+
+    def max_length(self, params: dict[str, Any]) -> int:
+        """Turns."""
+        return int(params["max_turns"])
+
+    def max_steps(self, params: dict[str, Any]) -> int:
+        """Every turn ends within ``MAX_ACTIONS_PER_TURN`` protocol steps."""
+        return int(params["max_turns"]) * MAX_ACTIONS_PER_TURN + 10
+
+    def max_legal_actions(self, config: Config) -> int:
+        """The most actions ever legal at once (``rules.TURN_ACTIONS``)."""
+        return len(rules.TURN_ACTIONS)
+
+    def max_chance_outcomes(self, config: Config) -> int:
+        """No chance nodes: the decks are shuffled from the state's streams."""
+        return 0
+
+    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """The columns of the module docstring."""
+        return RESULT_SCHEMA
+
+    def catalogue(self) -> dict[str, Any]:
+        """Sites and end reasons for ``workbench games``."""
+        return {"sites": {rules.site_name(s): f"{rules.NATIONS[rules.SITE_NATION[s]]}' colour"
+                          for s in range(rules.N_SITES)},
+                "reasons": list(rules.REASONS)}
+
+    # -- the protocol ---------------------------------------------------------------------------
+    def make_config(self, params: dict[str, Any]) -> Config:
+        """The rules configuration."""
+        return Config(START_HANDS[params["start_hands"]], params["run_detection"] == "any", bool(params["universal"]),
+                      params["first"], int(params["max_turns"]))
+
+    def initial_state(self, config: Config, seed: int) -> GameState:
+        """Shuffle the nation deck (stream 1) and the quarry (stream 2), deal, and start turn 1."""
+        deck = SplitMix64.for_stream(seed, DECK_STREAM).state
+        quarry = SplitMix64.for_stream(seed, QUARRY_STREAM).state
+        return rules.new_game(config, first_seat(config.first, seed), deck, quarry)
+
+    def current_player(self, config: Config, state: GameState) -> int:
+        """TERMINAL once decided; the opponent while universal discards are owed; else the player to move."""
+        return TERMINAL if state.outcome is not None else rules.actor(state)
+
+    def legal_actions(self, config: Config, state: GameState, seat: int) -> tuple[Action, ...]:
+        """``rules.legal_actions`` in the stable order of ``rules.TURN_ACTIONS`` (none for a seat not acting)."""
+        if state.outcome is not None or seat != rules.actor(state):
+            return ()
+        return rules.legal_actions(config, state)
+
+    def apply(self, config: Config, state: GameState, action: Any) -> GameState:
+        """The state after ``action`` (an :class:`Action` or a tuple ``(kind, a, b)``)."""
+        try:
+            action = Action(*action)
+        except TypeError:
+            raise InputError(f"babel: {action!r} is not an action (kind, a, b)") from None
+        return rules.apply(config, state, action)
+
+    def observation(self, config: Config, state: GameState, seat: int) -> babel_agents.View:
+        """Own hand; both sides' sites, temples, stacks and pawns; sizes of hidden piles; the discard pile."""
+        return babel_agents.observe(state, seat)
+
+    def determinise(self, config: Config, view: babel_agents.View, rng: SplitMix64) -> tuple[int, GameState]:
+        """``(seat, state)``: a full state consistent with ``view``, its hidden cards dealt from ``rng``."""
+        return view.me, babel_agents.determinise(view, rng)
+
+    def agent_stream(self, seat: int) -> int:
+        """Streams 3 (p1) and 4 (p2)."""
+        return SEAT_STREAMS[seat]
+
+    def result_row(self, config: Config, state: GameState) -> dict[str, Any]:
+        """The columns of ``RESULT_SCHEMA``."""
+        winner, reason = state.outcome
+        row: dict[str, Any] = {"winner": "draw" if winner == rules.DRAW_SEAT else SEATS[winner], "reason": reason,
+                               "length": state.turn, "first_seat": SEATS[state.first], "end_phase": state.end_phase}
+        for seat, name in enumerate(SEATS):
+            row[f"value_{name}"] = rules.combined_value(state, seat)
+            row[f"hand_{name}"] = rules.hand_size(state, seat)
+            row[f"temples_{name}"] = [rules.level(t) for t in state.temples[seat]]
+            row.update({f"{c}_{name}": state.tallies[seat][i] for i, c in enumerate(TALLY_COLUMNS)})
+        return row
+
+    def invariants(self, config: Config, state: GameState) -> list[str]:
+        """Cards conserved, temples strictly ascending in 1..6, counts in range, the start card's life."""
+        return (_nation_cards(state) + _temple_cards(state) + _temples_ascend(state) + _counts(config, state)
+                + _start_cards(state))
+
+    # -- playthroughs ---------------------------------------------------------------------------
+    def describe_config(self, config: Config) -> list[str]:
+        """Sites, deal, run detection, universal ability."""
+        from workbench.games.babel.text import config_lines
+
+        return config_lines(config)
+
+    def describe(self, config: Config, state: GameState) -> list[str]:
+        """Who moves first, both hands after turn 1's draw, the piles."""
+        from workbench.games.babel.text import deal_lines
+
+        return deal_lines(state)
+
+    def describe_step(self, config: Config, before: GameState, who: Any, action: Any, after: GameState) -> list[str]:
+        """The action and what it changed."""
+        from workbench.games.babel.text import step_lines
+
+        return step_lines(before, who, Action(*action), after)
+
+    def describe_end(self, config: Config, state: GameState) -> list[str]:
+        """Winner, reason, turns, values and hands."""
+        from workbench.games.babel.text import end_lines
+
+        return end_lines(state)
+
+
+# -- invariants -----------------------------------------------------------------------------------
+def _nation_cards(state: GameState) -> list[str]:
+    """Each nation's 12 cards are in hands, stacks, the draw pile and the discard pile, once."""
+    seen = Counter(state.draw_pile) + Counter(state.discard)
+    for seat in (0, 1):
+        seen.update({n: c for n, c in enumerate(state.hands[seat]) if c > 0})
+        for stack in state.stacks[seat]:
+            seen.update(stack)
+    wrong = {rules.NATIONS[n]: seen[n] for n in range(rules.N_NATIONS) if seen[n] != rules.NATION_COPIES}
+    return [f"nation cards not conserved: {wrong}"] if wrong or len(seen) != rules.N_NATIONS else []
+
+
+def _temple_cards(state: GameState) -> list[str]:
+    """Each level's cards are in the quarry, the temple stacks, the temples and the held start cards."""
+    seen = Counter(state.quarry) + Counter(state.temple_stacks[0]) + Counter(state.temple_stacks[1])
+    seen[1] += sum(state.start_cards)
+    for seat in (0, 1):
+        for temple in state.temples[seat]:
+            seen.update(temple)
+    expected = {lv: rules.TEMPLE_COPIES[lv - 1] for lv in range(1, rules.TOP_LEVEL + 1)}
+    return [] if dict(seen) == expected else [f"temple cards not conserved: {dict(sorted(seen.items()))}"]
+
+
+def _temples_ascend(state: GameState) -> list[str]:
+    """What the rules guarantee of every temple: levels strictly ascending within 1..6, and gaps bounded.
+
+    A build adds the next level (level 1 on an empty site); a Persian build adds the level two up and a
+    Hittite steal any higher level; the opponent only removes the top card (a steal) or everything
+    (the Assyrians).  So a temple is strictly ascending, and its irregular steps (a bottom card above
+    level 1, a step of more than one) number at most the owner's Persian and Hittite uses.
+    """
+    broken = []
+    for seat in (0, 1):
+        irregular = 0
+        for site, temple in enumerate(state.temples[seat]):
+            if any(not 1 <= lv <= rules.TOP_LEVEL for lv in temple) or list(temple) != sorted(set(temple)):
+                broken.append(f"{seat_name(seat)} temple at {rules.site_name(site)} is not ascending: {temple}")
+            irregular += sum(1 for low, high in zip((0, *temple), temple, strict=False) if high - low != 1)
+        skips = state.tallies[seat][rules.HITTITES] + state.tallies[seat][rules.PERSIANS]
+        if irregular > skips:
+            broken.append(f"{seat_name(seat)} temples have {irregular} skipped levels after {skips} Persian or "
+                          "Hittite uses")
+    return broken
+
+
+def _counts(config: Config, state: GameState) -> list[str]:
+    """Nothing negative; pawns on the board; owed discards payable; the turn within the limit."""
+    broken = [f"{seat_name(s)} hand {state.hands[s]}" for s in (0, 1) if min(state.hands[s]) < 0]
+    if any(not 0 <= p <= rules.QUARRY for p in state.pawns):
+        broken.append(f"pawns {state.pawns} off the board")
+    if not 0 <= state.pending <= rules.hand_size(state, 1 - state.current):
+        broken.append(f"{state.pending} discards owed by a hand of {rules.hand_size(state, 1 - state.current)}")
+    if not 1 <= state.turn <= config.max_turns or state.actions < 0:
+        broken.append(f"turn {state.turn} (limit {config.max_turns}), actions {state.actions}")
+    if state.outcome is not None and state.outcome[1] not in rules.REASONS:
+        broken.append(f"outcome {state.outcome}")
+    return broken
+
+
+def _start_cards(state: GameState) -> list[str]:
+    """A seat holds its start card only before its first turn ends, and has no temple meanwhile."""
+    broken = []
+    for seat in (0, 1):
+        if not state.start_cards[seat]:
+            continue
+        in_first_turn = state.turn == 1 or (state.turn == 2 and state.current == seat != state.first)
+        if not in_first_turn or any(state.temples[seat]):
+            broken.append(f"{seat_name(seat)} still holds the start card on turn {state.turn}")
+    return broken
+
+
+MODEL = BabelModel()
