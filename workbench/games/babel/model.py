@@ -12,8 +12,9 @@ universal ability (they choose them one card per action), and TERMINAL at the en
 
 Result columns: ``winner`` (p1/p2/draw), ``reason`` (standard, end_phase_20, end_phase_drop,
 quarry_empty, turn_limit), ``length`` (turns played), ``first_seat``, ``end_phase`` (whether the end
-phase was entered), and per seat: ``value`` (final combined temple value), ``hand`` (nation cards in
-hand), ``temples`` (each site's temple value, sites A H M P S), the ability uses per nation
+phase was entered), and per seat: ``value`` (final combined temple value), ``values`` (the combined
+value after each turn 1..length, the final value last), ``hand`` (nation cards in hand), ``temples``
+(each site's temple value, sites A H M P S), the ability uses per nation
 (``assyrians`` .. ``sumerians``), ``universal``, ``builds`` (construct actions), ``moves``,
 ``migrations`` and ``actions`` (every decision the seat took, forced discards included).
 """
@@ -52,7 +53,8 @@ PARAMS = (
 
 
 def _seat_columns(seat: str) -> dict[str, pl.DataType]:
-    return {f"value_{seat}": pl.Int64, f"hand_{seat}": pl.Int64, f"temples_{seat}": pl.List(pl.Int64),
+    return {f"value_{seat}": pl.Int64, f"values_{seat}": pl.List(pl.Int64), f"hand_{seat}": pl.Int64,
+            f"temples_{seat}": pl.List(pl.Int64),
             **{f"{c}_{seat}": pl.Int64 for c in TALLY_COLUMNS}}
 
 
@@ -60,6 +62,13 @@ RESULT_SCHEMA: dict[str, pl.DataType] = {
     "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
     "end_phase": pl.Boolean, **_seat_columns(SEATS[0]), **_seat_columns(SEATS[1]),
 }
+
+
+def trajectory(state: GameState) -> tuple[tuple[int, int], ...]:
+    """Both combined values after each turn 1..length (a game that ended mid-turn: its final values last)."""
+    if len(state.history) < state.turn:
+        return state.history + ((rules.combined_value(state, 0), rules.combined_value(state, 1)),)
+    return state.history
 
 
 def first_seat(first: str, seed: int) -> int:
@@ -78,6 +87,8 @@ class BabelModel(GameModel):
     params = PARAMS
     agent_types = babel_agents.DECLS
     limit_reasons = (rules.TURN_LIMIT,)
+    studies = "workbench.games.babel.studies:STUDIES"
+    report = "workbench.games.babel.report:build_report"
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Turns."""
@@ -152,8 +163,10 @@ class BabelModel(GameModel):
         winner, reason = state.outcome
         row: dict[str, Any] = {"winner": "draw" if winner == rules.DRAW_SEAT else SEATS[winner], "reason": reason,
                                "length": state.turn, "first_seat": SEATS[state.first], "end_phase": state.end_phase}
+        history = trajectory(state)
         for seat, name in enumerate(SEATS):
             row[f"value_{name}"] = rules.combined_value(state, seat)
+            row[f"values_{name}"] = [pair[seat] for pair in history]
             row[f"hand_{name}"] = rules.hand_size(state, seat)
             row[f"temples_{name}"] = [rules.level(t) for t in state.temples[seat]]
             row.update({f"{c}_{name}": state.tallies[seat][i] for i, c in enumerate(TALLY_COLUMNS)})

@@ -130,6 +130,7 @@ class GameState(NamedTuple):
     deck_rng: int
     tallies: Pair
     outcome: tuple[int, str] | None
+    history: tuple[tuple[int, int], ...] = ()  # both combined temple values after each turn's phase 3
 
 
 # ----------------------------------------------------------------------------------------- helpers
@@ -601,6 +602,7 @@ def _do_end_turn(config: Config, state: GameState, action: Action) -> GameState:
     """Phase 3 (2 temple cards onto the own stack, the announcement), the end checks, the next turn."""
     me = state.current
     state = draw_temples(state, me)
+    state = state._replace(history=state.history + ((combined_value(state, 0), combined_value(state, 1)),))
     cards = hand_size(state, me)
     state = check_end(state._replace(announced=_with(state.announced, me, cards if cards >= 4 else 0)))
     if state.outcome is not None:
