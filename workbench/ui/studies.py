@@ -24,9 +24,8 @@ import polars as pl
 
 from workbench.core.errors import WorkbenchError
 from workbench.core.model import Param, game_names, get_game
-from workbench.core.report import display_frame
 from workbench.core.study import Study, get_study, studies
-from workbench.ui.common import RunPanel, display_into, offline_charts, require_widgets
+from workbench.ui.common import RunPanel, ShownTable, display_into, offline_charts, require_widgets
 
 __all__ = ["StudyPanel", "param_widget"]
 
@@ -165,7 +164,7 @@ class StudyPanel:
             if name == "games":
                 items.append(f"{table.height:,} games played")
                 continue
-            items += [f"{name}:", display_frame(table)]
+            items.append(ShownTable(table, name))
         return items + list(self.charts().values())
 
     def _show(self, tables: dict[str, pl.DataFrame]) -> None:

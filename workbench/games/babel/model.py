@@ -45,6 +45,10 @@ PARAMS = (
           choices=tuple(START_HANDS)),
     Param("run_detection", "any", str, "an ability's run of 3 identical cards: anywhere in the stack, or at its top",
           choices=("any", "top")),
+    Param("hand_start", None, int, "nation cards dealt to the start player (none: as start_hands says)", 0, 20,
+          optional=True),
+    Param("hand_other", None, int, "nation cards dealt to the other player (none: as start_hands says)", 0, 20,
+          optional=True),
     Param("universal", True, bool, "the universal ability (the opponent discards half their hand)"),
     Param("first", "random", str, "who moves first", choices=("random", "p1", "p2")),
     Param("max_turns", 200, int, "turns before the game is a draw (turn_limit)", 1, 100_000),
@@ -119,8 +123,11 @@ class BabelModel(GameModel):
     # -- the protocol ---------------------------------------------------------------------------
     def make_config(self, params: dict[str, Any]) -> Config:
         """The rules configuration."""
-        return Config(START_HANDS[params["start_hands"]], params["run_detection"] == "any", bool(params["universal"]),
-                      params["first"], int(params["max_turns"]))
+        start, other = START_HANDS[params["start_hands"]]
+        hands = (start if params["hand_start"] is None else params["hand_start"],
+                 other if params["hand_other"] is None else params["hand_other"])
+        return Config(hands, params["run_detection"] == "any", bool(params["universal"]), params["first"],
+                      int(params["max_turns"]))
 
     def initial_state(self, config: Config, seed: int) -> GameState:
         """Shuffle the nation deck (stream 1) and the quarry (stream 2), deal, and start turn 1."""

@@ -1,0 +1,106 @@
+"""``workbench report babel``: the designers' questions about Babel as an offline report.
+
+One grid of games (both start-hand variants × the agent pairings, every cell on the same master
+seed) answers the start-seat, ending, nation and trajectory questions; a second grid over pairs of
+start hands answers which pair makes the start seat 50 %.  Sizes follow the engine: with the
+compiled engine the full report plays 10,000 games per cell; on the reference engine alone (no
+numba) it plays fewer and says so in its header.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.core import metrics
+from workbench.core.model import AgentSpec
+from workbench.core.progress import step
+from workbench.core.report import Report
+from workbench.games.babel import studies as st
+from workbench.games.babel.model import MODEL
+
+PAIRINGS = "greedy,greedy; random,random; greedy,random"
+
+
+def _sizes(quick: bool) -> dict[str, Any]:
+    fast = MODEL.fast_supports((AgentSpec("greedy"), AgentSpec("greedy")), MODEL.resolve_params())
+    if quick:
+        return {"games": 200 if fast else 40, "hand_games": 100 if fast else 12, "hands": (3, 5), "fast": fast}
+    return {"games": 10_000 if fast else 400, "hand_games": 2_000 if fast else 60, "hands": (2, 7), "fast": fast}
+
+
+def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int = 2) -> Path:
+    """Write the Babel report into ``out_dir``; ``quick`` plays a few hundred games (seconds)."""
+    size = _sizes(quick)
+    engine = "the compiled engine" if size["fast"] else "the reference engine (no compiled engine here: small sizes)"
+    rep = Report("Babel (temple building): start seat, endings, nations, trajectories, start hands", {
+        "rules_version": MODEL.rules_version, "seed": seed, "games": f"{size['games']:,} per cell",
+        "agents": PAIRINGS.replace(";", " |"), "engine": engine, "quick": quick})
+    settings = {"games": size["games"], "pairings": PAIRINGS, "hands": "3/5,5/5"}
+    with step(f"babel report 1/2: {size['games']:,} games × 2 variants × 3 pairings"):
+        frame = st._play(MODEL, settings, {}, seed, workers, None, None)
+    _start_seat(rep, frame)
+    _endings(rep, frame)
+    _nations(rep, frame.filter(pl.col("pairing") == "greedy vs greedy"))
+    _trajectories(rep, frame)
+    low, high = size["hands"]
+    with step(f"babel report 2/2: {size['hand_games']:,} games per pair of start hands {low}..{high}"):
+        hands = st._hand_sizes(MODEL, {"games": size["hand_games"], "smallest": low, "largest": high,
+                                       "agents": "greedy,greedy"}, {}, seed=seed, workers=workers,
+                               on_progress=None, should_stop=None)
+    _hand_sizes(rep, hands, size["hand_games"])
+    return rep.write(out_dir)
+
+
+def _start_seat(rep: Report, frame: pl.DataFrame) -> None:
+    table = metrics.first_mover(frame, ["start_hands", "pairing"])
+    rep.section("1. Is the start player's handicap fair?", (
+        "The start player is dealt 3 nation cards and the other player 5 (the first edition: 5 and 5). "
+        "The start player's win rate over all games (a draw is not a win), with its 95 % Wilson interval and "
+        "the exact binomial p against 50 %: a fair start seat has 50 % inside its interval."))
+    rep.table("start_seat", table.select("start_hands", "pairing", "first_mover_all", "first_mover_all_low",
+                                         "first_mover_all_high", "first_mover_all_n", "first_mover_p"))
+    rep.chart("start_seat_chart", st._start_seat_charts({"start_seat": table})["start_seat"])
+
+
+def _endings(rep: Report, frame: pl.DataFrame) -> None:
+    keys = ["start_hands", "pairing"]
+    rep.section("2. How games end and how long they take", (
+        "standard: 15+ against 9 or less; end_phase_20: the end phase ended by a player reaching 20; "
+        "end_phase_drop: by a player dropping to 9 or less; quarry_empty: the quarry ran out; turn_limit: the "
+        f"safety cap of {MODEL.param('max_turns').default} turns (a draw)."))
+    rep.table("endings", metrics.end_reasons(frame, keys))
+    rep.table("length", metrics.duration(frame, keys), "Game length in turns.")
+    for name, chart in st._endings_charts({"games": frame}).items():
+        rep.chart(f"{name}_chart", chart)
+
+
+def _nations(rep: Report, frame: pl.DataFrame) -> None:
+    table = st.nation_table(frame)
+    rep.section("3. Which nation abilities decide games (greedy vs greedy)", (
+        "Per nation: ability uses per seat and game, the share of seats that used it, and the win rate of the "
+        "seats that used it against those that did not, with 95 % intervals and the two-proportion test. "
+        "A difference is an association: strong positions also have more runs to use."))
+    rep.table("nations", table)
+    rep.chart("nations_chart", st._nation_charts({"nations": table})["nations"])
+
+
+def _trajectories(rep: Report, frame: pl.DataFrame) -> None:
+    table = st.trajectory_table(frame)
+    rep.section("4. Temple value per turn", "Mean and 10–90 % band of the combined temple value after each turn.")
+    rep.chart("trajectories_chart", st._trajectory_charts({"trajectories": table})["trajectories"])
+    rep.table("trajectories", table, max_rows=20)
+
+
+def _hand_sizes(rep: Report, tables: dict[str, pl.DataFrame], games: int) -> None:
+    table = tables["hand_sizes"].select("hand_start", "hand_other", "first_mover_all", "first_mover_all_low",
+                                        "first_mover_all_high", "first_mover_all_n", "fair_within_ci")
+    fair = table.filter(pl.col("fair_within_ci"))
+    pairs = ", ".join(f"{a}/{b}" for a, b in fair.select("hand_start", "hand_other").iter_rows()) or "none"
+    rep.section("5. Which start hands make the start seat 50 %?", (
+        f"Greedy vs greedy, {games:,} games per pair of start hands (start player / other), same seeds for every "
+        f"pair. Pairs whose 95 % interval contains 50 %: {pairs}."))
+    rep.table("hand_sizes", table, max_rows=60)
+    rep.chart("hand_sizes_chart", st._hand_size_charts(tables)["hand_sizes"])
