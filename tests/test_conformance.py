@@ -23,7 +23,7 @@ GAMES = game_names()
 N = 120
 SHARED = ("game", "rules_version", "params_hash", "master_seed", "game_index", "game_seed")
 # cheap options for agents whose defaults take seconds a game
-QUICK = {"search": "search:budget=4,horizon=3,width=2"}
+QUICK = {"search": "search:budget=4,horizon=3,width=2", "ismcts": "ismcts:budget=2"}
 
 
 def _random_agents(model):
@@ -91,7 +91,7 @@ def test_every_agent_finishes_within_the_bound_and_invariants_hold_after_every_s
     config = model.make_config(params)
     for lineup in _agent_lineups(model):
         agents = [model.make_agent(a) for a in lineup]
-        for seed in game_seeds(5, 0, 3 if lineup[0].startswith("search") else 12):
+        for seed in game_seeds(5, 0, 3 if lineup[0].startswith(("search", "ismcts")) else 12):
             steps = []
 
             def check(before, who, action, after, steps=steps, lineup=lineup, seed=seed):

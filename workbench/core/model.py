@@ -251,6 +251,20 @@ class AgentDecl:
 
 RANDOM_AGENT = AgentDecl("random", RandomAgent, "uniform over the legal actions")
 
+# Agents offered to every game whose declarations they need, by "module:function(model) -> AgentDecl | None"
+# (imported only when asked for; a provider whose library is not installed offers nothing).
+AGENT_PROVIDERS = ("workbench.interop.openspiel:ismcts_decl",)
+
+
+def _provided_agents(model: GameModel) -> tuple[AgentDecl, ...]:
+    found = []
+    for ref in AGENT_PROVIDERS:
+        module, _, name = ref.partition(":")
+        decl = getattr(importlib.import_module(module), name)(model)
+        if decl is not None:
+            found.append(decl)
+    return tuple(found)
+
 # -- the protocol ---------------------------------------------------------------------------------
 CHANCE = -1  # current_player at a chance node (as OpenSpiel's kChancePlayerId)
 TERMINAL = -4  # current_player of a finished game (as OpenSpiel's kTerminalPlayerId)
@@ -287,9 +301,15 @@ class GameModel:
 
     @property
     def agent_decls(self) -> tuple[AgentDecl, ...]:
-        """Declared agents, with core's generic ``random`` first unless the game declares its own."""
+        """Declared agents: core's ``random`` (unless the game has its own), the game's, then provided ones.
+
+        Provided agents come from ``AGENT_PROVIDERS`` when their library is installed and the game
+        declares what they need (``ismcts`` needs ``determinise``).
+        """
         own = tuple(self.agent_types)
-        return own if any(d.name == "random" for d in own) else (RANDOM_AGENT, *own)
+        decls = own if any(d.name == "random" for d in own) else (RANDOM_AGENT, *own)
+        names = {d.name for d in decls}
+        return decls + tuple(d for d in _provided_agents(self) if d.name not in names)
 
     @property
     def engines(self) -> tuple[str, ...]:
@@ -486,6 +506,37 @@ class GameModel:
         actor = "chance" if who == CHANCE else (",".join(seat_name(s) for s in who) if isinstance(who, tuple)
                                                  else seat_name(who))
         return [f"- {actor}: {action!r}"]
+
+    # -- declarations for search and solvers (the OpenSpiel bridge, workbench/interop) ----------
+    simultaneous: bool = False  # True when decisions are simultaneous nodes (current_player returns tuples)
+
+    def max_legal_actions(self, config: Any) -> int:
+        """Upper bound on ``len(legal_actions(config, state, seat))`` over every state and seat."""
+        raise NotImplementedError(f"{self.name}: max_legal_actions is not declared")
+
+    def max_chance_outcomes(self, config: Any) -> int:
+        """Upper bound on ``len(chance_outcomes(config, state))``; 0 for a game without chance nodes."""
+        raise NotImplementedError(f"{self.name}: max_chance_outcomes is not declared")
+
+    def returns_bounds(self, config: Any) -> tuple[float, float, float | None]:
+        """``(lowest, highest, sum)`` of :meth:`returns` over finished games; the sum is None when it varies."""
+        return (-1.0, 1.0, 0.0 if self.players_of(config) == 2 else None)
+
+    def public_record(self, config: Any, state: Any, who: Any, action: Any) -> Any:
+        """What every seat learns of a step besides its next observation (None: nothing).
+
+        Default: a simultaneous node's joint action (the choices are revealed), nothing otherwise.
+        """
+        return action if isinstance(who, tuple) else None
+
+    def determinise(self, config: Any, observation: Any, rng: Any) -> tuple[int, Any]:
+        """``(seat, state)``: a full state consistent with ``observation``, its unseen parts drawn from ``rng``.
+
+        The seat whose observation it is, and a state with ``observation(config, state, seat) ==
+        observation`` whose hidden cards and random streams are dealt afresh; search agents plan in
+        such states.  Games with hidden information implement it.
+        """
+        raise NotImplementedError(f"{self.name}: determinise is not implemented")
 
     # -- engines --------------------------------------------------------------------------------
     def play_fast(self, config: Any, params: dict[str, Any], agents: tuple[AgentSpec, ...],

@@ -51,6 +51,7 @@ class DieTowerModel(GameModel):
     agent_types = ag.DECLS
     fast_agents = ag.AGENTS
     limit_reasons = ()
+    simultaneous = True
     studies = "workbench.games.dietower.studies:STUDIES"
     report = "workbench.games.dietower.report:build_report"
 
@@ -182,6 +183,15 @@ class DieTowerModel(GameModel):
         row = self.result_row(config, state)
         who = "draw between " + row["winners"] if row["winner"] == "draw" else f"{row['winner']} wins"
         return ["", f"end after {row['length']} rounds: {who} ({row['reason']})"]
+
+    # -- declarations for search and solvers ------------------------------------------------------
+    def max_legal_actions(self, config: Rules) -> int:
+        """The ranks and the Joker."""
+        return config.suit_size + 1
+
+    def max_chance_outcomes(self, config: Rules) -> int:
+        """No chance nodes: the only randomness is the agents'."""
+        return 0
 
     # -- engines --------------------------------------------------------------------------------
     def play_fast(self, config: Rules, params: dict[str, Any], agents: tuple[AgentSpec, ...],

@@ -287,6 +287,20 @@ class DuelModel(GameModel):
         return [f"battlefield {bf.key}: win at tower {bf.win_tower} or {bf.win_resources} of a resource; "
                 f"deck {config.deck}; hand {config.hand_size}"]
 
+    # -- declarations for search and solvers ------------------------------------------------------
+    def max_legal_actions(self, config: Config) -> int:
+        """Plays and discards of a hand holding at most one card over the hand size."""
+        return 2 * (config.hand_size + 1)
+
+    def max_chance_outcomes(self, config: Config) -> int:
+        """The timer: play or miss."""
+        return 2
+
+    def determinise(self, config: Config, observation: duel_agents.View, rng: SplitMix64) -> tuple[int, DuelState]:
+        """The unseen cards dealt at random (``agents.determinise``), fresh deck and timer streams."""
+        game = duel_agents.determinise(observation, config, rng)
+        return observation.me, DuelState(game, rng.next_u64(), rng.next_u64())
+
     # -- engines --------------------------------------------------------------------------------
     def play_fast(self, config: Config, params: dict[str, Any], agents: tuple[AgentSpec, ...],
                   seeds: np.ndarray) -> pl.DataFrame:
