@@ -170,7 +170,7 @@ def content_digest(data: bytes | Path) -> str:
 
 
 def read_table(path: str | Path, required: Sequence[str], *, optional: Sequence[str] = (),
-               allow_extra: bool = True, what: str = "data rows") -> Table:
+               allow_extra: bool = True, what: str = "data rows", keep_extra: bool = False) -> Table:
     """Read a CSV data file and check its header and shape (not yet its cells).
 
     Args:
@@ -179,6 +179,8 @@ def read_table(path: str | Path, required: Sequence[str], *, optional: Sequence[
         optional: columns it may have; when absent, their cells read as blank.
         allow_extra: whether other columns are allowed (and ignored).
         what: what the rows are, for the error of a file without any ("no cards below the header").
+        keep_extra: keep the cells of every column in the rows, not only the required and optional
+            ones (a tool that copies a whole table).
 
     Raises:
         DataError: unreadable or not UTF-8; empty; a missing, duplicated or (``allow_extra=False``)
@@ -189,7 +191,7 @@ def read_table(path: str | Path, required: Sequence[str], *, optional: Sequence[
     records = _records(path, _decode(path, data))
     header_row, header = _header(path, records, required, optional)
     _check_columns(path, header_row, header, required, optional, allow_extra)
-    keep = [(i, name) for i, name in enumerate(header) if name in {*required, *optional}]
+    keep = [(i, name) for i, name in enumerate(header) if keep_extra or name in {*required, *optional}]
     blank = dict.fromkeys([c for c in optional if c not in header], "")
     rows = []
     for number, fields in records[header_row:]:

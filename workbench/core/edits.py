@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.core.datafile import read_table
 from workbench.core.errors import DataError, InputError
 from workbench.core.store import write_atomic
 
@@ -43,14 +44,9 @@ def write_hashed_csv(header: Sequence[str], rows: Sequence[Mapping[str, Any]], s
 
 
 def _read(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:  # -sig: a spreadsheet's byte-order mark
-            reader = csv.DictReader(f)
-            return list(reader.fieldnames or []), list(reader)
-    except OSError as exc:
-        raise DataError(path, None, None, f"cannot read the file: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise DataError(path, None, None, "not UTF-8 text; re-save it as UTF-8 CSV") from None
+    """Header and rows of a data table (core's reader: a spreadsheet's BOM, encodings and shape checked)."""
+    table = read_table(path, (), keep_extra=True)
+    return list(table.header), [dict(row.cells) for row in table]
 
 
 def _listing(values: Sequence[str], most: int = 20) -> str:
