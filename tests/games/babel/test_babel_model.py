@@ -19,8 +19,10 @@ VARIANTS = [{}, {"run_detection": "top"}, {"universal": False}, {"start_hands": 
 def test_registered_with_its_declarations():
     model = get_game("babel")
     assert model is MODEL and model.title == "Babel (temple building)" and model.rules_version == "babel-1"
-    assert model.limit_reasons == ("turn_limit",) and set(model.agents) == {"random", "greedy", "search"}
-    assert [p.name for p in model.params] == ["start_hands", "run_detection", "universal", "first", "max_turns"]
+    assert model.limit_reasons == ("turn_limit",)
+    assert set(model.agents) == {"random", "greedy", "search", "ismcts"}  # ismcts: OpenSpiel over determinise
+    assert [p.name for p in model.params] == ["start_hands", "run_detection", "hand_start", "hand_other",
+                                              "universal", "first", "max_turns"]
     assert model.resolve_params()["max_turns"] == 200 and model.max_length(model.resolve_params()) == 200
 
 
