@@ -144,3 +144,12 @@ def test_turn_limit_is_a_declared_limit_and_a_draw():
     final = play_game(MODEL, cfg, [MODEL.make_agent("random")] * 2, 1)
     row = MODEL.result_row(cfg, final)
     assert (row["winner"], row["reason"], row["length"]) == ("draw", "turn_limit", 3)
+
+
+def test_hand_parameters_override_the_start_hand_variant():
+    for params, (start, other) in [({}, (3, 5)), ({"start_hands": "5/5"}, (5, 5)),
+                                   ({"hand_start": 2, "hand_other": 7}, (2, 7)), ({"start_hands": "5/5",
+                                                                                   "hand_other": 4}, (5, 4))]:
+        cfg = MODEL.make_config(MODEL.resolve_params({**params, "first": "p2"}))
+        state = MODEL.initial_state(cfg, 5)
+        assert (sum(state.hands[1]), sum(state.hands[0])) == (start + 3, other)  # the start player has drawn 3
