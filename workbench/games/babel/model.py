@@ -90,6 +90,7 @@ class BabelModel(GameModel):
     rules_version = RULES_VERSION
     params = PARAMS
     agent_types = babel_agents.DECLS
+    fast_agents = ("random", "greedy")
     limit_reasons = (rules.TURN_LIMIT,)
     studies = "workbench.games.babel.studies:STUDIES"
     report = "workbench.games.babel.report:build_report"
@@ -113,6 +114,20 @@ class BabelModel(GameModel):
     def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
         """The columns of the module docstring."""
         return RESULT_SCHEMA
+
+    def fast_available(self) -> bool:
+        """The compiled kernel needs numba (it compiles lazily, on its first game)."""
+        import importlib.util
+
+        return importlib.util.find_spec("numba") is not None
+
+    def releases_gil(self, engine: str) -> bool:
+        """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""
+        return engine == "fast"
+
+    def chunk_hint(self, engine: str) -> int:
+        """Fast chunks are large (a few seconds of greedy games); reference chunks keep the progress bar moving."""
+        return 10_000 if engine == "fast" else 200
 
     def catalogue(self) -> dict[str, Any]:
         """Sites and end reasons for ``workbench games``."""
@@ -208,6 +223,13 @@ class BabelModel(GameModel):
         from workbench.games.babel.text import end_lines
 
         return end_lines(state)
+
+    # -- engines --------------------------------------------------------------------------------
+    def play_fast(self, config: Config, params: dict[str, Any], agents: tuple[Any, ...], seeds: Any) -> pl.DataFrame:
+        """The compiled kernel (``fast.py``): ``AgentSpec`` per seat, a ``uint64`` array of game seeds."""
+        from workbench.games.babel import fast
+
+        return fast.play_chunk(config, agents, seeds)
 
 
 # -- invariants -----------------------------------------------------------------------------------

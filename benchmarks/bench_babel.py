@@ -1,0 +1,205 @@
+"""Babel engines: games per second, identity over many games, and the default study's wall time.
+
+    .venv/bin/python benchmarks/bench_babel.py [--quick] [--skip-identity] [--skip-study]
+
+1. Throughput, random vs random and greedy vs greedy (default parameters): the reference engine on
+   one core, the fast engine on one core (one thread, warm JIT) and on two workers (two threads:
+   the kernel runs without the GIL), every result column built; the speed-up over the reference.
+2. Identity: fast and reference frames over 20,000 games (``--quick``: 2,000) spread over the
+   variants (start hands, run detection, universal ability, dealt hands, first seat, a short turn
+   limit) and the pairings, compared with ``assert_frame_equal`` (the reference side on two processes).
+3. The default study — start hands 3/5, 5/5 × first p1, p2 × the pairings greedy/greedy,
+   random/random, greedy/random × 10,000 games (``--quick``: 1,000) = 120,000 games — through
+   ``sweep.run_grid`` with the fast engine on 2 workers, in a fresh process: cold (an empty numba
+   cache dir, so the kernel is compiled) and warm (the same dir again).
+
+Timings are wall-clock on this machine; other processes running at the same time slow them down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from polars.testing import assert_frame_equal  # noqa: E402
+
+from workbench.core.model import AgentSpec  # noqa: E402
+from workbench.core.play import play_chunk  # noqa: E402
+from workbench.core.seeding import game_seeds  # noqa: E402
+from workbench.games.babel import fast  # noqa: E402
+from workbench.games.babel.model import MODEL  # noqa: E402
+
+AGENTS = ("random", "greedy")
+VARIANTS = [
+    {},
+    {"start_hands": "5/5"},
+    {"run_detection": "top", "first": "p1"},
+    {"universal": False, "first": "p2"},
+    {"hand_start": 4, "hand_other": 6, "start_hands": "5/5"},
+    {"max_turns": 15},
+]
+MIXES = [(("random", "random"), 0.6), (("greedy", "random"), 0.1), (("random", "greedy"), 0.1),
+         (("greedy", "greedy"), 0.2)]
+
+
+def _specs(agent: str) -> tuple[AgentSpec, AgentSpec]:
+    return (AgentSpec.parse(agent),) * 2
+
+
+def _rate(games: int, seconds: float) -> float:
+    return games / seconds if seconds > 0 else float("inf")
+
+
+def reference_rate(agent: str, games: int) -> float:
+    """Games/s of core's reference loop on one core."""
+    seeds = game_seeds(1, 0, games)
+    t = time.perf_counter()
+    play_chunk(MODEL, MODEL.resolve_params(), _specs(agent), seeds, "reference")
+    return _rate(games, time.perf_counter() - t)
+
+
+def fast_rates(agent: str, games: int, repeats: int = 2) -> tuple[float, float]:
+    """Games/s of ``fast.play_chunk`` (kernel + frame) in ten equal chunks (at most the model's
+    chunk hint): on one thread, and on two threads taking five chunks each (best of ``repeats``)."""
+    config = MODEL.make_config(MODEL.resolve_params())
+    specs = _specs(agent)
+    seeds = game_seeds(2, 0, games)
+    size = min(MODEL.chunk_hint("fast"), -(-games // 10))
+    chunks = [seeds[i:i + size] for i in range(0, games, size)]
+    fast.play_chunk(config, specs, seeds[:50])  # warm
+
+    def play(mine: list[np.ndarray]) -> None:
+        for chunk in mine:
+            fast.play_chunk(config, specs, chunk)
+
+    one = two = 0.0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        play(chunks)
+        one = max(one, _rate(games, time.perf_counter() - t))
+        threads = [threading.Thread(target=play, args=(chunks[k::2],)) for k in range(2)]
+        t = time.perf_counter()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        two = max(two, _rate(games, time.perf_counter() - t))
+    return one, two
+
+
+def throughput(quick: bool) -> list[dict]:
+    rows = []
+    ref_games = {"random": 100 if quick else 400, "greedy": 30 if quick else 120}
+    fast_games = {"random": 20_000 if quick else 200_000, "greedy": 5_000 if quick else 40_000}
+    for agent in AGENTS:
+        ref = reference_rate(agent, ref_games[agent])
+        one, two = fast_rates(agent, fast_games[agent])
+        row = {"agents": f"{agent} vs {agent}", "reference_gps": round(ref, 1), "fast_1core_gps": round(one),
+               "fast_2workers_gps": round(two), "speedup_1core": round(one / ref, 1),
+               "scaling_2workers": round(two / one, 2)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------- identity
+def _reference_frame(params: dict, agents: tuple[str, str], master: int, start: int, stop: int) -> pl.DataFrame:
+    specs = tuple(AgentSpec.parse(a) for a in agents)
+    return play_chunk(MODEL, params, specs, game_seeds(master, start, stop), "reference")
+
+
+def identity(total: int, workers: int = 2) -> tuple[int, float, dict[str, int]]:
+    """Fast against reference frames over ``total`` games; (games compared, seconds, end reasons)."""
+    jobs = []
+    for i, variant in enumerate(VARIANTS):
+        params = MODEL.resolve_params(variant)
+        for agents, share in MIXES:
+            games = max(1, round(total * share / len(VARIANTS)))
+            for start in range(0, games, 250):
+                jobs.append((params, agents, 100 + i, start, min(games, start + 250)))
+    t = time.perf_counter()
+    compared = 0
+    reasons: dict[str, int] = {}
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        for job, ref in zip(jobs, pool.map(_reference_frame, *zip(*jobs, strict=True)), strict=True):
+            params, agents, master, start, stop = job
+            quick = play_chunk(MODEL, params, tuple(AgentSpec.parse(a) for a in agents),
+                               game_seeds(master, start, stop), "fast")
+            assert_frame_equal(ref, quick)
+            compared += ref.height
+            for reason, count in ref["reason"].value_counts().iter_rows():
+                reasons[reason] = reasons.get(reason, 0) + count
+    return compared, time.perf_counter() - t, reasons
+
+
+# ------------------------------------------------------------------------------------ default study
+STUDY = """
+import time
+t0 = time.perf_counter()
+from workbench.core.sweep import run_grid
+t1 = time.perf_counter()
+frame = run_grid("babel", {{"start_hands": ["3/5", "5/5"], "first": ["p1", "p2"]}}, {games},
+                 lineups=[("greedy", "greedy"), ("random", "random"), ("greedy", "random")], seed=0,
+                 workers={workers}, engine="fast", progress=False)
+t2 = time.perf_counter()
+assert frame.height == 12 * {games}
+print(f"{{t1 - t0:.3f}} {{t2 - t1:.3f}}")
+"""
+
+
+def study_run(cache_dir: str, games: int, workers: int) -> dict:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", STUDY.format(games=games, workers=workers)], env=env,
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    process = time.perf_counter() - t
+    imported, study = map(float, out.stdout.split()[-2:])
+    return {"process_s": round(process, 2), "import_s": round(imported, 2), "study_s": round(study, 2)}
+
+
+def default_study(quick: bool) -> dict:
+    games = 1_000 if quick else 10_000
+    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+        cold = study_run(cache, games, 2)
+        warm = study_run(cache, games, 2)
+    return {"games_per_cell": games, "games": 12 * games, "cold": cold, "warm": warm}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--skip-identity", action="store_true")
+    parser.add_argument("--skip-study", action="store_true")
+    args = parser.parse_args()
+    print(f"# babel engines on {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}", flush=True)
+    print("## throughput (games/s, wall clock)", flush=True)
+    rows = throughput(args.quick)
+    print(pl.DataFrame(rows))
+    if not args.skip_identity:
+        total = 2_000 if args.quick else 20_000
+        compared, seconds, reasons = identity(total)
+        print(f"## identity: {compared} games identical on both engines ({seconds:.0f} s), end reasons "
+              + json.dumps(dict(sorted(reasons.items()))), flush=True)
+    if not args.skip_study:
+        result = default_study(args.quick)
+        print(f"## default study, {result['games']} games (2 hands × 2 seatings × 3 pairings), fast engine, "
+              "2 workers: " + json.dumps(result), flush=True)
+    print(f"# load average at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

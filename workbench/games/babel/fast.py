@@ -1,0 +1,123 @@
+"""Babel's compiled fast path: the same games as the reference engine, whole chunks at a time.
+
+``play_chunk`` turns the agents into integer and float arrays (kind, the random agent's turn cap,
+greedy's weights), runs ``fast_kernel.play_games`` over all seeds in one compiled loop and builds
+the result frame from flat arrays (the list columns through pyarrow offsets).  Core picks this
+engine for the agents the model declares in ``fast_agents`` and falls back to the reference loop
+for the others (``search``); the conformance parity test and ``tests/games/babel/test_babel_fast.py``
+prove the frames equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from workbench.core.model import AgentSpec
+from workbench.core.play import RunawayGame
+from workbench.games.babel import agents as babel_agents
+from workbench.games.babel import fast_kernel as K
+from workbench.games.babel.model import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
+from workbench.games.babel.rules import REASONS, Config
+
+FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}
+_WINNERS = pl.Series("winner", [*SEATS, "draw"], dtype=pl.String)
+_REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
+_SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
+_DECLS = {d.name: d for d in babel_agents.DECLS}
+
+
+def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per seat: the agent kind (``K.AGENT_*``), the random agent's cap and greedy's weights."""
+    kinds = np.zeros(2, np.int64)
+    caps = np.zeros(2, np.int64)
+    weights = np.zeros((2, len(babel_agents.Weights._fields)), np.float64)
+    for seat, spec in enumerate(agents):
+        agent = _DECLS[spec.name].build(spec)
+        if spec.name == "greedy":
+            kinds[seat] = K.AGENT_GREEDY
+            weights[seat] = tuple(agent.weights)
+        elif spec.name == "random":
+            kinds[seat] = K.AGENT_RANDOM
+            caps[seat] = agent.cap
+        else:
+            raise ValueError(f"babel fast engine: agent {spec.name!r} has no compiled twin")
+    return kinds, caps, weights
+
+
+def _padded(size: int, dtype: type) -> np.ndarray:
+    """A zeroed scratch array with 128 bytes of its own on each side (two threads never share a cache line)."""
+    return np.zeros(size + 32, dtype)[16:16 + size]
+
+
+def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
+               values_per_game: int = 32) -> tuple[np.ndarray, ...]:
+    """The raw kernel output for one chunk: ``res``, ``values`` and their ``offsets`` (``fast_kernel.play_games``).
+
+    ``values`` starts with room for ``values_per_game`` turns a game and grows when it fills up.
+    """
+    kinds, caps, weights = agent_arrays(agents)
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    n_games = len(seeds)
+    max_turns = int(config.max_turns)
+    max_steps = max_turns * MAX_ACTIONS_PER_TURN + 10  # model.max_steps
+    res = np.zeros((n_games, K.RES_COLS), np.int64)
+    values = np.empty((2, max(64, values_per_game * n_games)), np.int64)
+    offsets = np.zeros(n_games + 1, np.int64)
+    status = np.zeros(1, np.int64)
+    s = _padded(K.STATE_SIZE, np.int64)
+    saved = _padded(K.HEADER, np.int64)
+    stacks = _padded(2 * K.STACK_CAP, np.int64).reshape(2, K.STACK_CAP)
+    legal = _padded(64, np.int64)
+    hist = _padded(2 * max_turns, np.int64).reshape(2, max_turns)
+    rng = _padded(5, np.uint64)
+    g = 0
+    while True:
+        g = K.play_games(seeds, g, FIRST_MODES[config.first], int(config.start_hands[0]), int(config.start_hands[1]),
+                         bool(config.run_any), bool(config.universal), max_turns, max_steps, kinds, caps, weights, res,
+                         values, offsets, status, s, saved, stacks, legal, hist, rng)
+        if status[0] == K.STATUS_RUNAWAY:
+            raise RunawayGame(f"babel: game seed {int(seeds[g])} did not end within {max_steps} steps")
+        if status[0] == K.STATUS_NO_ACTION:
+            raise RuntimeError(f"babel: game seed {int(seeds[g])}: a seat must act but has no legal action")
+        if g == n_games:
+            return res, values, offsets
+        # the values buffer is full: grow it to what the games so far suggest, then go on
+        want = max(2 * values.shape[1], int(1.25 * offsets[g] * n_games / max(g, 1)) + max_turns)
+        grown = np.empty((2, want), np.int64)
+        grown[:, :offsets[g]] = values[:, :offsets[g]]
+        values = grown
+
+
+def _list_column(values: np.ndarray, offsets: np.ndarray) -> pl.Series:
+    return pl.from_arrow(pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(values)))
+
+
+def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
+    """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
+    res, values, offsets = run_kernel(config, agents, seeds)
+    n_games = len(res)
+    cols: dict[str, Any] = {
+        "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
+        "reason": _REASONS.gather(res[:, K.RES_REASON]),
+        "length": res[:, K.RES_LENGTH],
+        "first_seat": _SEATS.gather(res[:, K.RES_FIRST]),
+        "end_phase": res[:, K.RES_END_PHASE].astype(bool),
+    }
+    temple_offsets = np.arange(0, K.N * n_games + 1, K.N, dtype=np.int64)
+    for seat, name in enumerate(SEATS):
+        b = K.RES_SEAT + seat * K.SEAT_COLS
+        cols[f"value_{name}"] = res[:, b + K.SEAT_VALUE]
+        cols[f"values_{name}"] = _list_column(values[seat, :offsets[-1]], offsets)
+        cols[f"hand_{name}"] = res[:, b + K.SEAT_HAND]
+        temples = np.ascontiguousarray(res[:, b + K.SEAT_TEMPLES:b + K.SEAT_TEMPLES + K.N]).reshape(-1)
+        cols[f"temples_{name}"] = _list_column(temples, temple_offsets)
+        for t, column in enumerate(TALLY_COLUMNS):
+            cols[f"{column}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
+    frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
+    frame = frame.select(list(RESULT_SCHEMA))
+    return frame if frame.schema == pl.Schema(RESULT_SCHEMA) else frame.cast(RESULT_SCHEMA)

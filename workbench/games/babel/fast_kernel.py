@@ -1,0 +1,771 @@
+"""The compiled Babel kernel (numba): whole games for the random and greedy agents, bit for bit.
+
+Every function here mirrors one of ``rules.py``, ``agents.py`` or ``core/play.py`` and draws from
+the same SplitMix64 sub-streams in the same order (``workbench/core/rng.py``): 1 the nation deck
+(the deal and every reshuffle of the discard pile), 2 the quarry, 3 and 4 the agents of p1 and p2,
+5 the first player.  All state lives in arrays the caller preallocates; the kernel allocates
+nothing (compiled without numba's reference counting).
+
+The state is one flat ``int64`` array (the rules' encoding, module docstring of ``rules.py``):
+first a *header* of every scalar, count and length (``H_*`` offsets, ``HEADER`` entries), then the
+bodies — the nation stacks (``[2][5][60]``, bottom → top), the temples (``[2][5][6]``), the two
+temple stacks (``[2][45]``), the quarry, the draw pile and the discard pile (top = last entry).
+Greedy scores an action by carrying it out on the state itself and undoing it: an action only
+appends beyond a body's length or pops, except the run discard and the Medes and Sumerian
+abilities, which rewrite the two stacks at the pawn's site — so saving the header and, for
+abilities, those two stacks is a complete undo.
+
+Actions are indices into ``ACTIONS`` (kind, a, b): 0..48 are ``rules.TURN_ACTIONS`` in order, 49..53
+``rules.DISCARDS``.  An outcome is a winner (0, 1, 2 = draw) and a reason (``R_*``: 1 + the index
+in ``rules.REASONS``; 0 while the game runs).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from workbench.core.rng_numba import JIT as _JIT
+from workbench.core.rng_numba import below as _below
+from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import stream_keys
+from workbench.games.babel import rules
+
+# ------------------------------------------------------------------------------------ encodings
+N = 5  # nations = sites
+QUARRY = rules.QUARRY
+STACK_CAP, TEMPLE_CAP, TS_CAP, QUARRY_CAP, PILE_CAP = 60, 6, 45, 45, 60
+
+H_HAND = 0  # [seat * 5 + nation]
+H_START = 10  # [seat]
+H_STACK_LEN = 12  # [seat * 5 + site]
+H_TEMPLE_LEN = 22  # [seat * 5 + site]
+H_TS_LEN = 32  # [stack 0/1]
+H_QUARRY_LEN, H_DRAW_LEN, H_DISCARD_LEN = 34, 35, 36
+H_PAWN = 37  # [seat]
+H_CURRENT, H_FIRST, H_TURN, H_MIGRATED, H_ACTIONS, H_PENDING, H_END_PHASE = 39, 40, 41, 42, 43, 44, 45
+H_ANNOUNCED = 46  # [seat]
+H_WINNER, H_REASON, H_HISTORY = 48, 49, 50
+H_TALLY = 51  # [seat * 10 + tally]
+HEADER = 71
+B_STACKS = HEADER
+B_TEMPLES = B_STACKS + 2 * N * STACK_CAP
+B_TS = B_TEMPLES + 2 * N * TEMPLE_CAP
+B_QUARRY = B_TS + 2 * TS_CAP
+B_DRAW = B_QUARRY + QUARRY_CAP
+B_DISCARD = B_DRAW + PILE_CAP
+STATE_SIZE = B_DISCARD + PILE_CAP
+
+END_TURN, MOVE, DEPLOY, BUILD, MIGRATE, ABILITY, UNIVERSAL, DISCARD = range(8)
+ASSYRIANS, HITTITES, MEDES, PERSIANS, SUMERIANS = range(5)
+START = rules.START
+T_UNIVERSAL, T_BUILDS, T_MOVES, T_MIGRATIONS, T_ACTIONS = (rules.T_UNIVERSAL, rules.T_BUILDS, rules.T_MOVES,
+                                                          rules.T_MIGRATIONS, rules.T_ACTIONS)
+N_TALLIES = rules.N_TALLIES
+ACTIONS = np.array([tuple(a) for a in (*rules.TURN_ACTIONS, *rules.DISCARDS)], np.int64)
+A_MOVE, A_DEPLOY, A_BUILD, A_MIGRATE = 0, 5, 10, 13
+A_ASSYRIANS, A_HITTITES, A_MEDES, A_PERSIANS, A_SUMERIANS, A_UNIVERSAL, A_END_TURN, A_DISCARD = (
+    33, 34, 35, 40, 42, 43, 48, 49)
+MIGRATE_INDEX = np.full((N, N), -1, np.int64)  # (from, to) → the action's index
+for _i, (_k, _a, _b) in enumerate(ACTIONS):
+    if _k == MIGRATE:
+        MIGRATE_INDEX[_a, _b] = _i
+assert [tuple(ACTIONS[i]) for i in (A_MOVE, A_DEPLOY, A_BUILD, A_MIGRATE, A_ASSYRIANS, A_HITTITES, A_MEDES,
+                                    A_PERSIANS, A_SUMERIANS, A_UNIVERSAL, A_END_TURN, A_DISCARD)] == [
+    (MOVE, 0, 0), (DEPLOY, 0, 0), (BUILD, 0, 0), (MIGRATE, 0, 1), (ABILITY, ASSYRIANS, 0), (ABILITY, HITTITES, 0),
+    (ABILITY, MEDES, 0), (ABILITY, PERSIANS, 0), (ABILITY, SUMERIANS, 0), (UNIVERSAL, 0, 0), (END_TURN, 0, 0),
+    (DISCARD, 0, 0)]
+
+R_NONE = 0
+R_STANDARD, R_END_PHASE_20, R_END_PHASE_DROP, R_QUARRY_EMPTY, R_TURN_LIMIT = (
+    1 + rules.REASONS.index(r) for r in (rules.STANDARD, rules.END_PHASE_20, rules.END_PHASE_DROP,
+                                         rules.QUARRY_EMPTY, rules.TURN_LIMIT))
+DRAW = 2
+AGENT_RANDOM, AGENT_GREEDY = 0, 1
+FIRST_P1, FIRST_P2, FIRST_RANDOM = 0, 1, 2
+STATUS_OK, STATUS_RUNAWAY, STATUS_NO_ACTION = 0, 1, 2
+STANDARD_WIN, STANDARD_LOSE, END_PHASE_TOP, TOP_LEVEL = (rules.STANDARD_WIN, rules.STANDARD_LOSE,
+                                                         rules.END_PHASE_TOP, rules.TOP_LEVEL)
+TEMPLE_COPIES = np.array(rules.TEMPLE_COPIES, np.int64)
+NATION_COPIES = rules.NATION_COPIES
+
+# result columns: winner, reason, length, first, end_phase; then per seat value, hand, 5 temples, 10 tallies
+RES_WINNER, RES_REASON, RES_LENGTH, RES_FIRST, RES_END_PHASE, RES_SEAT = range(6)
+SEAT_COLS = 2 + N + N_TALLIES
+SEAT_VALUE, SEAT_HAND, SEAT_TEMPLES, SEAT_TALLIES = 0, 1, 2, 2 + N
+RES_COLS = RES_SEAT + 2 * SEAT_COLS
+
+WIN = 1.0e6  # agents.WIN
+MARGIN = 1e-9  # agents.MARGIN
+W_VALUE, W_POTENTIAL, W_PAWN, W_THREAT, W_RUNS, W_HAND, W_VARIETY = range(7)  # agents.Weights order
+
+_STREAM_K = stream_keys(6)
+
+
+# --------------------------------------------------------------------------------------- helpers
+@nb.njit(**_JIT)
+def _stack(seat, site):
+    """Offset of the nation stack of ``seat`` at ``site``."""
+    return B_STACKS + (seat * N + site) * STACK_CAP
+
+
+@nb.njit(**_JIT)
+def _level(s, seat, site):
+    """``rules.level``: the top card of the temple, 0 for none."""
+    n = s[H_TEMPLE_LEN + seat * N + site]
+    return s[B_TEMPLES + (seat * N + site) * TEMPLE_CAP + n - 1] if n else 0
+
+
+@nb.njit(**_JIT)
+def _combined(s, seat):
+    """``rules.combined_value``."""
+    total = 0
+    for site in range(N):
+        total += _level(s, seat, site)
+    return total
+
+
+@nb.njit(**_JIT)
+def _hand_size(s, seat):
+    """``rules.hand_size``."""
+    b = H_HAND + seat * N
+    return s[b] + s[b + 1] + s[b + 2] + s[b + 3] + s[b + 4]
+
+
+@nb.njit(**_JIT)
+def _run_top(s, off, length, nation, run_any):
+    """``rules.run_top`` on the stack ``s[off:off + length]``."""
+    i = length - 1
+    while i >= 2:
+        j = i
+        while j >= 0 and s[off + j] == nation:
+            j -= 1
+        if i - j >= 3:
+            return i
+        if not run_any:
+            return -1
+        i = j if j < i else i - 1
+    return -1
+
+
+@nb.njit(**_JIT)
+def _any_run(s, off, length, run_any):
+    """``rules.any_run`` on the stack ``s[off:off + length]``."""
+    if not run_any:
+        return length >= 3 and s[off + length - 1] == s[off + length - 2] and s[off + length - 2] == s[off + length - 3]
+    run = 1
+    for i in range(1, length):
+        run = run + 1 if s[off + i] == s[off + i - 1] else 1
+        if run >= 3:
+            return True
+    return False
+
+
+@nb.njit(**_JIT)
+def _shuffle(rng, k, s, off, n):
+    """``SplitMix64.shuffle`` of stream ``k`` in place on ``s[off:off + n]`` (Fisher–Yates from the end)."""
+    for i in range(n - 1, 0, -1):
+        j = _below(rng, k, i + 1)
+        t = s[off + i]
+        s[off + i] = s[off + j]
+        s[off + j] = t
+
+
+# ------------------------------------------------------------------------------------ the deck
+@nb.njit(**_JIT)
+def _draw_nations(s, seat, count, rng):
+    """``rules.draw_nations``: an empty draw pile is first replaced by the shuffled discard pile (stream 1)."""
+    for _ in range(count):
+        n = s[H_DRAW_LEN]
+        if n == 0:
+            m = s[H_DISCARD_LEN]
+            if m == 0:
+                return  # every nation card is in a hand or on the board
+            for i in range(m):
+                s[B_DRAW + i] = s[B_DISCARD + i]
+            _shuffle(rng, 0, s, B_DRAW, m)
+            s[H_DISCARD_LEN] = 0
+            n = m
+        s[H_HAND + seat * N + s[B_DRAW + n - 1]] += 1
+        s[H_DRAW_LEN] = n - 1
+
+
+@nb.njit(**_JIT)
+def _begin_turn(s, seat, rng):
+    """``rules.begin_turn``: phase 1 of ``seat``'s next turn."""
+    s[H_CURRENT] = seat
+    s[H_TURN] += 1
+    s[H_MIGRATED] = 0
+    s[H_ACTIONS] = 0
+    _draw_nations(s, seat, 3, rng)
+
+
+@nb.njit(**_JIT)
+def _new_game(s, first, hand_start, hand_other, rng):
+    """``rules.new_game``: shuffle the nation deck (stream 1) and the quarry (stream 2), deal, begin turn 1."""
+    for i in range(HEADER):
+        s[i] = 0
+    for seat in range(2):
+        s[H_START + seat] = 1
+        s[H_PAWN + seat] = QUARRY
+    s[H_CURRENT] = first
+    s[H_FIRST] = first
+    for i in range(N * NATION_COPIES):
+        s[B_DRAW + i] = i // NATION_COPIES
+    _shuffle(rng, 0, s, B_DRAW, N * NATION_COPIES)
+    s[H_DRAW_LEN] = N * NATION_COPIES
+    k = 0
+    dealt = 0
+    for lv in range(1, TOP_LEVEL + 1):
+        for _ in range(TEMPLE_COPIES[lv - 1]):
+            if dealt >= 2:  # the two start L1s are in the players' hands
+                s[B_QUARRY + k] = lv
+                k += 1
+            dealt += 1
+    _shuffle(rng, 1, s, B_QUARRY, k)
+    s[H_QUARRY_LEN] = k
+    _draw_nations(s, first, hand_start, rng)
+    _draw_nations(s, 1 - first, hand_other, rng)
+    _begin_turn(s, first, rng)
+
+
+# ------------------------------------------------------------------------------------ the ending
+@nb.njit(**_JIT)
+def _finish(s, reason):
+    """``rules.finish``: the higher combined value wins; equal → more cards in hand; still equal → draw."""
+    a = _combined(s, 0)
+    b = _combined(s, 1)
+    h0 = _hand_size(s, 0)
+    h1 = _hand_size(s, 1)
+    if a == b and h0 == h1:
+        s[H_WINNER] = DRAW
+    elif a > b or (a == b and h0 > h1):
+        s[H_WINNER] = 0
+    else:
+        s[H_WINNER] = 1
+    s[H_REASON] = reason
+
+
+@nb.njit(**_JIT)
+def _check_end(s):
+    """``rules.check_end``: 15+ against 9-, then the end phase (20+, or a drop to 9-)."""
+    a = _combined(s, 0)
+    b = _combined(s, 1)
+    if not s[H_END_PHASE]:
+        if (a >= STANDARD_WIN and b <= STANDARD_LOSE) or (b >= STANDARD_WIN and a <= STANDARD_LOSE):
+            _finish(s, R_STANDARD)
+            return
+        if a < STANDARD_WIN and b < STANDARD_WIN:
+            return
+        s[H_END_PHASE] = 1
+    if a >= END_PHASE_TOP or b >= END_PHASE_TOP:
+        _finish(s, R_END_PHASE_20)
+    elif a <= STANDARD_LOSE or b <= STANDARD_LOSE:
+        _finish(s, R_END_PHASE_DROP)
+
+
+# --------------------------------------------------------------------------------------- effects
+@nb.njit(**_JIT)
+def _place(s, seat, site, card):
+    """Lay ``card`` on ``seat``'s temple at ``site``."""
+    i = H_TEMPLE_LEN + seat * N + site
+    s[B_TEMPLES + (seat * N + site) * TEMPLE_CAP + s[i]] = card
+    s[i] += 1
+
+
+@nb.njit(**_JIT)
+def _take_from_stack(s, source):
+    """Pop the top card of temple stack ``source``."""
+    s[H_TS_LEN + source] -= 1
+    return s[B_TS + source * TS_CAP + s[H_TS_LEN + source]]
+
+
+@nb.njit(**_JIT)
+def _discard(s, nation):
+    """Lay ``nation`` on the discard pile."""
+    s[B_DISCARD + s[H_DISCARD_LEN]] = nation
+    s[H_DISCARD_LEN] += 1
+
+
+@nb.njit(**_JIT)
+def _use_run(s, me, site, nation, run_any):
+    """``rules._use_run``: discard one card of the topmost run of ``nation`` at the pawn's site."""
+    off = _stack(me, site)
+    li = H_STACK_LEN + me * N + site
+    n = s[li]
+    i = _run_top(s, off, n, nation, run_any)
+    for k in range(i, n - 1):
+        s[off + k] = s[off + k + 1]
+    s[li] = n - 1
+    _discard(s, nation)
+
+
+@nb.njit(**_JIT)
+def _desert(s, seat, site, nation):
+    """Remove every ``nation`` card from ``seat``'s stack at ``site`` (order kept); how many went."""
+    off = _stack(seat, site)
+    li = H_STACK_LEN + seat * N + site
+    kept = 0
+    for k in range(s[li]):
+        c = s[off + k]
+        if c != nation:
+            s[off + kept] = c
+            kept += 1
+    gone = s[li] - kept
+    s[li] = kept
+    return gone
+
+
+@nb.njit(**_JIT)
+def _ability(s, me, site, nation, arg, run_any):
+    """``rules._do_ability``: the run discard, the tally, then the nation's effect at the pawn's site."""
+    them = 1 - me
+    _use_run(s, me, site, nation, run_any)
+    s[H_TALLY + me * N_TALLIES + nation] += 1
+    if nation == ASSYRIANS:  # the opponent's temple goes on top of the quarry, highest at the bottom
+        ti = H_TEMPLE_LEN + them * N + site
+        off = B_TEMPLES + (them * N + site) * TEMPLE_CAP
+        for k in range(s[ti] - 1, -1, -1):  # a temple ascends strictly: reversed = sorted descending
+            s[B_QUARRY + s[H_QUARRY_LEN]] = s[off + k]
+            s[H_QUARRY_LEN] += 1
+        s[ti] = 0
+        _check_end(s)
+    elif nation == HITTITES:  # steal the opponent's top temple card here
+        ti = H_TEMPLE_LEN + them * N + site
+        s[ti] -= 1
+        _place(s, me, site, s[B_TEMPLES + (them * N + site) * TEMPLE_CAP + s[ti]])
+        _check_end(s)
+    elif nation == MEDES:  # the opponent discards every card of nation ``arg`` here
+        for _ in range(_desert(s, them, site, arg)):
+            _discard(s, arg)
+    elif nation == PERSIANS:  # build from stack ``arg`` two levels up
+        _place(s, me, site, _take_from_stack(s, arg))
+        _check_end(s)
+    else:  # SUMERIANS: the opponent's cards of their top card's nation defect, in order
+        top = s[_stack(them, site) + s[H_STACK_LEN + them * N + site] - 1]
+        moved = _desert(s, them, site, top)
+        mi = H_STACK_LEN + me * N + site
+        off = _stack(me, site)
+        for k in range(moved):
+            s[off + s[mi] + k] = top
+        s[mi] += moved
+
+
+@nb.njit(**_JIT)
+def _perform(s, idx, run_any):
+    """``rules.perform`` of any action but ``END_TURN`` (which draws: :func:`_end_turn`)."""
+    kind = ACTIONS[idx, 0]
+    a = ACTIONS[idx, 1]
+    b = ACTIONS[idx, 2]
+    me = s[H_CURRENT]
+    if kind == DISCARD:
+        them = 1 - me
+        s[H_TALLY + them * N_TALLIES + T_ACTIONS] += 1
+        s[H_HAND + them * N + a] -= 1
+        _discard(s, a)
+        s[H_PENDING] -= 1
+        return
+    s[H_TALLY + me * N_TALLIES + T_ACTIONS] += 1
+    s[H_ACTIONS] += 1
+    site = s[H_PAWN + me]
+    if kind == MOVE:  # site ``a`` has nation ``a``'s colour
+        s[H_HAND + me * N + a] -= 1
+        _discard(s, a)
+        s[H_PAWN + me] = a
+        s[H_TALLY + me * N_TALLIES + T_MOVES] += 1
+    elif kind == DEPLOY:
+        s[H_HAND + me * N + a] -= 1
+        li = H_STACK_LEN + me * N + site
+        s[_stack(me, site) + s[li]] = a
+        s[li] += 1
+    elif kind == BUILD:
+        if a == START:
+            card = 1
+            s[H_START + me] = 0
+        else:
+            card = _take_from_stack(s, a)
+        _place(s, me, site, card)
+        s[H_TALLY + me * N_TALLIES + T_BUILDS] += 1
+        _check_end(s)
+    elif kind == MIGRATE:
+        si = H_STACK_LEN + me * N + a
+        di = H_STACK_LEN + me * N + b
+        src = _stack(me, a) + s[si] - 3
+        dst = _stack(me, b) + s[di]
+        for k in range(3):
+            s[dst + k] = s[src + k]
+        s[si] -= 3
+        s[di] += 3
+        s[H_MIGRATED] = 1
+        s[H_TALLY + me * N_TALLIES + T_MIGRATIONS] += 1
+    elif kind == ABILITY:
+        _ability(s, me, site, a, b, run_any)
+    else:  # UNIVERSAL
+        _use_run(s, me, site, a, run_any)
+        s[H_PENDING] = _hand_size(s, 1 - me) // 2
+        s[H_TALLY + me * N_TALLIES + T_UNIVERSAL] += 1
+
+
+@nb.njit(**_JIT)
+def _end_turn(s, rng, hist, max_turns):
+    """``rules._do_end_turn``: phase 3, the history entry, the end checks, then the next turn's phase 1."""
+    me = s[H_CURRENT]
+    s[H_TALLY + me * N_TALLIES + T_ACTIONS] += 1
+    s[H_ACTIONS] += 1
+    q = s[H_QUARRY_LEN]  # the top 2 quarry cards (or the last one) onto the own temple stack, lower on top
+    ts = B_TS + me * TS_CAP + s[H_TS_LEN + me]
+    if q >= 2:
+        x = s[B_QUARRY + q - 2]
+        y = s[B_QUARRY + q - 1]
+        s[ts] = max(x, y)
+        s[ts + 1] = min(x, y)
+        s[H_TS_LEN + me] += 2
+        s[H_QUARRY_LEN] = q - 2
+    elif q == 1:
+        s[ts] = s[B_QUARRY]
+        s[H_TS_LEN + me] += 1
+        s[H_QUARRY_LEN] = 0
+    t = s[H_TURN] - 1
+    hist[0, t] = _combined(s, 0)
+    hist[1, t] = _combined(s, 1)
+    s[H_HISTORY] = t + 1
+    cards = _hand_size(s, me)
+    s[H_ANNOUNCED + me] = cards if cards >= 4 else 0
+    _check_end(s)
+    if s[H_REASON] != R_NONE:
+        return
+    if s[H_QUARRY_LEN] == 0:
+        _finish(s, R_QUARRY_EMPTY)
+    elif s[H_TURN] >= max_turns:
+        s[H_WINNER] = DRAW
+        s[H_REASON] = R_TURN_LIMIT
+    else:
+        _begin_turn(s, 1 - me, rng)
+
+
+# -------------------------------------------------------------------------------- try and undo
+@nb.njit(**_JIT)
+def _save(s, saved, stacks, idx):
+    """Keep what :func:`_perform` of action ``idx`` may overwrite (the header; for a run: the site's stacks)."""
+    for i in range(HEADER):
+        saved[i] = s[i]
+    kind = ACTIONS[idx, 0]
+    if kind == ABILITY or kind == UNIVERSAL:
+        me = s[H_CURRENT]
+        site = s[H_PAWN + me]
+        for seat in range(2):
+            off = _stack(seat, site)
+            for k in range(s[H_STACK_LEN + seat * N + site]):
+                stacks[seat, k] = s[off + k]
+
+
+@nb.njit(**_JIT)
+def _restore(s, saved, stacks, idx):
+    """Undo :func:`_perform` of action ``idx`` from what :func:`_save` kept."""
+    for i in range(HEADER):
+        s[i] = saved[i]
+    kind = ACTIONS[idx, 0]
+    if kind == ABILITY or kind == UNIVERSAL:
+        me = s[H_CURRENT]
+        site = s[H_PAWN + me]
+        for seat in range(2):
+            off = _stack(seat, site)
+            for k in range(s[H_STACK_LEN + seat * N + site]):
+                s[off + k] = stacks[seat, k]
+
+
+# ------------------------------------------------------------------------------------- legality
+@nb.njit(**_JIT)
+def _start_buildable(s, seat):
+    """``rules.start_buildable``."""
+    site = s[H_PAWN + seat]
+    cards = _hand_size(s, seat)
+    if (site != QUARRY and s[H_TEMPLE_LEN + seat * N + site] == 0
+            and (s[H_STACK_LEN + seat * N + site] > 0 or cards >= 1)):
+        return True
+    return cards >= 2
+
+
+@nb.njit(**_JIT)
+def _keeps_start(s, idx, saved, stacks, run_any):
+    """The first-turn rule for an action that is no build: the start card stays buildable after it."""
+    me = s[H_CURRENT]
+    _save(s, saved, stacks, idx)
+    _perform(s, idx, run_any)
+    ok = _start_buildable(s, me)
+    _restore(s, saved, stacks, idx)
+    return ok
+
+
+@nb.njit(**_JIT)
+def _add(s, legal, n, idx, first_turn, saved, stacks, run_any):
+    """Append ``idx`` (legal by its own rule) unless the first-turn rule forbids it; the new count."""
+    if first_turn and not _keeps_start(s, idx, saved, stacks, run_any):
+        return n
+    legal[n] = idx
+    return n + 1
+
+
+@nb.njit(**_JIT)
+def _fits(s, me, site, card, step):
+    """``rules._why_place`` is None: ``card`` is ``step`` above the temple here, with enough own cards here."""
+    return card == _level(s, me, site) + step and s[H_STACK_LEN + me * N + site] >= card
+
+
+@nb.njit(**_JIT)
+def _legal(s, legal, saved, stacks, run_any, universal):
+    """``rules.legal_actions`` into ``legal`` (action indices in the stable order); their count."""
+    me = s[H_CURRENT]
+    them = 1 - me
+    n = 0
+    if s[H_PENDING]:
+        for nation in range(N):
+            if s[H_HAND + them * N + nation] > 0:
+                legal[n] = A_DISCARD + nation
+                n += 1
+        return n
+    first_turn = s[H_START + me] != 0
+    site = s[H_PAWN + me]
+    for to in range(N):
+        if site != to and s[H_HAND + me * N + to] > 0:
+            n = _add(s, legal, n, A_MOVE + to, first_turn, saved, stacks, run_any)
+    if site == QUARRY:
+        return _legal_tail(s, legal, n, first_turn, saved, stacks, run_any)
+    for nation in range(N):
+        if s[H_HAND + me * N + nation] > 0:
+            n = _add(s, legal, n, A_DEPLOY + nation, first_turn, saved, stacks, run_any)
+    if not first_turn:  # the first build must be the start card
+        for src in range(2):
+            ln = s[H_TS_LEN + src]
+            if ln and _fits(s, me, site, s[B_TS + src * TS_CAP + ln - 1], 1):
+                legal[n] = A_BUILD + src
+                n += 1
+    if s[H_START + me] and _fits(s, me, site, 1, 1):
+        legal[n] = A_BUILD + START
+        n += 1
+    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any)
+    off = _stack(me, site)
+    ln = s[H_STACK_LEN + me * N + site]
+    t_off = _stack(them, site)
+    t_len = s[H_STACK_LEN + them * N + site]
+    t_temple = s[H_TEMPLE_LEN + them * N + site]
+    runs = 0  # bit per nation: a run of 3 here
+    for nation in range(N):
+        if _run_top(s, off, ln, nation, run_any) >= 0:
+            runs |= 1 << nation
+    if runs & (1 << ASSYRIANS) and t_temple:
+        n = _add(s, legal, n, A_ASSYRIANS, first_turn, saved, stacks, run_any)
+    if runs & (1 << HITTITES) and t_temple and not first_turn:
+        top = _level(s, them, site)
+        if top > _level(s, me, site) and ln >= top:  # the discarded Hittite still counts
+            legal[n] = A_HITTITES
+            n += 1
+    if runs & (1 << MEDES):
+        for nation in range(N):
+            for k in range(t_len):
+                if s[t_off + k] == nation:
+                    n = _add(s, legal, n, A_MEDES + nation, first_turn, saved, stacks, run_any)
+                    break
+    if runs & (1 << PERSIANS) and not first_turn:
+        for src in range(2):
+            lt = s[H_TS_LEN + src]
+            if lt and _fits(s, me, site, s[B_TS + src * TS_CAP + lt - 1], 2):
+                legal[n] = A_PERSIANS + src
+                n += 1
+    if runs & (1 << SUMERIANS) and t_len:
+        n = _add(s, legal, n, A_SUMERIANS, first_turn, saved, stacks, run_any)
+    if universal and _hand_size(s, them) >= 2:
+        for nation in range(N):
+            if runs & (1 << nation):
+                n = _add(s, legal, n, A_UNIVERSAL + nation, first_turn, saved, stacks, run_any)
+    if not first_turn:
+        legal[n] = A_END_TURN
+        n += 1
+    return n
+
+
+@nb.njit(**_JIT)
+def _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any):
+    """The legal migrations (once per turn, exactly 3 cards) appended to ``legal[:n]``."""
+    me = s[H_CURRENT]
+    if s[H_MIGRATED]:
+        return n
+    for src in range(N):
+        if s[H_STACK_LEN + me * N + src] >= 3:
+            for dst in range(N):
+                if dst != src:
+                    n = _add(s, legal, n, MIGRATE_INDEX[src, dst], first_turn, saved, stacks, run_any)
+    return n
+
+
+@nb.njit(**_JIT)
+def _legal_tail(s, legal, n, first_turn, saved, stacks, run_any):
+    """With the pawn at the quarry: migrations and ``END_TURN`` follow the moves."""
+    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any)
+    if not first_turn:
+        legal[n] = A_END_TURN
+        n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------------------- greedy
+@nb.njit(**_JIT)
+def _progress(cards, level):
+    """``agents._progress``."""
+    nxt = level + 1
+    return min(cards, nxt) / nxt if nxt <= TOP_LEVEL else 0.0
+
+
+@nb.njit(**_JIT)
+def _in_reach(s, seat):
+    """``agents.in_reach``."""
+    site = s[H_PAWN + seat]
+    if site == QUARRY:
+        return 0
+    need = _level(s, seat, site) + 1
+    if need > TOP_LEVEL or s[H_STACK_LEN + seat * N + site] + _hand_size(s, seat) < need:
+        return 0
+    for src in range(2):
+        ln = s[H_TS_LEN + src]
+        if ln and s[B_TS + src * TS_CAP + ln - 1] == need:
+            return 1
+    return 1 if need == 1 and s[H_START + seat] else 0
+
+
+@nb.njit(**_JIT)
+def _evaluate(s, me, weights, run_any):
+    """``agents.evaluate`` with ``weights[me]``: the same float operations in the same order."""
+    reason = s[H_REASON]
+    if reason != R_NONE:
+        winner = s[H_WINNER]
+        return WIN if winner == me else (-WIN if winner == 1 - me else 0.0)
+    them = 1 - me
+    pending = s[H_PENDING]
+    owed_me = pending if me != s[H_CURRENT] else 0
+    owed_them = pending if them != s[H_CURRENT] else 0
+    value = 0
+    progress = 0.0
+    runs = 0
+    threat = 0
+    for site in range(N):
+        mine = _level(s, me, site)
+        theirs = _level(s, them, site)
+        my_len = s[H_STACK_LEN + me * N + site]
+        their_len = s[H_STACK_LEN + them * N + site]
+        value += mine - theirs
+        progress += _progress(my_len, mine) - _progress(their_len, theirs)
+        if theirs and _any_run(s, _stack(me, site), my_len, run_any):
+            runs += theirs
+        if mine and _any_run(s, _stack(them, site), their_len, run_any):
+            threat += mine
+    score = (weights[me, W_VALUE] * value + weights[me, W_POTENTIAL] * progress + weights[me, W_RUNS] * runs
+             - weights[me, W_THREAT] * threat)
+    score += weights[me, W_PAWN] * _in_reach(s, me)
+    score += weights[me, W_HAND] * (_hand_size(s, me) - owed_me - _hand_size(s, them) + owed_them)
+    variety = 0
+    for nation in range(N):
+        if s[H_HAND + me * N + nation]:
+            variety += 1
+    return score + weights[me, W_VARIETY] * variety
+
+
+@nb.njit(**_JIT)
+def _greedy(s, legal, n, me, weights, saved, stacks, run_any):
+    """``GreedyAgent.choose``: the best-scored action, ``END_TURN`` unless beaten by more than MARGIN."""
+    if n == 1:
+        return legal[0]
+    base = _evaluate(s, me, weights, run_any)
+    best = -np.inf
+    choice = legal[0]
+    for k in range(n):
+        idx = legal[k]
+        if idx == A_END_TURN:
+            score = base
+        else:
+            _save(s, saved, stacks, idx)
+            _perform(s, idx, run_any)
+            score = _evaluate(s, me, weights, run_any) - MARGIN
+            _restore(s, saved, stacks, idx)
+        if score > best:  # strict: ties keep the legal order
+            best = score
+            choice = idx
+    return choice
+
+
+# ------------------------------------------------------------------------------------------ games
+@nb.njit(**_JIT)
+def _result(s, res, g):
+    """The scalar result columns of game ``g`` (``model.result_row``)."""
+    res[g, RES_WINNER] = s[H_WINNER]
+    res[g, RES_REASON] = s[H_REASON]
+    res[g, RES_LENGTH] = s[H_TURN]
+    res[g, RES_FIRST] = s[H_FIRST]
+    res[g, RES_END_PHASE] = s[H_END_PHASE]
+    for seat in range(2):
+        b = RES_SEAT + seat * SEAT_COLS
+        res[g, b + SEAT_VALUE] = _combined(s, seat)
+        res[g, b + SEAT_HAND] = _hand_size(s, seat)
+        for site in range(N):
+            res[g, b + SEAT_TEMPLES + site] = _level(s, seat, site)
+        for t in range(N_TALLIES):
+            res[g, b + SEAT_TALLIES + t] = s[H_TALLY + seat * N_TALLIES + t]
+
+
+@nb.njit(**_JIT)
+def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal, max_turns, max_steps, kinds, caps,
+               weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng):
+    """Play games ``g0..`` (``play.play_game``) until done, the ``values`` buffer is full, or a game runs away.
+
+    Returns the index of the first game not played: ``len(seeds)`` when done; else either
+    ``status[0]`` names the error (``STATUS_*``, the game is that index) or the caller grows
+    ``values`` and calls again from there.  ``res[g]``: RES_* columns.  ``values[seat]``: each
+    seat's combined value after every turn, game after game (game ``g``'s are
+    ``values[seat, offsets[g]:offsets[g + 1]]``, ``offsets[g0]`` set by the caller).  ``kinds``,
+    ``caps``, ``weights``: per seat, the agent (``AGENT_*``), the random agent's turn cap and the
+    greedy weights (``agents.Weights`` order).  The rest is scratch space (``s``: the state;
+    ``hist``: ``[2, max_turns]``).
+    """
+    n_games = seeds.shape[0]
+    for g in range(g0, n_games):
+        seed = seeds[g]
+        for k in range(5):
+            rng[k] = _mix(seed ^ _STREAM_K[k + 1])  # 0 deck, 1 quarry, 2 p1, 3 p2, 4 first
+        first = _below(rng, 4, 2) if first_mode == FIRST_RANDOM else first_mode
+        _new_game(s, first, hand_start, hand_other, rng)
+        steps = 0
+        while s[H_REASON] == R_NONE:
+            if steps >= max_steps:
+                status[0] = STATUS_RUNAWAY
+                return g
+            steps += 1
+            cur = s[H_CURRENT]
+            pending = s[H_PENDING]
+            actor = 1 - cur if pending else cur
+            n = _legal(s, legal, saved, stacks, run_any, universal)
+            if n == 0:
+                status[0] = STATUS_NO_ACTION
+                return g
+            if kinds[actor] == AGENT_RANDOM:
+                if pending == 0 and s[H_ACTIONS] >= caps[actor] and legal[n - 1] == A_END_TURN:
+                    choice = legal[n - 1]
+                else:
+                    choice = legal[_below(rng, 2 + actor, n)]
+            else:
+                choice = _greedy(s, legal, n, actor, weights, saved, stacks, run_any)
+            if choice == A_END_TURN:
+                _end_turn(s, rng, hist, max_turns)
+            else:
+                _perform(s, choice, run_any)
+        length = s[H_TURN]
+        start = offsets[g]
+        if start + length > values.shape[1]:
+            return g
+        recorded = s[H_HISTORY]
+        for seat in range(2):
+            for t in range(recorded):
+                values[seat, start + t] = hist[seat, t]
+            if recorded < length:  # ended mid-turn: the final values last (``model.trajectory``)
+                values[seat, start + recorded] = _combined(s, seat)
+        offsets[g + 1] = start + length
+        _result(s, res, g)
+    return n_games
