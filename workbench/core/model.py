@@ -393,8 +393,8 @@ class GameModel:
         return specs
 
     def fast_available(self) -> bool:
-        """True when the compiled engine can run here (override: e.g. numba is importable)."""
-        return bool(self.fast_agents)
+        """True when the compiled engine can run here: one is declared and numba is installed (override otherwise)."""
+        return bool(self.fast_agents) and importlib.util.find_spec("numba") is not None
 
     def fast_supports(self, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> bool:
         """True when the compiled engine plays these agents with these parameters."""

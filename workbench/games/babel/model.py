@@ -115,11 +115,6 @@ class BabelModel(GameModel):
         """The columns of the module docstring."""
         return RESULT_SCHEMA
 
-    def fast_available(self) -> bool:
-        """The compiled kernel needs numba (it compiles lazily, on its first game)."""
-        import importlib.util
-
-        return importlib.util.find_spec("numba") is not None
 
     def releases_gil(self, engine: str) -> bool:
         """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""

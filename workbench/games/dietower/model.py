@@ -18,7 +18,6 @@ sub-stream ``i`` of the game seed (``agent_stream``), which the compiled engine 
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
@@ -75,9 +74,6 @@ class DieTowerModel(GameModel):
                 "six_win_round": pl.Int64, **{f"longest_streak_{s}": pl.Int64 for s in seats},
                 "builder_changes": pl.Int64}
 
-    def fast_available(self) -> bool:
-        """The compiled engine needs numba."""
-        return importlib.util.find_spec("numba") is not None
 
     def chunk_hint(self, engine: str) -> int:
         """Large chunks for the compiled engine (per-chunk overhead dominates below ~10^5)."""

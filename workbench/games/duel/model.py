@@ -154,11 +154,6 @@ class DuelModel(GameModel):
         """Impossible combinations (start tower above the win tower, a hand larger than the deck)."""
         build_config(params)
 
-    def fast_available(self) -> bool:
-        """The compiled kernel needs numba (it compiles lazily, on its first game)."""
-        import importlib.util
-
-        return importlib.util.find_spec("numba") is not None
 
     def releases_gil(self, engine: str) -> bool:
         """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""
