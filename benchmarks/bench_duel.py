@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -36,6 +34,7 @@ import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from polars.testing import assert_frame_equal  # noqa: E402
 
+from benchmarks.benchlib import timed_study  # noqa: E402
 from workbench.core.model import AgentSpec  # noqa: E402
 from workbench.core.play import play_chunk  # noqa: E402
 from workbench.core.seeding import game_seeds  # noqa: E402
@@ -171,22 +170,9 @@ print(f"{{t1 - t0:.3f}} {{t2 - t1:.3f}}")
 """
 
 
-def study_run(cache_dir: str, games: int, workers: int) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir, "PYTHONPATH": str(ROOT)}
-    t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", STUDY.format(games=games, workers=workers)], env=env,
-                         capture_output=True, text=True, check=True, cwd=ROOT)
-    process = time.perf_counter() - t
-    imported, study = map(float, out.stdout.split()[-2:])
-    return {"process_s": round(process, 2), "import_s": round(imported, 2), "study_s": round(study, 2)}
-
-
 def default_study(quick: bool) -> dict:
     games = 1_000 if quick else 10_000
-    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-        cold = study_run(cache, games, 2)
-        warm = study_run(cache, games, 2)
-    return {"games_per_seating": games, "games": 32 * games, "cold": cold, "warm": warm}
+    return {"games_per_seating": games, "games": 32 * games, **timed_study(STUDY.format(games=games, workers=2))}
 
 
 def main() -> None:
