@@ -21,7 +21,7 @@ from workbench.core.model import AgentSpec
 from workbench.core.play import RunawayGame
 from workbench.games.babel import agents as babel_agents
 from workbench.games.babel import fast_kernel as K
-from workbench.games.babel.model import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
+from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
 from workbench.games.babel.rules import REASONS, Config
 
 FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}

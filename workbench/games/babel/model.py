@@ -27,18 +27,16 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.model import TERMINAL, GameModel, Param, seat_name, seat_names
+from workbench.core.model import TERMINAL, GameModel, Param, seat_name
 from workbench.core.rng import SplitMix64
 from workbench.games.babel import agents as babel_agents
 from workbench.games.babel import rules
+from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
 from workbench.games.babel.rules import Action, Config, GameState
 
 RULES_VERSION = "babel-1"
 DECK_STREAM, QUARRY_STREAM, SEAT_STREAMS, FIRST_STREAM = 1, 2, (3, 4), 5
-SEATS = seat_names(2)
-TALLY_COLUMNS = (*(n.lower() for n in rules.NATIONS), "universal", "builds", "moves", "migrations", "actions")
 START_HANDS = {"3/5": (3, 5), "5/5": (5, 5)}
-MAX_ACTIONS_PER_TURN = 250  # a bound on one turn's steps: each spends a card, raises a temple or pays a discard
 
 PARAMS = (
     Param("start_hands", "3/5", str, "nation cards dealt: start player / other (5/5 is the first edition)",
@@ -54,18 +52,6 @@ PARAMS = (
     Param("max_turns", 200, int, "turns before the game is a draw (turn_limit)", 1, 100_000),
 )
 
-
-
-def _seat_columns(seat: str) -> dict[str, pl.DataType]:
-    return {f"value_{seat}": pl.Int64, f"values_{seat}": pl.List(pl.Int64), f"hand_{seat}": pl.Int64,
-            f"temples_{seat}": pl.List(pl.Int64),
-            **{f"{c}_{seat}": pl.Int64 for c in TALLY_COLUMNS}}
-
-
-RESULT_SCHEMA: dict[str, pl.DataType] = {
-    "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-    "end_phase": pl.Boolean, **_seat_columns(SEATS[0]), **_seat_columns(SEATS[1]),
-}
 
 
 def trajectory(state: GameState) -> tuple[tuple[int, int], ...]:

@@ -27,7 +27,7 @@ from workbench.core.model import GameModel, Param
 from workbench.core.stats import two_proportion, wilson_exprs
 from workbench.core.study import Study
 from workbench.core.sweep import run_grid
-from workbench.games.babel.model import TALLY_COLUMNS
+from workbench.games.babel.results import TALLY_COLUMNS
 from workbench.games.babel.rules import NATIONS
 
 Progress = Callable[[int, int], None] | None
