@@ -108,8 +108,10 @@ def crystals_left(config: Auction, state: State) -> tuple[int, ...]:
 
 # -- strategies and exact outcomes ---------------------------------------------------------------
 class Plan(NamedTuple):
-    """A seat's mixed strategy: ``first[b]`` = P(bid b) in the first round; in a second auction among
-    the seats ``T`` it bids from ``by_tied[T]`` when given, else from ``second``.
+    """A seat's mixed strategy over bids 0..its crystals.
+
+    ``first[b]`` = P(bid b) in the first round; in a second auction among the seats ``T`` it bids
+    from ``by_tied[T]`` when given, else from ``second``.
     """
 
     first: tuple[Any, ...]

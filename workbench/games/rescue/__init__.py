@@ -1,0 +1,11 @@
+"""Age of Towers: To The Rescue (rules file 003): the expansion's sub-systems as pure models.
+
+Modules: ``auction`` (the Mercenary blind auction's rules and exact outcome odds), ``equilibrium``
+(equilibrium bidding: exact bimatrix equilibria for two seats, fictitious play for more),
+``control`` (taking control of a Mercenary: the owner's rational answer and the smallest offer that
+succeeds), ``agents``, ``model`` (``MODEL``, registered as "rescue": one auction a game),
+``dragon`` (when the Dragon appears and who takes its trophy, exact by dynamic programming),
+``trophies`` (tower trophies: exact odds by enumerating the token splits, and a race of builders),
+``events`` (their studies), ``studies`` (``auction``, ``equilibrium``, ``control``, ``dragon``,
+``trophies``).
+"""

@@ -1,0 +1,174 @@
+"""The Mercenary studies (``MODEL.studies`` names ``STUDIES``; Dragon and trophy studies are added elsewhere).
+
+* ``auction``: the exact outcome of chosen agents (Fractions) beside a simulation of the protocol
+  game with 99.9 % Wilson intervals, and whether each exact value lies inside;
+* ``equilibrium``: equilibrium first bids per budget, P(nobody gets the Mercenary) under the
+  equilibrium and under naive agents, and the equilibrium's exploitability;
+* ``control``: the owner's rational answer to an offer over a grid, and the acceptance region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from workbench.core.errors import InputError
+from workbench.core.model import GameModel, Param, seat_names
+from workbench.core.stats import wilson
+from workbench.core.study import Study
+from workbench.games.rescue import control, equilibrium, events
+from workbench.games.rescue.agents import plan_of
+from workbench.games.rescue.auction import Auction, outcome
+
+CONFIDENCE = 0.999
+NAIVE = ("random", "truthful", "allin", "shade")
+
+
+def _text(x: Any) -> str:
+    return str(x) if isinstance(x, (int, Fraction)) else f"{x:.6f}"
+
+
+def exact_table(config: Auction, agents: list[str]) -> pl.DataFrame:
+    """Exact P(each seat wins), P(nobody), P(second auction), P(double tie), E[price], E[surplus] per seat."""
+    out = outcome(config, [plan_of(a, config, s) for s, a in enumerate(agents)])
+    seats = seat_names(config.players)
+    rows = [(f"{s} wins", out.win[i]) for i, s in enumerate(seats)]
+    rows += [("nobody", out.nobody), ("second_auction", out.second_auction), ("double_tie", out.double_tie)]
+    rows += [(f"{s} price", out.price[i]) for i, s in enumerate(seats)]
+    rows += [(f"{s} surplus", out.surplus[i]) for i, s in enumerate(seats)]
+    return pl.DataFrame({"event": [e for e, _ in rows], "exact": [float(v) for _, v in rows],
+                         "exact_text": [_text(v) for _, v in rows]})
+
+
+def simulated_rates(frame: pl.DataFrame, players: int, confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """The simulated rate of every probability event of :func:`exact_table`, with its Wilson interval."""
+    n = frame.height
+    events = {f"{s} wins": frame["winner"] == s for s in seat_names(players)}
+    events |= {"nobody": frame["winner"] == "draw", "second_auction": frame["length"] == 2,
+               "double_tie": frame["reason"] == "double_tie"}
+    rows = []
+    for name, hit in events.items():
+        k = int(hit.sum())
+        low, high = wilson(k, n, confidence)
+        rows.append({"event": name, "simulated": k / n if n else None, "low": low, "high": high, "n": n})
+    return pl.DataFrame(rows)
+
+
+def auction_table(players: int, budget: int, value: int, agents: list[str], games: int, seed: int = 0,
+                  workers: int = 1) -> pl.DataFrame:
+    """Exact odds beside the simulated rates (99.9 % intervals) and whether each exact value lies inside."""
+    from workbench.core.runner import simulate
+
+    config = Auction(players, (budget,) * players, (value,) * players)
+    table = exact_table(config, agents)
+    if games == 0:
+        return table
+    frame = simulate("rescue", games, params={"players": players, "budget": budget, "value": value},
+                     agents=",".join(agents), seed=seed, workers=workers, progress=False)
+    sim = simulated_rates(frame, players)
+    return table.join(sim, on="event", how="left").with_columns(
+        inside=pl.when(pl.col("n").is_null()).then(None)
+        .otherwise((pl.col("exact") >= pl.col("low") - 1e-12) & (pl.col("exact") <= pl.col("high") + 1e-12)))
+
+
+def equilibrium_table(players: int, value: int, budgets: range, iterations: int = equilibrium.FP_ITERATIONS,
+                      naive: tuple[str, ...] = NAIVE) -> pl.DataFrame:
+    """One row per budget: the equilibrium's first-round mix (seat p1), P(nobody) under it and under naive agents."""
+    rows = []
+    for budget in budgets:
+        config = Auction(players, (budget,) * players, (value,) * players)
+        eq = equilibrium.solve(config, iterations)
+        mix = [float(p) for p in eq.plans[0].first]
+        row = {"players": players, "value": value, "budget": budget,
+               "first_bid_mix": " ".join(f"{b}:{_text(p)}" for b, p in enumerate(eq.plans[0].first)
+                                         if float(p) > 5e-4),
+               "mean_bid": sum(b * p for b, p in enumerate(mix)), "surplus_p1": eq.values[0],
+               "p_nobody_equilibrium": float(outcome(config, eq.plans).nobody)}
+        for name in naive:
+            row[f"p_nobody_{name}"] = float(outcome(config, [plan_of(name, config, s) for s in range(players)]).nobody)
+        row |= {"exploitability": eq.exploitability, "exact": eq.exact, "method": eq.method}
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def _agents(text: str, players: int) -> list[str]:
+    agents = [a.strip() for a in text.split(",") if a.strip()] or ["random"]
+    if len(agents) == 1:
+        agents *= players
+    if len(agents) != players:
+        raise InputError(f"give one agent or {players} agents, got {len(agents)}: {text!r}")
+    return agents
+
+
+def _auction(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+             on_progress: Callable[[int, int], None] | None,
+             should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+    agents = _agents(settings["agents"], settings["players"])
+    return {"odds": auction_table(settings["players"], settings["budget"], settings["value"], agents,
+                                  settings["games"], seed, workers)}
+
+
+def _equilibrium(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+                 on_progress: Callable[[int, int], None] | None,
+                 should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+    budgets = range(1, settings["largest_budget"] + 1)
+    return {"equilibrium": equilibrium_table(settings["players"], settings["value"], budgets)}
+
+
+def _control(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+             on_progress: Callable[[int, int], None] | None,
+             should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+    top = settings["largest"]
+    return {"control": control.control_table(range(0, 2 * top + 2), range(0, top + 1, max(1, top // 3)),
+                                             range(1, top + 1), settings["challenger_value"])}
+
+
+def _odds_chart(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
+    odds = tables["odds"].filter(~pl.col("event").str.contains("price|surplus"))
+    base = alt.Chart(odds).encode(x=alt.X("event:N", sort=None))
+    layers = [base.mark_bar(opacity=0.5).encode(y=alt.Y("exact:Q", title="probability"))]
+    if "simulated" in odds.columns:
+        layers += [base.mark_rule(color="black").encode(y="low:Q", y2="high:Q"),
+                   base.mark_point(color="black", filled=True).encode(y="simulated:Q")]
+    return {"odds": alt.layer(*layers).properties(title="exact (bars) vs simulated (99.9 % intervals)")}
+
+
+def _equilibrium_chart(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
+    long = tables["equilibrium"].unpivot(index="budget", on=[c for c in tables["equilibrium"].columns
+                                                             if c.startswith("p_nobody_")],
+                                         variable_name="strategies", value_name="p_nobody")
+    return {"nobody": alt.Chart(long).mark_line(point=True).encode(
+        x="budget:O", y=alt.Y("p_nobody:Q", title="P(nobody gets the Mercenary)"), color="strategies:N")}
+
+
+def _control_chart(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
+    return {"acceptance": control.acceptance_chart(tables["control"])}
+
+
+_PLAYERS = Param("players", 2, int, "players bidding", 2, 6)
+_VALUE = Param("value", 6, int, "the Mercenary's worth to every player", 0, 50)
+AUCTION_STUDIES = (
+    Study("auction", "Exact auction odds beside a simulation", _auction, (
+        _PLAYERS, Param("budget", 3, int, "crystals of every player", 0, 8), _VALUE,
+        Param("agents", "random", str, "one agent for every seat, or one per seat (random, truthful, allin, "
+              "shade:factor=0.5 or equilibrium)"),
+        Param("games", 20_000, int, "simulated auctions (0: exact only)", 0, 10**7),
+    ), _odds_chart, "Exact probabilities (Fractions where the strategies are rational) and simulated rates with "
+       "99.9 % Wilson intervals.", game_params=False),
+    Study("equilibrium", "Equilibrium bids per budget and how often nobody gets the Mercenary", _equilibrium, (
+        Param("players", 2, int, "players bidding (3+: fictitious play, slower)", 2, 4), _VALUE,
+        Param("largest_budget", 6, int, "budgets 1..this", 1, 12),
+    ), _equilibrium_chart, "Subgame-perfect: second auctions first, then the first round.", game_params=False),
+    Study("control", "Taking control of a Mercenary: when the owner accepts", _control, (
+        Param("largest", 6, int, "largest offer (owner values 0..2·largest+1, crystals 0..largest)", 1, 15),
+        Param("challenger_value", 6, int, "the Mercenary's worth to the challenger", 0, 50),
+    ), _control_chart, "The owner refuses iff it can pay k+1 and values the Mercenary above 2k+1.",
+          game_params=False),
+)
+
+# the Dragon and tower-trophy studies (``events.py``) after the auction's
+STUDIES = (*AUCTION_STUDIES, *events.STUDIES)
