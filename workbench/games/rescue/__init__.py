@@ -6,6 +6,7 @@ Modules: ``auction`` (the Mercenary blind auction's rules and exact outcome odds
 succeeds), ``agents``, ``model`` (``MODEL``, registered as "rescue": one auction a game),
 ``dragon`` (when the Dragon appears and who takes its trophy, exact by dynamic programming),
 ``trophies`` (tower trophies: exact odds by enumerating the token splits, and a race of builders),
-``events`` (their studies), ``studies`` (``auction``, ``equilibrium``, ``control``, ``dragon``,
-``trophies``).
+``board`` (maps, flying creatures' shortest paths and the attacked player's choice, road
+shortening, player-count facts), ``events`` and ``board_studies`` (their studies), ``studies``
+(``auction``, ``equilibrium``, ``control``, ``dragon``, ``trophies``, ``flying``, ``roads``).
 """

@@ -20,7 +20,7 @@ from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param, seat_names
 from workbench.core.stats import wilson
 from workbench.core.study import Study
-from workbench.games.rescue import control, equilibrium, events
+from workbench.games.rescue import board_studies, control, equilibrium, events
 from workbench.games.rescue.agents import plan_of
 from workbench.games.rescue.auction import Auction, outcome
 
@@ -170,5 +170,5 @@ AUCTION_STUDIES = (
           game_params=False),
 )
 
-# the Dragon and tower-trophy studies (``events.py``) after the auction's
-STUDIES = (*AUCTION_STUDIES, *events.STUDIES)
+# the Dragon and tower-trophy studies (``events.py``), then the board's (``board_studies.py``), after the auction's
+STUDIES = (*AUCTION_STUDIES, *events.STUDIES, *board_studies.STUDIES)
