@@ -65,6 +65,7 @@ class RescueModel(GameModel):
     limit_reasons = ()
     simultaneous = True
     studies = "workbench.games.rescue.studies:STUDIES"
+    report = "workbench.games.rescue.report:build_report"
 
     def check_params(self, params: dict[str, Any]) -> None:
         """A per-seat override must name a seat that plays."""
