@@ -179,7 +179,7 @@ def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
                        help="grid over declared parameters; 'all' expands a choice parameter")
         p.add_argument("--out", type=Path, required=True, help="sweep directory (resumable)")
     for param in model.params:
-        p.add_argument(param.flag, dest=f"param_{param.name}", default=None,
+        p.add_argument(param.flag, dest=f"param_{param.name}", default=None, metavar=param.name.upper(),
                        help=f"{param.help} [{param.allowed()}; default {param.default}]")
     return p
 
@@ -395,12 +395,12 @@ def _study(model: GameModel, rest: list[str]) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, default=None, help="write the tables and charts as a report into DIR")
     for setting in study.settings:
-        p.add_argument(setting.flag, dest=f"setting_{setting.name}", default=None,
+        p.add_argument(setting.flag, dest=f"setting_{setting.name}", default=None, metavar=setting.name.upper(),
                        help=f"{setting.help} [{setting.allowed()}; default {setting.default}]")
     if study.game_params:
         for param in model.params:
             if param.name not in {s.name for s in study.settings}:
-                p.add_argument(param.flag, dest=f"param_{param.name}", default=None,
+                p.add_argument(param.flag, dest=f"param_{param.name}", default=None, metavar=param.name.upper(),
                                help=f"{param.help} [{param.allowed()}; default {param.default}]")
     args = p.parse_args(rest[1:])
     settings = {s.name: getattr(args, f"setting_{s.name}") for s in study.settings
