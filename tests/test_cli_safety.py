@@ -270,3 +270,12 @@ def test_progress_lines_for_a_log_say_count_share_rate_and_eta():
     lines = log.getvalue().splitlines()
     assert lines[0].startswith("duel fast: 250/1,000 games (25%), ") and ", ETA " in lines[0]
     assert lines[1].startswith("duel fast: 500/1,000 games (50%), ")
+
+
+def test_a_small_run_is_not_measured_before_it_starts(monkeypatch):
+    from workbench.core import stream
+
+    calls = []
+    monkeypatch.setattr("workbench.core.play.play_chunk", lambda *a, **k: calls.append(a))
+    assert stream.check_memory("duel", 50_000, [{}, {}], "search,greedy", None) == 0  # 100,000 games: no pilot
+    assert calls == []

@@ -36,6 +36,7 @@ from workbench.core.store import canonical_json, clean_stale_temp, package_versi
 __all__ = ["check_memory", "memory_limit", "simulate_to_parquet"]
 
 PILOT = 32  # games played to measure a row's size
+SMALL_RUN = 100_000  # runs of at most this many games are not measured (they fit in any memory this runs in)
 MEMORY_SHARE = 0.5  # of the memory available now that a run held in memory may use
 
 
@@ -73,7 +74,13 @@ def memory_limit() -> int:
 
 def check_memory(game: str | GameModel, games: int, cells: list[dict[str, Any]], agents: Any,
                  engine: str | None, limit: int | None = None) -> int:
-    """Estimate the bytes of a run held in memory; refuse it when over the limit (before any work)."""
+    """Estimate the bytes of a run held in memory; refuse it when over the limit (before any work).
+
+    Runs of at most ``SMALL_RUN`` games in all are not measured (0 is returned): the pilot games
+    would cost more than they tell.
+    """
+    if games * max(1, len(cells)) <= SMALL_RUN:
+        return 0
     model = get_game(game)
     params = model.resolve_params(cells[0] if cells else {})
     specs = model.resolve_agents(agents, params)
