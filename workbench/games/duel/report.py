@@ -19,6 +19,7 @@ import polars as pl
 from workbench.core import charts
 from workbench.core.balance import auto_balance, balance_chart
 from workbench.core.cardstats import costed_lists, empirical_values
+from workbench.core.progress import step
 from workbench.core.report import Report
 from workbench.core.stats import rate_table, wilson_exprs
 from workbench.games.duel import analysis, cardstats, valuation, whatif
@@ -124,7 +125,8 @@ def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
     started = time.perf_counter()
-    out = fn(*args, **kwargs)
+    with step(f"duel report: {name}"):
+        out = fn(*args, **kwargs)
     timings[name] = round(time.perf_counter() - started, 2)
     return out
 
