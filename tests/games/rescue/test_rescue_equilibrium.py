@@ -106,3 +106,40 @@ def test_openspiel_nash_conv_of_both_stages_is_zero(budgets, values):
             sum(cols[i][j] * x2[i] * y2[j] for i in range(len(x2)) for j in range(len(y2))))
     rows, cols = protocol_matrix(State(), cont)
     assert nash_conv(rows, cols, eq.plans[0].first, eq.plans[1].first) < 1e-9
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nashpy") is None or importlib.util.find_spec("pyspiel") is None,
+                    reason="OpenSpiel's matrix Nash solver needs nashpy (the openspiel extra installs it)")
+@pytest.mark.parametrize(("budgets", "values", "unique"), [
+    ((5, 3), (6, 6), True), ((4, 4), (9, 1), True), ((5, 5), (8, 4), True),
+    ((3, 3), (2, 2), False), ((3, 3), (6, 6), False)])
+def test_openspiel_lemke_howson_solver_agrees(budgets, values, unique):
+    """OpenSpiel's own solver (Lemke–Howson from every starting label) on the first round's bimatrix.
+
+    Where it finds one payoff pair, ours is it.  Where the game has several equilibria (equal seats:
+    OpenSpiel's are asymmetric, ours is the symmetric one), each of OpenSpiel's is an equilibrium by
+    our exact check, and ours by OpenSpiel's NashConv (the test above).
+    """
+    import warnings
+
+    import numpy as np
+    from open_spiel.python.algorithms import matrix_nash
+
+    config = Auction(2, budgets, values)
+    eq = E.solve(config)
+    tied = frozenset((0, 1))
+    a2, b2 = E.stage_matrices(config, (0, 1), None)
+    x2, y2 = eq.plans[0].second_for(tied), eq.plans[1].second_for(tied)
+    cont = tuple(float(np.array(x2, float) @ np.array(m, float) @ np.array(y2, float)) for m in (a2, b2))
+    a, b = (np.array(m, float) for m in E.stage_matrices(config, (0, 1), {tied: cont}))
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # nashpy's pivoting divides by zero on degenerate games
+        found = matrix_nash.lemke_howson_solve(a, b)
+    pays = {(round(float(x @ a @ y), 9), round(float(x @ b @ y), 9)) for x, y in found}
+    for x, y in found:
+        assert max(E.bimatrix_gaps(a.tolist(), b.tolist(), x.tolist(), y.tolist())) < 1e-9
+    ours = tuple(round(float(v), 9) for v in eq.values)
+    if unique:
+        assert pays == {ours}
+    else:
+        assert len(pays) > 1 and ours not in pays and ours[0] == ours[1]
