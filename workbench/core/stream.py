@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, get_game, model_ref
 from workbench.core.runner import check_games, check_workers, execute, iter_grid
@@ -104,7 +102,7 @@ def _parts_dir(out: Path) -> Path:
 
 
 def _jobs(model: GameModel, cells: list[tuple[dict[str, Any], tuple[str, ...], str]], games: int, seed: int,
-          size: int, parts: Path, done: set[str]) -> Iterator[tuple[str, tuple]]:
+          size: int, done: set[str]) -> Iterator[tuple[str, tuple]]:
     """Lazily: ``(part file name, run_chunk arguments)`` of every chunk not written yet."""
     ref = model_ref(model)
     for c, (params, agents, eng) in enumerate(cells):
@@ -151,7 +149,7 @@ def simulate_to_parquet(game: str | GameModel, games: int, out: str | Path, *, g
     done = {p.name for p in parts.glob("*.parquet") if not p.name.startswith(".")}
     total = games * len(cells)
     finished = sum(_rows(name) for name in done)
-    jobs = _jobs(model, cells, games, seed, size, parts, done)
+    jobs = _jobs(model, cells, games, seed, size, done)
     names: dict[int, str] = {}
 
     def numbered() -> Iterator[tuple]:
@@ -239,9 +237,3 @@ def _merge(parts: Path, out: Path) -> int:
 
     write_atomic(out, write)
     return rows
-
-
-def summary_frame(path: str | Path) -> pl.LazyFrame:
-    """A lazy scan of a streamed result file (aggregate it without loading it)."""
-    return pl.scan_parquet(path)
-
