@@ -168,21 +168,33 @@ def test_fast_engine_frame_equals_the_reference_loop(game_name):
     assert compared == 150 * n * len(model.fast_agents)
 
 
-def test_fast_engine_falls_back_to_the_reference_loop_with_one_warning():
-    model = get_game("duel")
-    params = model.resolve_params()
-    search = (AgentSpec.parse(QUICK["search"]), AgentSpec("random"))
-    assert model.resolve_engine(None, search, params) == "reference"
-    assert model.resolve_engine(None, (AgentSpec("greedy"), AgentSpec("random")), params) == "fast"
-    seeds = game_seeds(3, 0, 2)
-    from workbench.core import play
+SLOW_AGENTS = {g: next(a for a in get_game(g).agents if a not in get_game(g).fast_agents) for g in FAST_GAMES
+               if any(a not in get_game(g).fast_agents for a in get_game(g).agents)}
 
-    play._warned.clear()
-    with pytest.warns(RuntimeWarning, match="duel fast engine: agents search have no compiled twin"):
-        quick = play_chunk(model, params, search, seeds, "fast")
+
+@pytest.mark.parametrize("game_name", sorted(SLOW_AGENTS))
+def test_fast_engine_falls_back_to_the_reference_loop_with_one_warning(game_name):
+    """An agent without a compiled twin: the default engine is the reference, a requested fast one falls back."""
     import warnings
 
+    from workbench.core import play
+
+    model = get_game(game_name)
+    params = model.resolve_params()
+    name = SLOW_AGENTS[game_name]
+    slow = (AgentSpec.parse(QUICK.get(name, name)), AgentSpec("random"))
+    assert model.resolve_engine(None, slow, params) == "reference"
+    assert model.resolve_engine(None, (AgentSpec(model.fast_agents[-1]), AgentSpec("random")), params) == "fast"
+    seeds = game_seeds(3, 0, 2)
+    play._warned.clear()
+    with pytest.warns(RuntimeWarning, match=f"{game_name} fast engine: agents {name} have no compiled twin"):
+        quick = play_chunk(model, params, slow, seeds, "fast")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # said once per process
-        play_chunk(model, params, search, seeds, "fast")
-    assert_frame_equal(quick, play_chunk(model, params, search, seeds, "reference"))
+        again = play_chunk(model, params, slow, seeds, "fast")
+    assert_frame_equal(quick, again)
+    assert_frame_equal(quick, play_chunk(model, params, slow, seeds, "reference"))
+
+
+def test_the_fallback_is_checked_for_the_games_with_slow_agents():
+    assert SLOW_AGENTS == {"babel": "search", "duel": "search"}

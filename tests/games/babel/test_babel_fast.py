@@ -12,7 +12,6 @@ About 430 games, under 10 s warm (the first run compiles the kernel into ``.cach
 
 from __future__ import annotations
 
-import warnings
 from functools import cache
 
 import numpy as np
@@ -20,7 +19,6 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core import play
 from workbench.core.model import AgentSpec
 from workbench.core.play import RunawayGame, play_chunk
 from workbench.core.runner import simulate
@@ -121,16 +119,3 @@ def test_a_runaway_game_is_an_error(monkeypatch):
     config = MODEL.make_config(MODEL.resolve_params())
     with pytest.raises(RunawayGame, match="did not end within 10 steps"):
         fast.run_kernel(config, _specs(("random", "random")), game_seeds(1, 0, 3))
-
-
-def test_search_falls_back_to_the_reference_loop_with_one_warning():
-    params = MODEL.resolve_params()
-    seeds = game_seeds(3, 0, 2)
-    play._warned.clear()
-    with pytest.warns(RuntimeWarning, match="babel fast engine: agents search have no compiled twin"):
-        quick = play_chunk(MODEL, params, SEARCH, seeds, "fast")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # said once per process
-        again = play_chunk(MODEL, params, SEARCH, seeds, "fast")
-    assert_frame_equal(quick, again)
-    assert_frame_equal(quick, play_chunk(MODEL, params, SEARCH, seeds, "reference"))
