@@ -79,7 +79,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,15 +195,28 @@ def _probe(model: GameModel, config: Any) -> _Probe:
     return seen
 
 
+def _per_config(store: dict, most: int, model: GameModel, config: Any, build: Callable[[], Any]) -> Any:
+    """``build()`` once per model and config object (kept while that config lives; at most ``most``)."""
+    key = (model.name, id(config))
+    hit = store.get(key)
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    value = build()
+    if len(store) > most:
+        store.clear()
+    store[key] = (config, value)
+    return value
+
+
 _FACTS: dict[tuple[str, int], tuple[Any, Facts]] = {}
 
 
 def facts(model: GameModel, config: Any) -> Facts:
-    """The model's declarations for ``config``, with fallbacks and probes where it has none."""
-    key = (model.name, id(config))
-    hit = _FACTS.get(key)
-    if hit is not None and hit[0] is config:
-        return hit[1]
+    """The model's declarations for ``config``, with fallbacks and probes where it has none (cached)."""
+    return _per_config(_FACTS, 64, model, config, lambda: _facts(model, config))
+
+
+def _facts(model: GameModel, config: Any) -> Facts:
     probe: _Probe | None = None
     probed: list[str] = []
 
@@ -229,12 +242,8 @@ def facts(model: GameModel, config: Any) -> Facts:
         bounds = (min(-1.0, p.low), max(1.0, p.high), next(iter(p.sums)) if len(p.sums) == 1 else None)
     first = model.initial_state(config, game_seed(0, 0))
     seeded = any(model.initial_state(config, game_seed(0, i)) != first for i in range(1, 16))
-    out = Facts(model.players_of(config), simultaneous, int(max_actions), int(max_chance), seeded,
-                float(bounds[0]), float(bounds[1]), None if bounds[2] is None else float(bounds[2]), tuple(probed))
-    if len(_FACTS) > 64:
-        _FACTS.clear()
-    _FACTS[key] = (config, out)
-    return out
+    return Facts(model.players_of(config), simultaneous, int(max_actions), int(max_chance), seeded,
+                 float(bounds[0]), float(bounds[1]), None if bounds[2] is None else float(bounds[2]), tuple(probed))
 
 
 # -- the adapter: positions and what each seat knows (no pyspiel here) ----------------------------
@@ -645,16 +654,7 @@ _SEARCH_GAMES: dict[tuple[str, int], tuple[Any, Any]] = {}
 
 def search_game(model: GameModel, config: Any) -> Any:
     """An OpenSpiel game over ``config`` with no seed nodes, for search from a given state (cached)."""
-    key = (model.name, id(config))
-    hit = _SEARCH_GAMES.get(key)
-    if hit is not None and hit[0] is config:
-        return hit[1]
-    Game, _, _ = _classes()
-    game = Game(model=model, config=config)
-    if len(_SEARCH_GAMES) > 16:
-        _SEARCH_GAMES.clear()
-    _SEARCH_GAMES[key] = (config, game)
-    return game
+    return _per_config(_SEARCH_GAMES, 16, model, config, lambda: _classes()[0](model=model, config=config))
 
 
 def subgame(model: GameModel, config: Any, state: Any) -> Any:

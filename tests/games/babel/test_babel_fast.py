@@ -6,7 +6,8 @@ seeded games on both engines through core's ``play_chunk`` with random vs random
 and greedy vs random in both seatings, plus a rotation of agent options (custom greedy weights,
 random turn caps); the frames must be identical, and together they reach every end reason.  Then:
 the frame does not depend on the chunking, the values buffer grows without changing a game, a
-runaway game is an error, and ``search`` falls back to the reference loop with one warning.
+runaway game is an error (``search``'s fallback is checked with the other games' in
+``tests/test_conformance.py``).
 About 430 games, under 10 s warm (the first run compiles the kernel into ``.cache/``).
 """
 
