@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 
-.PHONY: setup report test bench lab lint clean
+.PHONY: setup report test bench lab app lint clean
 
 setup: $(STAMP)
 
@@ -29,6 +29,9 @@ bench: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+app: $(STAMP)
+	$(BIN)/python -m workbench.app $(if $(PORT),--port $(PORT))
 
 lint: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks

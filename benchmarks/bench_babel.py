@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -31,15 +30,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from polars.testing import assert_frame_equal  # noqa: E402
 
-from benchmarks.benchlib import timed_study  # noqa: E402
+from benchmarks.benchlib import fast_rates, reference_rate, timed_study  # noqa: E402
 from workbench.core.model import AgentSpec  # noqa: E402
 from workbench.core.play import play_chunk  # noqa: E402
 from workbench.core.seeding import game_seeds  # noqa: E402
-from workbench.games.babel import fast  # noqa: E402
 from workbench.games.babel.model import MODEL  # noqa: E402
 
 AGENTS = ("random", "greedy")
@@ -55,58 +52,13 @@ MIXES = [(("random", "random"), 0.6), (("greedy", "random"), 0.1), (("random", "
          (("greedy", "greedy"), 0.2)]
 
 
-def _specs(agent: str) -> tuple[AgentSpec, AgentSpec]:
-    return (AgentSpec.parse(agent),) * 2
-
-
-def _rate(games: int, seconds: float) -> float:
-    return games / seconds if seconds > 0 else float("inf")
-
-
-def reference_rate(agent: str, games: int) -> float:
-    """Games/s of core's reference loop on one core."""
-    seeds = game_seeds(1, 0, games)
-    t = time.perf_counter()
-    play_chunk(MODEL, MODEL.resolve_params(), _specs(agent), seeds, "reference")
-    return _rate(games, time.perf_counter() - t)
-
-
-def fast_rates(agent: str, games: int, repeats: int = 2) -> tuple[float, float]:
-    """Games/s of ``fast.play_chunk`` (kernel + frame) in ten equal chunks (at most the model's
-    chunk hint): on one thread, and on two threads taking five chunks each (best of ``repeats``)."""
-    config = MODEL.make_config(MODEL.resolve_params())
-    specs = _specs(agent)
-    seeds = game_seeds(2, 0, games)
-    size = min(MODEL.chunk_hint("fast"), -(-games // 10))
-    chunks = [seeds[i:i + size] for i in range(0, games, size)]
-    fast.play_chunk(config, specs, seeds[:50])  # warm
-
-    def play(mine: list[np.ndarray]) -> None:
-        for chunk in mine:
-            fast.play_chunk(config, specs, chunk)
-
-    one = two = 0.0
-    for _ in range(repeats):
-        t = time.perf_counter()
-        play(chunks)
-        one = max(one, _rate(games, time.perf_counter() - t))
-        threads = [threading.Thread(target=play, args=(chunks[k::2],)) for k in range(2)]
-        t = time.perf_counter()
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        two = max(two, _rate(games, time.perf_counter() - t))
-    return one, two
-
-
 def throughput(quick: bool) -> list[dict]:
     rows = []
     ref_games = {"random": 100 if quick else 400, "greedy": 30 if quick else 120}
     fast_games = {"random": 20_000 if quick else 200_000, "greedy": 5_000 if quick else 40_000}
     for agent in AGENTS:
-        ref = reference_rate(agent, ref_games[agent])
-        one, two = fast_rates(agent, fast_games[agent])
+        ref = reference_rate(MODEL, MODEL.resolve_params(), agent, ref_games[agent])
+        one, two = fast_rates(MODEL, MODEL.resolve_params(), agent, fast_games[agent])
         row = {"agents": f"{agent} vs {agent}", "reference_gps": round(ref, 1), "fast_1core_gps": round(one),
                "fast_2workers_gps": round(two), "speedup_1core": round(one / ref, 1),
                "scaling_2workers": round(two / one, 2)}

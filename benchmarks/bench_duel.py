@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -30,11 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from polars.testing import assert_frame_equal  # noqa: E402
 
-from benchmarks.benchlib import timed_study  # noqa: E402
+from benchmarks.benchlib import fast_rates, reference_rate, timed_study  # noqa: E402
 from workbench.core.model import AgentSpec  # noqa: E402
 from workbench.core.play import play_chunk  # noqa: E402
 from workbench.core.seeding import game_seeds  # noqa: E402
@@ -57,55 +55,14 @@ def _specs(agent: str) -> tuple[AgentSpec, AgentSpec]:
     return (AgentSpec.parse(agent),) * 2
 
 
-def _rate(games: int, seconds: float) -> float:
-    return games / seconds if seconds > 0 else float("inf")
-
-
-def reference_rate(field: str, agent: str, games: int) -> float:
-    params = MODEL.resolve_params({"battlefield": field})
-    seeds = game_seeds(1, 0, games)
-    t = time.perf_counter()
-    play_chunk(MODEL, params, _specs(agent), seeds, "reference")
-    return _rate(games, time.perf_counter() - t)
-
-
-def fast_rates(field: str, agent: str, games: int, repeats: int = 2) -> tuple[float, float]:
-    """Games/s of ``fast.play_chunk`` (kernel + frame) in ten equal chunks (at most the runner's
-    20,000): on one thread, and on two threads taking five chunks each (best of ``repeats``)."""
-    config = build_config(MODEL.resolve_params({"battlefield": field}))
-    specs = _specs(agent)
-    seeds = game_seeds(2, 0, games)
-    size = min(20_000, -(-games // 10))
-    chunks = [seeds[i:i + size] for i in range(0, games, size)]
-    fast.play_chunk(config, specs, seeds[:50], "random")  # warm
-
-    def play(mine: list[np.ndarray]) -> None:
-        for chunk in mine:
-            fast.play_chunk(config, specs, chunk, "random")
-
-    one = two = 0.0
-    for _ in range(repeats):
-        t = time.perf_counter()
-        play(chunks)
-        one = max(one, _rate(games, time.perf_counter() - t))
-        threads = [threading.Thread(target=play, args=(chunks[k::2],)) for k in range(2)]
-        t = time.perf_counter()
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        two = max(two, _rate(games, time.perf_counter() - t))
-    return one, two
-
-
 def throughput(quick: bool) -> list[dict]:
     rows = []
     ref_games = {"random": 150 if quick else 600, "greedy": 50 if quick else 200}
     fast_games = 20_000 if quick else 100_000
     for field in FIELDS:
         for agent in AGENTS:
-            ref = reference_rate(field, agent, ref_games[agent])
-            one, two = fast_rates(field, agent, fast_games)
+            ref = reference_rate(MODEL, MODEL.resolve_params({"battlefield": field}), agent, ref_games[agent])
+            one, two = fast_rates(MODEL, MODEL.resolve_params({"battlefield": field}), agent, fast_games)
             row = {"battlefield": field, "agents": f"{agent} vs {agent}", "reference_gps": round(ref),
                    "fast_1core_gps": round(one), "fast_2workers_gps": round(two),
                    "speedup_1core": round(one / ref, 1), "scaling_2workers": round(two / one, 2)}

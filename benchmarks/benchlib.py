@@ -31,3 +31,59 @@ def timed_study(code: str) -> dict:
     """Cold (first compile) and warm timings of ``code``."""
     with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
         return {"cold": study_run(code, cache), "warm": study_run(code, cache)}
+
+
+def specs(agent: str) -> tuple:
+    """The same agent in both seats."""
+    from workbench.core.model import AgentSpec
+
+    return (AgentSpec.parse(agent),) * 2
+
+
+def rate(games: int, seconds: float) -> float:
+    """Games per second."""
+    return games / seconds if seconds > 0 else float("inf")
+
+
+def reference_rate(model, params: dict, agent: str, games: int) -> float:
+    """Games/s of core's reference loop on one core (both seats ``agent``)."""
+    from workbench.core.play import play_chunk
+    from workbench.core.seeding import game_seeds
+
+    seeds = game_seeds(1, 0, games)
+    t = time.perf_counter()
+    play_chunk(model, params, specs(agent), seeds, "reference")
+    return rate(games, time.perf_counter() - t)
+
+
+def fast_rates(model, params: dict, agent: str, games: int, repeats: int = 2) -> tuple[float, float]:
+    """Games/s of the model's compiled engine (kernel + frame) in ten equal chunks (at most its chunk hint):
+    on one thread, and on two threads taking five chunks each (best of ``repeats``)."""
+    import threading
+
+    from workbench.core.seeding import game_seeds
+
+    config = model.make_config(params)
+    agents = specs(agent)
+    seeds = game_seeds(2, 0, games)
+    size = min(model.chunk_hint("fast"), -(-games // 10))
+    chunks = [seeds[i:i + size] for i in range(0, games, size)]
+    model.play_fast(config, params, agents, seeds[:50])  # warm
+
+    def play(mine: list) -> None:
+        for chunk in mine:
+            model.play_fast(config, params, agents, chunk)
+
+    one = two = 0.0
+    for _ in range(repeats):
+        t = time.perf_counter()
+        play(chunks)
+        one = max(one, rate(games, time.perf_counter() - t))
+        threads = [threading.Thread(target=play, args=(chunks[k::2],)) for k in range(2)]
+        t = time.perf_counter()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        two = max(two, rate(games, time.perf_counter() - t))
+    return one, two

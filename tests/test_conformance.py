@@ -197,4 +197,4 @@ def test_fast_engine_falls_back_to_the_reference_loop_with_one_warning(game_name
 
 
 def test_the_fallback_is_checked_for_the_games_with_slow_agents():
-    assert SLOW_AGENTS == {"babel": "search", "duel": "search"}
+    assert SLOW_AGENTS == {"babel": "search", "babylon": "search", "duel": "search"}

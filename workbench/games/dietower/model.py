@@ -53,6 +53,7 @@ class DieTowerModel(GameModel):
     simultaneous = True
     studies = "workbench.games.dietower.studies:STUDIES"
     report = "workbench.games.dietower.report:build_report"
+    lessons = "workbench.games.dietower.lessons:LESSONS"  # the teaching page (core/lessons.py)
 
     def players(self, params: dict[str, Any]) -> int:
         """Seats: the ``players`` parameter."""

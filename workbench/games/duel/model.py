@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
+from workbench.core.cardtable import CardTable
 from workbench.core.errors import InputError
 from workbench.core.model import CHANCE, TERMINAL, AgentSpec, GameModel, Param
 from workbench.core.rng import SplitMix64
@@ -128,6 +129,9 @@ class DuelModel(GameModel):
     studies = "workbench.games.duel.studies:STUDIES"
     commands = "workbench.games.duel.shuffle:COMMAND"
     report = "workbench.games.duel.report:build_report"
+    # the table a designer edits in the studio (core/cardtable.py): the `cards` parameter takes the file
+    card_table = CardTable("cards", CARDS_CSV, key=("key", "id"), editable=("cost", "effect"),
+                           shown=("name_en", "colour"), validate=load_cards)
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Player turns."""

@@ -66,6 +66,7 @@ class RescueModel(GameModel):
     simultaneous = True
     studies = "workbench.games.rescue.studies:STUDIES"
     report = "workbench.games.rescue.report:build_report"
+    lessons = ("auction", "dragon", "trophies")  # exact beside simulated: the teaching page (core/lessons.py)
 
     def check_params(self, params: dict[str, Any]) -> None:
         """A per-seat override must name a seat that plays."""

@@ -1,0 +1,149 @@
+"""Driving the studio in headless Chromium: start the server, open pages, record what the page asks for.
+
+* :func:`chromium` finds Debian's ``chromium`` (or ``WORKBENCH_CHROMIUM``); without one the browser
+  tests skip with one line — unless ``WORKBENCH_BROWSER_TESTS=required`` (``.ci/run`` sets it), when
+  a missing browser is a failure, so CI never skips them.
+* :class:`StudioServer` runs ``python -m workbench.app`` on a free loopback port with its own
+  workspace and stops it (only the process it started).
+* :class:`Recorder` keeps every request and console message of a page, so a test can assert the
+  page asked nothing of any host but 127.0.0.1 and logged no error.
+* :func:`shot` writes a screenshot under ``reports/app/`` for a reviewer.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = REPO / "reports" / "app"
+REQUIRED = os.environ.get("WORKBENCH_BROWSER_TESTS", "") == "required"
+
+
+def chromium() -> str | None:
+    """The Chromium executable; without one, skip the module with one clear line.
+
+    When the browser tests are required (``WORKBENCH_BROWSER_TESTS=required``) a missing browser is
+    not skipped: this returns None and :func:`require` fails each test, the rest of the suite runs.
+    """
+    found = os.environ.get("WORKBENCH_CHROMIUM") or next(
+        (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser")) if p), None)
+    why = None
+    if not found:
+        why = "no Chromium here (Debian: apt-get install -y chromium; or set WORKBENCH_CHROMIUM)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401 - the test extra installs it
+        except ImportError:
+            why = "the playwright package is missing (pip install -e '.[test]')"
+    global MISSING
+    if why:
+        if REQUIRED:
+            MISSING = f"browser tests are required here (WORKBENCH_BROWSER_TESTS=required) but {why}"
+            return None
+        pytest.skip(f"browser tests skipped: {why}", allow_module_level=True)  # one line for the whole module
+    return found
+
+
+MISSING = ""
+
+
+def require(executable: str | None) -> str:
+    """The executable found by :func:`chromium`, or fail the test saying what is missing."""
+    if not executable:
+        pytest.fail(MISSING, pytrace=False)
+    return executable
+
+
+def free_port() -> int:
+    from workbench.app.serve import free_port as port
+
+    return port()
+
+
+@dataclass
+class StudioServer:
+    """``python -m workbench.app`` on a free loopback port, with its own workspace."""
+
+    workspace: Path
+    env: dict[str, str] = field(default_factory=dict)
+    port: int = 0
+    proc: subprocess.Popen | None = None
+    log: Path | None = None
+    started: float = 0.0
+    ready_after: float = 0.0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def start(self, timeout: float = 60) -> StudioServer:
+        self.port = free_port()
+        self.log = self.workspace.parent / f"studio-server-{self.port}.log"
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+               **self.env}
+        self.started = time.perf_counter()
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "workbench.app", "--port", str(self.port), "--studio",
+                                          str(self.workspace), "--sweeps", str(self.workspace / "sweeps")],
+                                         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        while time.perf_counter() - self.started < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the studio server stopped: {self.log.read_text()[-3000:]}")
+            try:
+                urllib.request.urlopen(self.url + "voila/static/voila-style.js", timeout=2)
+                self.ready_after = time.perf_counter() - self.started
+                return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the studio server did not answer within {timeout} s: {self.log.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)  # only the server this test started
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+class Recorder:
+    """Every request and console message of one page."""
+
+    def __init__(self, page: Any) -> None:
+        self.requests: list[str] = []
+        self.failed: list[str] = []
+        self.console: list[tuple[str, str]] = []
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
+        page.on("console", lambda m: self.console.append((m.type, m.text)))
+        page.on("pageerror", lambda e: self.console.append(("error", f"page error: {e}")))
+
+    def foreign(self) -> list[str]:
+        """Requests to anything but the loopback studio (data: and blob: URLs are in the page itself)."""
+        return [u for u in self.requests
+                if not u.startswith(("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:", "file://"))]
+
+    def errors(self) -> list[str]:
+        return [text for kind, text in self.console if kind == "error"]
+
+
+def shot(page: Any, name: str) -> Path:
+    """A screenshot of the page as it stands, under reports/app/ (ignored by git)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

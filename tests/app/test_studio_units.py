@@ -1,0 +1,258 @@
+"""The studio without a browser: its pieces in-process — forms from declarations, card tables, lessons,
+the run store, downloads, the launcher's settings — and the rule that the app holds no game's code."""
+
+from __future__ import annotations
+
+import ast
+import json
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from workbench.app.forms import Form
+from workbench.app.results import export_files
+from workbench.app.store import RunStore, find_sweeps, open_sweep
+from workbench.app.studies_page import StudiesPage
+from workbench.app.workspace import Workspace
+from workbench.core import metrics
+from workbench.core.cardtable import card_table, changed_cells, read_cards, save_cards, what_if
+from workbench.core.compare import compare_outcomes
+from workbench.core.edits import edit_csv
+from workbench.core.errors import DataError, InputError
+from workbench.core.lessons import exact_only, get_lesson, lessons
+from workbench.core.model import game_names, get_game
+from workbench.core.runner import simulate
+from workbench.core.study import get_study, outcome_tables, studies
+from workbench.core.sweep import load_sweep, run_grid
+
+APP = Path(__file__).resolve().parents[2] / "workbench" / "app"
+
+
+# -- the app holds no game's code ------------------------------------------------------------------------
+def test_the_app_imports_no_game_and_names_none():
+    from tests.test_layers import GRAPH
+
+    app = {m for m in GRAPH if m.startswith("workbench.app")}
+    assert {"workbench.app.studio", "workbench.app.cards_page", "workbench.app.teaching_page"} <= app
+    for module in app:
+        bad = {m for m in GRAPH[module] if m.startswith("workbench.games") or m in ("workbench.ui.duel",
+                                                                                 "workbench.ui.dietower")}
+        assert not bad, f"{module} imports {sorted(bad)}"
+    names = set(game_names()) | {"free_steppe", "crystal_garden", "dragon"}
+    for path in APP.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
+            n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr)}
+        constants = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                     and id(n) not in docstrings}
+        assert not names & constants, f"{path.name} names a game or its data: {names & constants}"
+
+
+# -- forms from declarations ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", game_names())
+def test_every_games_studies_get_a_form_from_their_declarations(game):
+    import ipywidgets as w
+
+    for study in studies(game):
+        form = Form(study.settings, kind="setting")
+        assert list(form.fields) == [p.name for p in study.settings]
+        for param, widget in form.fields.values():
+            if param.choices is not None:
+                assert isinstance(widget, w.Dropdown)
+            elif param.kind is bool:
+                assert isinstance(widget, w.Checkbox)
+        assert study.resolve(form.values()) == study.resolve({})  # the form starts at the declared defaults
+    params = Form(get_game(game).params)
+    assert params.changed() == {}
+
+
+def test_a_wrong_value_names_the_field_and_what_is_allowed():
+    form = Form(get_game("duel").params)
+    form.set(start_wall="ten")
+    with pytest.raises(InputError, match=r"field 'start wall'.*not a whole number.*allowed: int in \[0, 100000\]"):
+        form.values()
+    form.set(start_wall=None, battlefield="free_steppe")
+    assert form.changed() == {"battlefield": "free_steppe"}
+
+
+def test_the_studies_page_runs_a_study_keeps_it_and_shows_what_the_library_computes(tmp_path):
+    page = StudiesPage(Workspace(tmp_path), "toy")
+    page.set(games=500, agents="greedy,random", board="large")
+    page.seed.value = 3
+    page.run()
+    page.job.wait(60)
+    (record,) = page.workspace.store.runs()
+    kept, tables = page.workspace.store.load(record["id"])
+    frame = simulate("toy", 500, params={"board": "large"}, agents="greedy,random", seed=3, progress=False)
+    assert_frame_equal(tables["games"], frame)
+    assert_frame_equal(tables["first_mover"], metrics.first_mover(frame))
+    assert kept["status"] == "done" and kept["settings"]["games"] == 500 and kept["params"] == {"board": "large"}
+    assert 'data-table="first_mover"' in page.results.body.value
+
+
+def test_an_impossible_combination_is_named_and_nothing_is_played(tmp_path):
+    page = StudiesPage(Workspace(tmp_path), "duel")
+    page.set(start_tower=500)
+    page.run()
+    assert not page.job.running and "tower" in page.note.value and 'data-kind="error"' in page.note.value
+    assert page.workspace.store.runs() == []
+
+
+# -- card tables ---------------------------------------------------------------------------------------------
+def test_the_duel_declares_its_card_table_and_other_games_none():
+    table = card_table("duel")
+    assert table.param == "cards" and table.row_key == "key" and set(table.editable) == {"cost", "effect"}
+    assert card_table("toy") is None and card_table("dietower") is None
+    cards = read_cards(table)
+    assert cards.height == 102 and cards.filter(pl.col("key") == "dragon")["cost"][0] == "25"
+
+
+def test_edits_are_saved_under_a_new_name_and_never_overwrite(tmp_path):
+    table = card_table("duel")
+    shipped = Path(table.default).read_bytes()
+    cards = read_cards(table)
+    assert changed_cells(table, cards, {"dragon": {"cost": "25"}, "ruby": {"cost": 99}}) == {"ruby": {"cost": "99"}}
+    saved = save_cards(table, {"dragon": {"cost": 20}}, "cheap-dragon", tmp_path)
+    assert read_cards(table, saved).filter(pl.col("key") == "dragon")["cost"][0] == "20"
+    with pytest.raises(InputError, match="already exists"):
+        save_cards(table, {"dragon": {"cost": 21}}, "cheap-dragon", tmp_path)
+    with pytest.raises(InputError, match="name"):
+        save_cards(table, {"dragon": {"cost": 21}}, "../cards", tmp_path)
+    with pytest.raises(InputError, match="already exists"):
+        save_cards(table, {"dragon": {"cost": 21}}, "cards", Path(table.default).parent)
+    assert Path(table.default).read_bytes() == shipped
+    assert read_cards(table, saved).filter(pl.col("key") == "dragon")["cost"][0] == "20"  # not overwritten
+    with pytest.raises(DataError, match="row 103, column 'effect'"):
+        save_cards(table, {"dragon": {"effect": "enemy.damage lots"}}, "broken", tmp_path)
+    assert not (tmp_path / "broken.csv").exists()
+
+
+def test_a_card_what_if_equals_two_library_runs_on_the_same_seeds(tmp_path):
+    result = what_if("duel", {"dragon": {"cost": 20}}, params={"battlefield": "free_steppe"}, games=300, seed=5,
+                     directory=tmp_path)
+    edited = edit_csv(card_table("duel").default, {"dragon": {"cost": 20}}, key=("key", "id"), directory=tmp_path)
+    base = simulate("duel", 300, params={"battlefield": "free_steppe"}, seed=5, progress=False)
+    variant = simulate("duel", 300, params={"battlefield": "free_steppe", "cards": str(edited)}, seed=5,
+                       progress=False)
+    assert_frame_equal(result.outcomes, compare_outcomes(base, variant))
+    with pytest.raises(InputError, match="no cards value is changed"):
+        what_if("duel", {"dragon": {"cost": 25}}, games=10)
+
+
+# -- lessons ---------------------------------------------------------------------------------------------------
+def test_lessons_are_declared_studies_and_the_streak_lesson_is_dietowers_exact_model():
+    from workbench.games.dietower.exact import streak_odds
+
+    assert [s.name for s in lessons("rescue")] == ["auction", "dragon", "trophies"]
+    assert lessons("rescue")[0] is get_study("rescue", "auction") and lessons("toy") == ()
+    lesson = get_lesson("dietower", "streak")
+    assert exact_only(lesson) and not exact_only(get_study("dietower", "equilibrium"))
+    tables = lesson.execute("dietower", {"die_faces": 7, "p": 0.35, "games": 0})
+    row = tables["six_win"].row(0, named=True)
+    exact = streak_odds(Fraction(7, 20), 7, 14, 2).six_win
+    assert row["exact_fraction"] == str(exact) and row["exact"] == pytest.approx(float(exact), rel=1e-12)
+    assert row["simulated"] is None and tables["points"]["count"].null_count() == tables["points"].height
+    simulated = lesson.execute("dietower", {"die_faces": 7, "p": 0.35, "games": 20_000}, seed=1)
+    row = simulated["six_win"].row(0, named=True)
+    assert row["simulated_low"] <= float(exact) <= row["simulated_high"]
+    assert set(lesson.make_charts(simulated)) == {"six_win", "points", "longest", "first_streak"}
+
+
+# -- runs, sweeps and downloads ----------------------------------------------------------------------------------
+def test_kept_runs_come_back_as_they_were(tmp_path):
+    store = RunStore(tmp_path / "runs")
+    frame = simulate("toy", 200, seed=1, progress=False)
+    tables = {**outcome_tables(frame), "games": frame}
+    run_id = store.save({"kind": "study", "game": "toy", "name": "outcomes", "status": "done"}, tables)
+    assert [r["id"] for r in store.runs()] == [run_id]
+    record, loaded = store.load(run_id)
+    assert record["game"] == "toy" and set(loaded) == set(tables)
+    for name in tables:
+        assert_frame_equal(loaded[name], tables[name])
+    assert not [p for p in (tmp_path / "runs").iterdir() if p.name.startswith(".")]  # no half-written run
+    with pytest.raises(InputError):
+        store.load("../elsewhere")
+
+
+def test_sweep_stores_are_listed_and_opened_without_playing(tmp_path):
+    out = tmp_path / "sweeps" / "edges"
+    run_grid("toy", {"edge": [0.2, 0.8]}, 300, out=out, seed=2, progress=False)
+    (found,) = find_sweeps([tmp_path / "sweeps"])
+    assert found["game"] == "toy" and found["done"] == found["total"] == 600 and found["status"] == "complete"
+    record, tables = open_sweep(out)
+    assert record["keys"] == ["edge"]
+    assert_frame_equal(tables["first_mover"], metrics.first_mover(load_sweep(out), ["edge"]))
+
+
+def test_a_runs_downloads_hold_the_frame_and_a_report_with_every_chart(tmp_path):
+    frame = simulate("toy", 300, seed=1, progress=False)
+    study = get_study("toy", "outcomes")
+    tables = study.execute("toy", {"games": 300}, seed=1)
+    charts = study.make_charts(tables)
+    workspace = Workspace(tmp_path)
+    record = {"kind": "study", "game": "toy", "name": "outcomes", "title": "toy outcomes", "seed": 1,
+              "status": "done", "done": 300, "total": 300}
+    record["id"] = workspace.store.save(record, tables)
+    files = export_files(workspace.run_dir(record["id"]), record, tables, charts)
+    assert set(files) == {"games (CSV)", "games (Parquet)", "report (zip)"}
+    assert pl.read_csv(files["games (CSV)"]).height == 300
+    assert_frame_equal(pl.read_parquet(files["games (Parquet)"]), frame)
+    with zipfile.ZipFile(files["report (zip)"]) as zf:
+        names = set(zf.namelist())
+        html = zf.read("report/index.html").decode()
+        info = json.loads(zf.read("report/report.json"))
+    assert {"report/index.html", "report/index.md", "report/games.csv", "report/first_mover.parquet"} <= names
+    assert len(info["charts"]) == len(charts)
+    for name in info["charts"]:
+        assert f'<figure id="chart-{name}" class="chart"><svg' in html
+        assert f"report/{name}.png" in names
+    assert workspace.url(files["report (zip)"]) == f"/voila/files/runs/{record['id']}/report.zip"
+
+
+# -- the launcher ----------------------------------------------------------------------------------------------------
+def test_the_server_is_loopback_only_offline_and_serves_only_downloads(tmp_path):
+    import re
+
+    from workbench.app.serve import ALLOWED_FILES, NOTEBOOK, TEMPLATES, prepare, voila_config
+
+    notebook = prepare(tmp_path / "studio", [tmp_path / "sweeps"])
+    assert notebook.read_bytes() == NOTEBOOK.read_bytes()
+    c = voila_config(tmp_path / "studio", 8123)
+    assert c.Voila.ip == "127.0.0.1" and c.Voila.port == 8123 and c.VoilaConfiguration.template == "workbench"
+    template = (TEMPLATES / "voila" / "templates" / "workbench" / "index.html.j2").read_text()
+    assert "://" not in template.split("#}", 1)[1]  # the template loads nothing from another host
+    allowed = [re.compile(p) for p in ALLOWED_FILES]
+    assert any(p.fullmatch("runs/20250101-x/report.zip") for p in allowed)
+    assert not any(p.fullmatch(name) for p in allowed for name in ("studio.ipynb", "runs/x/run.json", "../etc/passwd"))
+
+
+def _settled(page, timeout: float = 60) -> str:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        worker = page._worker
+        if (worker is None or not worker.is_alive()) and 'data-state="done"' in page.status.value:
+            return page.status.value
+        if 'data-kind="error"' in page.status.value:
+            return page.status.value
+        time.sleep(0.05)
+    raise AssertionError(f"the lesson did not settle: {page.status.value}")
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if lessons(g)])
+def test_every_lesson_follows_its_sliders_in_the_teaching_page(tmp_path, game):
+    from workbench.app.teaching_page import TeachingPage
+
+    page = TeachingPage(Workspace(tmp_path), game)
+    for name in page.lessons:
+        page.picker.value = name
+        status = _settled(page)
+        assert 'data-kind="error"' not in status, f"{game} {name}: {status}"
+        assert "data-table=" in page.tables.value + page.charts.value
+        figures = page.charts.value.count('class="wb-chart"')
+        assert page.charts.value.count("<svg") == figures and (figures >= 1) == (page.lessons[name].charts is not None)

@@ -1,0 +1,138 @@
+"""HTML for the studio: tables with their intervals, charts drawn as SVG on the server, messages.
+
+Nothing here needs a network: a chart is drawn by vl-convert into an inline SVG (altair's own HTML
+renderer would load Vega from a CDN), a table is plain HTML read like the report's (a rate and its
+interval in one cell, ``52.3% [51.3–53.3]``).  Every element carries a class and a ``data-`` name,
+so the page's tests (and a reader's eye) find a table or a chart by name.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import logging
+from typing import Any
+
+import polars as pl
+
+from workbench.core.errors import WorkbenchError
+from workbench.core.report import display_frame
+
+__all__ = ["CSS", "chart_html", "chart_svg", "error_message", "message", "table_html"]
+
+log = logging.getLogger("workbench.app")
+MAX_ROWS = 200  # rows shown of a long table (the downloads hold every row)
+_IDS = itertools.count()
+
+CSS = """<style>
+.wb-studio{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222}
+.wb-studio h2{margin:.2em 0 .4em;font-size:1.3em}
+.wb-table-block{margin:.4em 0 1em}
+.wb-table-block caption,.wb-caption{text-align:left;font-weight:600;padding:.2em 0}
+table.wb-table{border-collapse:collapse;font-size:.88em;margin:.2em 0}
+table.wb-table th,table.wb-table td{border:1px solid #ccc;padding:.2em .55em;text-align:left;vertical-align:top}
+table.wb-table th{background:#f3f3f3}
+table.wb-table td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.wb-table tr.wb-changed td{background:#fff1a8}
+.wb-more{font-size:.8em;color:#666}
+figure.wb-chart{margin:.6em 0;display:inline-block;vertical-align:top}
+figure.wb-chart svg{max-width:100%;height:auto}
+.wb-msg{padding:.45em .7em;border-radius:4px;margin:.3em 0;white-space:pre-wrap}
+.wb-msg-error{background:#fde8e8;color:#8a1111;border:1px solid #f0b4b4}
+.wb-msg-info{background:#eef4fb;color:#1d3f66;border:1px solid #c6d9ef}
+.wb-msg-ok{background:#eaf7ea;color:#1c5a1c;border:1px solid #bfe3bf}
+.wb-downloads a{display:inline-block;margin:.2em .5em .2em 0;padding:.25em .8em;border:1px solid #888;
+  border-radius:3px;background:#f7f7f7;color:#222;text-decoration:none;font-size:.9em}
+.wb-downloads a:hover{background:#e8e8e8}
+.wb-status{font-size:.9em}
+.wb-label{cursor:help;border-bottom:1px dotted #999;font-size:.92em}
+.wb-changed input,.wb-changed textarea{background:#fff1a8 !important}
+.wb-changed-row{background:#fff1a8}
+.wb-cell-changed input{background:#fff1a8 !important;font-weight:600}
+.wb-card-grid .widget-label{font-size:.85em}
+</style>"""
+
+
+def _cell(value: str, numeric: bool) -> str:
+    cls = ' class="num"' if numeric else ""
+    return f"<td{cls}>{html.escape(value)}</td>"
+
+
+def table_html(name: str, frame: pl.DataFrame, title: str = "", highlight: set[int] | None = None,
+               max_rows: int = MAX_ROWS) -> str:
+    """A table as people read it: rates merged with their intervals; rows in ``highlight`` marked changed."""
+    shown = display_frame(frame.head(max_rows))
+    numeric = {c for c, t in frame.schema.items() if t.is_numeric()}
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    rows = []
+    for i, row in enumerate(shown.iter_rows()):
+        cls = ' class="wb-changed"' if highlight and i in highlight else ""
+        rows.append(f"<tr{cls}>" + "".join(_cell(v, c in numeric) for c, v in zip(shown.columns, row, strict=True))
+                    + "</tr>")
+    cap = f"<caption>{html.escape(title or name.replace('_', ' '))}</caption>"
+    more = (f'<div class="wb-more">showing {min(frame.height, max_rows):,} of {frame.height:,} rows; '
+            "the downloads hold every row</div>") if frame.height > max_rows else ""
+    return (f'<div class="wb-table-block" data-table="{html.escape(name)}"><table class="wb-table">{cap}'
+            f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>{more}</div>')
+
+
+def _vl_version(spec: dict) -> str | None:
+    """The Vega-Lite version vl-convert should use for ``spec`` (its own major's latest when not exact)."""
+    import re
+
+    import vl_convert
+
+    supported = vl_convert.get_vegalite_versions()
+    match = re.search(r"/v(\d+)\.(\d+)", str(spec.get("$schema", "")))
+    if not match:
+        return None
+    want = f"{match.group(1)}.{match.group(2)}"
+    same = [v for v in supported if v.split(".")[0] == match.group(1)]
+    return want if want in supported else (same[-1] if same else None)
+
+
+def chart_svg(chart: Any) -> str:
+    """An altair chart (or Vega-Lite dict) as an inline SVG, its ids made unique on the page."""
+    import re
+
+    import vl_convert
+
+    spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=_vl_version(spec))
+    svg = re.sub(r"^\s*<\?xml[^>]*\?>\s*", "", svg)
+    prefix = f"wb{next(_IDS)}-"
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if ids:
+        svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
+        svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})" if m.group(1) in ids
+                     else m.group(0), svg)
+        svg = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"' if m.group(1) in ids
+                     else m.group(0), svg)
+    return svg
+
+
+def chart_html(name: str, chart: Any) -> str:
+    """A chart in a ``<figure>``; one that cannot be drawn says so in its place."""
+    try:
+        body = chart_svg(chart)
+    except Exception as exc:  # noqa: BLE001 - a chart that fails must not hide the tables
+        log.exception("chart %s could not be drawn", name)
+        body = message(f"chart {name!r} could not be drawn: {type(exc).__name__}: {exc}", "error")
+    return f'<figure class="wb-chart" data-chart="{html.escape(name)}">{body}</figure>'
+
+
+def message(text: str, kind: str = "info", **data: Any) -> str:
+    """A message box: ``error``, ``info`` or ``ok`` (``data`` become ``data-`` attributes)."""
+    extra = "".join(f' data-{k}="{html.escape(str(v))}"' for k, v in data.items())
+    return f'<div class="wb-msg wb-msg-{kind}" data-kind="{kind}"{extra}>{html.escape(text)}</div>'
+
+
+def error_message(exc: BaseException) -> str:
+    """What a user reads about an error: a workbench error's own words, else its kind and text — never a traceback.
+
+    The traceback of an unexpected error goes to the server's log.
+    """
+    if isinstance(exc, WorkbenchError):
+        return str(exc)
+    log.error("unexpected error in the studio", exc_info=exc)
+    return f"unexpected error ({type(exc).__name__}): {exc}"

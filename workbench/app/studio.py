@@ -1,0 +1,196 @@
+"""The studio: every registered game's studies, card editor, lessons and earlier runs in one page.
+
+The page is built only from the registry and the declarations (``core/model.py``, ``core/study.py``,
+``core/cardtable.py``, ``core/lessons.py``): a game registered through the protocol — a package in
+``workbench/games/`` or a module named in ``WORKBENCH_GAMES`` — appears with its forms and reports
+and no line of the app changes.  Four tabs: **Studies**, **Cards** (games with an editable card
+table), **Teaching** (games with lessons) and **Runs**.  A tab is built when first shown and again
+when the game changes.  The URL's query chooses where the page opens:
+``?game=dietower&page=teaching&lesson=streak`` (``page``: studies, cards, teaching, runs;
+``study`` and ``lesson`` name one).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import urllib.parse
+from typing import Any
+
+from workbench.app.cards_page import CardsPage
+from workbench.app.render import CSS, error_message, message
+from workbench.app.runs_page import RunsPage
+from workbench.app.studies_page import StudiesPage
+from workbench.app.teaching_page import TeachingPage
+from workbench.app.workspace import Workspace
+from workbench.core.cardtable import card_table
+from workbench.core.lessons import lessons
+from workbench.core.model import game_names, get_game
+from workbench.ui.common import require_widgets
+
+__all__ = ["PAGES", "Studio", "preload", "wait_for_request"]
+
+PAGES = ("studies", "cards", "teaching", "runs")
+TITLES = {"studies": "Studies", "cards": "Cards", "teaching": "Teaching", "runs": "Runs"}
+log = logging.getLogger("workbench.app")
+
+
+def _log_to_server() -> None:
+    """Unexpected errors go to the server's console (the kernel's own stderr), never into the page."""
+    if not any(getattr(h, "studio", False) for h in log.handlers):
+        handler = logging.StreamHandler(sys.__stderr__)
+        handler.studio = True  # type: ignore[attr-defined]
+        handler.setFormatter(logging.Formatter("[studio] %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
+
+
+def _warm_up() -> None:
+    """Start vl-convert's engine in the background, so the first chart is drawn as fast as the others."""
+    try:
+        import vl_convert
+
+        vl_convert.vegalite_to_svg({"mark": "point", "data": {"values": [{"x": 1}]},
+                                    "encoding": {"x": {"field": "x", "type": "quantitative"}}})
+    except Exception:  # noqa: BLE001 - only a warm-up
+        log.debug("vl-convert warm-up failed", exc_info=True)
+
+
+_WARMING: list[threading.Thread] = []
+
+
+def _start_warm_up() -> None:
+    """Warm vl-convert up once per process, in a thread the interpreter waits for at exit.
+
+    Not a daemon: vl-convert's engine runs without the GIL, and a daemon thread still inside it
+    when the interpreter finalizes would crash the process on its way back.
+    """
+    if not _WARMING:
+        _WARMING.append(threading.Thread(target=_warm_up, name="studio-warm-up"))
+        _WARMING[0].start()
+
+
+def preload() -> None:
+    """Every registered game's declarations imported ahead of a page (and vl-convert started).
+
+    A pre-heated kernel (Voilà's pool) does this while it waits for its page, so the page is built
+    at once.  Compiled engines are not run here: on a fresh machine that would compile them, and a
+    page asked for meanwhile would wait for it.
+    """
+    from workbench.core.study import studies
+
+    for name in game_names():
+        try:
+            model = get_game(name)
+            for declared in (studies, card_table, lessons):
+                declared(model)
+        except Exception:  # noqa: BLE001 - a broken game says so on its page
+            log.warning("%s could not be preloaded", name, exc_info=True)
+    _warm_up()
+
+
+def wait_for_request() -> None:
+    """In a pre-heated kernel, wait here until a page asks for it (its URL's query is then in the environment)."""
+    try:
+        from voila.utils import wait_for_request as wait
+    except ImportError:  # not served by Voilà: nothing to wait for
+        return
+    wait()
+
+
+class Studio:
+    """The whole page: a game picker over the Studies, Cards, Teaching and Runs tabs."""
+
+    def __init__(self, workspace: Workspace | None = None, game: str | None = None, page: str = "studies",
+                 study: str | None = None, lesson: str | None = None) -> None:
+        w = require_widgets()
+        _log_to_server()
+        _start_warm_up()
+        self.workspace = workspace or Workspace.from_environment()
+        names = game_names()
+        self.wanted = {"study": study, "lesson": lesson}
+        self.game = w.Dropdown(options=[(self._game_label(n), n) for n in names],
+                               value=game if game in names else names[0], description="game",
+                               tooltip="every registered game", layout=w.Layout(width="420px"))
+        self.game.add_class("wb-game-picker")
+        self.note = w.HTML("<span class='wb-more'>every registered game; hover a field for its help</span>")
+        boxes = [w.VBox() for _ in PAGES]
+        for box, name in zip(boxes, PAGES, strict=True):
+            box.add_class(f"wb-page-{name}")
+        self.tabs = w.Tab(children=boxes)
+        self.tabs.titles = tuple(TITLES[p] for p in PAGES)
+        self.tabs.add_class("wb-tabs")
+        self.pages: dict[str, Any] = {}
+        self._built: dict[str, str] = {}  # page -> game it was built for
+        self.tabs.selected_index = PAGES.index(page) if page in PAGES else 0
+        self.tabs.observe(lambda _: self._show(), names="selected_index")
+        self.game.observe(lambda _: self._show(), names="value")
+        title = w.HTML(CSS + "<h2 class='wb-title'>Tower games studio</h2>")
+        self.widget = w.VBox([title, w.HBox([self.game, self.note]), self.tabs])
+        self.widget.add_class("wb-studio")
+        self._show()
+
+    @classmethod
+    def from_query(cls, query: str | None = None) -> Studio:
+        """The studio as the page's URL asks (``QUERY_STRING``, which the server passes to the kernel)."""
+        args = urllib.parse.parse_qs(query if query is not None else os.environ.get("QUERY_STRING", ""))
+
+        def one(name: str) -> str | None:
+            return args.get(name, [None])[0]
+
+        return cls(game=one("game"), page=one("page") or "studies", study=one("study"), lesson=one("lesson"))
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+    @staticmethod
+    def _game_label(name: str) -> str:
+        try:
+            model = get_game(name)
+        except Exception:  # noqa: BLE001 - a broken game is still listed; choosing it says what is wrong
+            return f"{name} (cannot be loaded)"
+        marks = [m for m, on in (("cards", _has(card_table, model)), ("teaching", _has(lessons, model))) if on]
+        return f"{model.title} ({name})" + (f" · {', '.join(marks)}" if marks else "")
+
+    @property
+    def page(self) -> str:
+        """The page shown."""
+        return PAGES[self.tabs.selected_index or 0]
+
+    def _show(self) -> None:
+        """Build the shown tab for the chosen game (once per game)."""
+        w = require_widgets()
+        page, game = self.page, self.game.value
+        if self._built.get(page) == game or (page == "runs" and "runs" in self._built):
+            if page == "runs":
+                self.pages["runs"].refresh()
+            return
+        box = self.tabs.children[PAGES.index(page)]
+        box.children = [w.HTML(message(f"loading {TITLES[page].lower()} of {game}…", "info"))]
+        try:
+            if page == "studies":
+                built = StudiesPage(self.workspace, game, self.wanted.pop("study", None))
+            elif page == "cards":
+                built = CardsPage(self.workspace, game)
+            elif page == "teaching":
+                built = TeachingPage(self.workspace, game, self.wanted.pop("lesson", None))
+            else:
+                built = RunsPage(self.workspace)
+        except Exception as exc:  # noqa: BLE001 - a game that cannot be shown says why; the others still work
+            box.children = [w.HTML(message(f"{game}: {error_message(exc)}", "error"))]
+            self._built.pop(page, None)
+            return
+        self.pages[page] = built
+        self._built[page] = game
+        box.children = [built.widget]
+
+
+def _has(find: Any, model: Any) -> bool:
+    try:
+        return bool(find(model))
+    except Exception:  # noqa: BLE001 - a broken declaration shows on its page
+        return False

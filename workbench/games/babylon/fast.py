@@ -1,0 +1,217 @@
+"""Towers of Babylon's compiled fast path: the same games as the reference engine, whole chunks at a time.
+
+``card_table`` compiles the Config — every card's numbers and keywords and its texts as small
+opcode rows (trigger → actions: verb, target, amount, per, may) — into one integer array, so an
+edited cards CSV runs without recompiling the kernel.  ``play_chunk`` turns the agents into arrays
+(kind and greedy's weights), runs ``fast_kernel.play_games`` over all seeds in one compiled loop
+and builds the result frame from flat arrays (the list columns through pyarrow offsets).  Core
+picks this engine for the agents the model declares in ``fast_agents`` and falls back to the
+reference loop for the others (``search``); ``tests/games/babylon/test_babylon_fast.py`` and the
+conformance suite prove the frames equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import comb
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from workbench.core.model import AgentSpec
+from workbench.core.play import RunawayGame
+from workbench.games.babylon import agents as babylon_agents
+from workbench.games.babylon import fast_kernel as K
+from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
+from workbench.games.babylon.rules import REASONS, TALLIES, WITCHERY, Config
+
+FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}
+_WINNERS = pl.Series("winner", [*SEATS, "draw"], dtype=pl.String)
+_REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
+_SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
+_DECLS = {d.name: d for d in babylon_agents.DECLS}
+_FLAGS = {"rules": ("crush", "twinstrike", "tunnel", "lethal", "thief", "retreating", "regenerating"),
+          "columns": (K.C_CRUSH, K.C_TWINSTRIKE, K.C_TUNNEL, K.C_LETHAL, K.C_THIEF, K.C_RETREATING,
+                      K.C_REGENERATING)}
+
+
+class Unsupported(ValueError):
+    """The Config holds something the kernel does not know (a new verb, target or trigger)."""
+
+
+def _code(table: tuple[str, ...], word: str, what: str, card: str) -> int:
+    if word not in table:
+        raise Unsupported(f"babylon fast engine: card {card} uses {what} {word!r}, which the kernel does not know")
+    return table.index(word)
+
+
+def card_table(config: Config) -> np.ndarray:
+    """The Config as the kernel's ``tab`` array (``fast_kernel`` module docstring)."""
+    n_cards = len(config.cards)
+    cards = np.zeros((n_cards, K.CC), np.int64)
+    clauses: list[tuple[int, int, int, int]] = []
+    acts: list[tuple[int, int, int, int, int]] = []
+    for c, info in enumerate(config.cards):
+        row = cards[c]
+        row[[K.C_TYPE, K.C_FACTION, K.C_POWER, K.C_SPECIFIC, K.C_TP, K.C_CONSTRUCTION, K.C_MIGHT, K.C_HEALTH]] = (
+            info.type, info.faction, info.power, info.specific, info.tp, info.construction, info.might, info.health)
+        for name, col in zip(_FLAGS["rules"], _FLAGS["columns"], strict=True):
+            row[col] = int(getattr(info, name))
+        row[K.C_COST] = info.tp if info.type == WITCHERY else info.power  # agents._cost
+        row[K.C_CLAUSE:] = -1
+        for trigger, clause in info.clauses.items():
+            slot = _code(K.TRIGGERS, trigger, "trigger", info.id)
+            choice, may = K.G_NONE, 0
+            for act in clause.actions:
+                if act.target in ("minion", "enemy_minion", "friendly_minion"):  # rules.CHOOSING
+                    choice, may = K.TARGETS.index(act.target), int(act.optional)
+                    break
+            row[K.C_CLAUSE + slot] = len(clauses)
+            clauses.append((len(acts), len(clause.actions), choice, may))
+            for act in clause.actions:
+                acts.append((_code(K.VERBS, act.verb, "verb", info.id), _code(K.TARGETS, act.target, "target", info.id),
+                             act.amount, _code(K.PERS, act.per, "per", info.id), int(act.optional)))
+    for seat, deck in enumerate(config.decks):
+        if len(deck) + config.mulligan > K.HCAP:
+            raise Unsupported(f"babylon fast engine: deck {config.deck_keys[seat]} has {len(deck)} cards; the kernel "
+                              f"holds {K.HCAP - config.mulligan} with a mulligan of {config.mulligan}")
+    if len(config.decks[0]) + len(config.decks[1]) > K.MCAP or 2 * config.turns + 1 > K.HISTCAP:
+        raise Unsupported(f"babylon fast engine: decks of {len(config.decks[0])} and {len(config.decks[1])} cards "
+                          f"over {config.turns} turns are more than the kernel holds")
+    head = np.zeros(K.TAB_CARDS, np.int64)
+    head[[K.X_NCARDS, K.X_WIN, K.X_TURNS, K.X_MULLIGAN, K.X_START_HAND, K.X_SECOND_CARDS, K.X_SECOND_TP,
+          K.X_START_TOWER, K.X_FIRST]] = (n_cards, config.win_tower, config.turns, config.mulligan, config.start_hand,
+                                          config.second_cards, config.second_tp, config.start_tower,
+                                          FIRST_MODES[config.first])
+    at = K.TAB_CARDS + cards.size
+    head[K.X_CLAUSES] = at
+    at += K.LC * len(clauses)
+    head[K.X_ACTS] = at
+    at += K.AC * len(acts)
+    for seat, deck in enumerate(config.decks):
+        head[K.X_DECKS + seat] = at
+        head[K.X_DECK_LEN + seat] = len(deck)
+        at += len(deck)
+    parts = [head, cards.ravel(), np.array(clauses, np.int64).reshape(-1), np.array(acts, np.int64).reshape(-1),
+             np.array(config.decks[0], np.int64), np.array(config.decks[1], np.int64)]
+    tab = np.concatenate(parts)
+    assert len(tab) == at
+    return tab
+
+
+MAX_LEGAL = 1 << 20  # rows of a scratch action list (24 MB for the three of a chunk)
+
+
+def legal_capacity(config: Config) -> int:
+    """Most legal actions a decision can have (``model.max_legal_actions`` for this Config).
+
+    Raises:
+        Unsupported: a mulligan over a big hand has more choices than the kernel lists (the
+            reference loop enumerates ``2 ** hand`` masks there and does not finish either).
+    """
+    deck = max(len(d) for d in config.decks)
+    minions = 2 * deck
+    main = deck * (2 + minions) + 2 * deck + deck + deck * (1 + deck) + 1  # plays, moves, builds, attacks, end
+    hand = config.start_hand + config.second_cards
+    mulligans = sum(comb(hand, k) for k in range(min(hand, config.mulligan) + 1))
+    if mulligans > MAX_LEGAL:
+        raise Unsupported(f"babylon fast engine: a mulligan of up to {config.mulligan} of {hand} cards has "
+                          f"{mulligans:,} choices, more than {MAX_LEGAL:,}; lower mulligan, start_hand or "
+                          "second_cards")
+    return max(main, mulligans)
+
+
+def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """Per seat: the agent kind (``K.AGENT_*``) and greedy's weights (``agents.Weights`` order)."""
+    kinds = np.zeros(2, np.int64)
+    weights = np.zeros((2, K.N_WEIGHTS), np.float64)
+    for seat, spec in enumerate(agents):
+        if spec.name == "greedy":
+            kinds[seat] = K.AGENT_GREEDY
+            weights[seat] = tuple(_DECLS["greedy"].build(spec).weights)
+        elif spec.name == "random":
+            kinds[seat] = K.AGENT_RANDOM
+        else:
+            raise ValueError(f"babylon fast engine: agent {spec.name!r} has no compiled twin")
+    return kinds, weights
+
+
+def _padded(shape: int | tuple[int, ...], dtype: type) -> np.ndarray:
+    """A zeroed scratch array with 128 bytes of its own on each side (two threads never share a cache line)."""
+    size = int(np.prod(shape))
+    return np.zeros(size + 32, dtype)[16:16 + size].reshape(shape)
+
+
+def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
+               trace: int = 0) -> tuple[np.ndarray, ...]:
+    """The raw kernel output for one chunk: ``res``, ``towers``, ``flags`` (and the first game's ``trace`` rows)."""
+    kinds, weights = agent_arrays(agents)
+    tab = card_table(config)
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    n_games = len(seeds)
+    n_cards = len(config.cards)
+    max_steps = 2 * config.turns * STEPS_PER_TURN + 100  # model.max_steps
+    res = np.zeros((n_games, K.RES_COLS), np.int64)
+    towers = np.zeros((n_games, 2, 2 * config.turns + 1), np.int64)
+    flags = np.zeros((n_games, 4 * n_cards), np.uint8)
+    status = np.zeros(1, np.int64)
+    size = K.state_size(n_cards)
+    s, v, w, x = (_padded(size, np.int64) for _ in range(4))
+    lg = _padded((3, legal_capacity(config), 3), np.int64)
+    rng = _padded(5, np.uint64)
+    steps = np.full((max(trace, 0), 4), -9, np.int64)
+    done = K.play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status, s, v, w, x, lg, rng, steps)
+    if status[0] == K.STATUS_RUNAWAY:
+        raise RunawayGame(f"babylon: game seed {int(seeds[done])} did not end within {max_steps} steps")
+    if status[0] == K.STATUS_NO_ACTION:
+        raise RuntimeError(f"babylon: game seed {int(seeds[done])}: a seat must act but has no legal action")
+    return res, towers, flags, steps
+
+
+def _list_column(values: pl.Series | np.ndarray, offsets: np.ndarray) -> pl.Series:
+    flat = values.to_arrow() if isinstance(values, pl.Series) else pa.array(values)
+    return pl.from_arrow(pa.LargeListArray.from_arrays(pa.array(offsets), flat))
+
+
+def _id_lists(config: Config, flags: np.ndarray) -> pl.Series:
+    """Rows of card flags (pool order) → lists of the flagged cards' ids, sorted as strings."""
+    ids = [c.id for c in config.cards]
+    order = sorted(range(len(ids)), key=lambda c: ids[c])
+    rows, cols = np.nonzero(flags[:, order])
+    offsets = np.zeros(len(flags) + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=len(flags)), out=offsets[1:])
+    return _list_column(pl.Series([ids[c] for c in order], dtype=pl.String).gather(cols), offsets)
+
+
+def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
+    """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
+    res, towers, flags, _ = run_kernel(config, agents, seeds)
+    n_games = len(res)
+    n_cards = len(config.cards)
+    cols: dict[str, Any] = {
+        "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
+        "reason": _REASONS.gather(res[:, K.RES_REASON]),
+        "length": res[:, K.RES_LENGTH],
+        "first_seat": _SEATS.gather(res[:, K.RES_FIRST]),
+    }
+    counts = res[:, K.RES_HIST]
+    offsets = np.zeros(n_games + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    kept = np.arange(towers.shape[2])[None, :] < counts[:, None]
+    for seat, name in enumerate(SEATS):
+        b = K.RES_SEAT + seat * K.SEAT_COLS
+        cols[f"tower_{name}"] = res[:, b + K.SEAT_TOWER]
+        cols[f"towers_{name}"] = _list_column(towers[:, seat][kept], offsets)
+        cols[f"tp_{name}"] = res[:, b + K.SEAT_TP]
+        cols[f"sources_{name}"] = res[:, b + K.SEAT_SOURCES]
+        cols[f"hand_{name}"] = res[:, b + K.SEAT_HAND]
+        cols[f"board_{name}"] = res[:, b + K.SEAT_BOARD]
+        for t, tally in enumerate(TALLIES):
+            cols[f"{tally}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
+        cols[f"drawn_{name}"] = _id_lists(config, flags[:, seat * n_cards:(seat + 1) * n_cards])
+        cols[f"played_{name}"] = _id_lists(config, flags[:, (2 + seat) * n_cards:(3 + seat) * n_cards])
+    frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
+    frame = frame.select(list(RESULT_SCHEMA))
+    return frame if frame.schema == pl.Schema(RESULT_SCHEMA) else frame.cast(RESULT_SCHEMA)

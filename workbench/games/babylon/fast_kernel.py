@@ -1,0 +1,1463 @@
+"""The compiled Towers of Babylon kernel (numba): whole games for the random and greedy agents, bit for bit.
+
+Every function here mirrors one of ``rules.py`` or ``agents.py`` (named in its docstring) and draws
+from the same SplitMix64 sub-streams in the same order (``model.py``): 1 and 2 shuffle p1's and
+p2's decks, 3 and 4 are the agents of p1 and p2, 5 the first player.  All memory is preallocated
+by the caller; the kernel allocates nothing (compiled without numba's reference counting).
+
+**The card table** ``tab`` (one ``int64`` array, built by ``fast.card_table`` from the Config, so
+an edited cards CSV needs no recompiling): the numbers in force (``X_*``), then one row per card
+(``C_*``: type, faction, costs, stats, the seven keyword flags and a clause id per trigger, -1 for
+none), one row per clause (``L_*``: its first action, how many, the target it chooses and whether
+that choice is a ``may``), one row per action (``A_*``: verb, target, amount, per, may) and both
+deck lists.
+
+**The state** ``s`` (one ``int64`` array, the rules' ``State``): a header of every scalar and the
+two sides' counters (``H_*``, per side ``S_*``), then the trigger queue (``QF`` fields an entry),
+the minions in uid order (``MF`` fields), both hands (sorted, ``UNKNOWN`` first), the waiting
+Invocations, both decks (a top and an end index in the header), the towers after each turn, and
+one flag per card and seat for the cards drawn and played.  Greedy looks ahead on the *view* of a
+seat (``agents.observe``): a compact copy without decks or flags whose draws are ``UNKNOWN`` and
+whose opponent's hand is that many ``UNKNOWN`` cards — exactly what the reference's lookahead sees.
+
+Actions are ``(kind, a, b)`` triples with ``rules.K_*`` kinds, listed in ``rules.legal_actions``'
+order into a row of ``lg``.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from workbench.core.rng_numba import JIT as _JIT
+from workbench.core.rng_numba import below as _below
+from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import stream_keys
+from workbench.games.babylon import agents, rules
+
+# ------------------------------------------------------------------------------------ encodings
+UNKNOWN = rules.UNKNOWN
+NO_TARGET = rules.NO_TARGET  # also TOWER_TARGET (both -1)
+NF = rules.N_FACTIONS
+RAMPARTS, TOWER, BATTLEFIELD = rules.RAMPARTS, rules.TOWER, rules.BATTLEFIELD
+READY, IMMOBILE, EXHAUSTED = rules.READY, rules.IMMOBILE, rules.EXHAUSTED
+MINION, COMMAND, INVOCATION, WITCHERY = rules.MINION, rules.COMMAND, rules.INVOCATION, rules.WITCHERY
+MULLIGAN, START, MAIN, BLOCK, WITCH, TWIN, OFFER, TARGET = (rules.MULLIGAN, rules.START, rules.MAIN, rules.BLOCK,
+                                                          rules.WITCH, rules.TWIN, rules.OFFER, rules.TARGET)
+NO_DECISION = -1
+(K_MULLIGAN, K_DRAW, K_OFFER, K_SKIP, K_PLAY, K_MOVE, K_BUILD, K_ATTACK, K_END, K_BLOCK, K_WITCH,
+ K_TARGET) = (rules.K_MULLIGAN, rules.K_DRAW, rules.K_OFFER, rules.K_SKIP, rules.K_PLAY, rules.K_MOVE,
+              rules.K_BUILD, rules.K_ATTACK, rules.K_END, rules.K_BLOCK, rules.K_WITCH, rules.K_TARGET)
+ST_BLOCK, ST_WITCH, ST_TWIN, ST_CLASH = rules.ST_BLOCK, rules.ST_WITCH, rules.ST_TWIN, rules.ST_CLASH
+N_TALLIES = len(rules.TALLIES)
+(T_BUILT, T_DAMAGE, T_STOLEN, T_MINIONS, T_SPELLS, T_WITCH, T_OFFER, T_ATTACKS, T_BLOCKS, T_DEATHS, T_DRAWN,
+ T_MULLIGAN) = (rules.T_BUILT, rules.T_DAMAGE, rules.T_STOLEN, rules.T_MINIONS, rules.T_SPELLS, rules.T_WITCH,
+                rules.T_OFFER, rules.T_ATTACKS, rules.T_BLOCKS, rules.T_DEATHS, rules.T_DRAWN, rules.T_MULLIGAN)
+R_NONE, R_TOWER, R_COUNT = 0, 1 + rules.REASONS.index(rules.TOWER_WIN), 1 + rules.REASONS.index(rules.COUNT)
+DRAW = 2  # winner code of a draw
+AGENT_RANDOM, AGENT_GREEDY = 0, 1
+FIRST_P1, FIRST_P2, FIRST_RANDOM = 0, 1, 2
+STATUS_OK, STATUS_RUNAWAY, STATUS_NO_ACTION = 0, 1, 2
+
+# triggers (a clause slot per card), verbs, targets and counts of the card text (effects.py)
+TRIGGERS = ("swear", "shape", "dying", "play", "start_next", "enemy_attacks", "enemy_attacks_tower")
+TR_SWEAR, TR_SHAPE, TR_DYING, TR_PLAY, TR_START_NEXT, TR_ENEMY_ATTACKS, TR_ENEMY_ATTACKS_TOWER = range(7)
+VERBS = ("damage", "tower", "draw", "offering", "sentence", "exhaust", "ready", "heal", "destroy", "return_hand",
+         "to_ramparts", "health", "no_tower_damage", "end_attack")
+(V_DAMAGE, V_TOWER, V_DRAW, V_OFFERING, V_SENTENCE, V_EXHAUST, V_READY, V_HEAL, V_DESTROY, V_RETURN, V_RAMPARTS,
+ V_HEALTH, V_NO_TOWER_DAMAGE, V_END_ATTACK) = range(len(VERBS))
+TARGETS = ("", "minion", "enemy_minion", "friendly_minion", "it", "attacker", "blocker", "each_enemy_raider",
+           "each_enemy_defender", "enemy_tower", "own_tower")
+(G_NONE, G_MINION, G_ENEMY_MINION, G_FRIENDLY_MINION, G_IT, G_ATTACKER, G_BLOCKER, G_EACH_RAIDER, G_EACH_DEFENDER,
+ G_ENEMY_TOWER, G_OWN_TOWER) = range(len(TARGETS))
+PERS = ("", "friendly_builder")
+P_NONE, P_FRIENDLY_BUILDER = range(len(PERS))
+
+# the card table
+X_NCARDS, X_WIN, X_TURNS, X_MULLIGAN, X_START_HAND, X_SECOND_CARDS, X_SECOND_TP, X_START_TOWER = range(8)
+X_FIRST, X_CLAUSES, X_ACTS, X_DECKS, X_DECK_LEN = 8, 9, 10, 11, 13  # X_DECKS, X_DECK_LEN: [seat]
+TAB_CARDS = 16
+(C_TYPE, C_FACTION, C_POWER, C_SPECIFIC, C_TP, C_CONSTRUCTION, C_MIGHT, C_HEALTH, C_CRUSH, C_TWINSTRIKE, C_TUNNEL,
+ C_LETHAL, C_THIEF, C_RETREATING, C_REGENERATING, C_COST) = range(16)
+C_CLAUSE = 16  # [trigger]
+CC = C_CLAUSE + len(TRIGGERS)
+L_FIRST, L_COUNT, L_CHOICE, L_CHOICE_MAY = range(4)
+LC = 4
+A_VERB, A_TARGET, A_AMOUNT, A_PER, A_MAY = range(5)
+AC = 5
+
+# the state: header
+H_ACTIVE, H_FIRST, H_TURN, H_NEXT_UID, H_UPKEEP, H_ENDING, H_WINNER, H_REASON, H_VIEW = range(9)
+H_PKIND, H_PSEAT, H_PCTRL, H_PCARD, H_PCLAUSE, H_POFFERS, H_PMAY = range(9, 16)  # pending decision + its trigger
+H_ATT, H_ATTACKER, H_ATARGET, H_ABLOCKER, H_ASTAGE, H_ANO_TOWER, H_AENDED, H_ATWIN = range(16, 24)
+H_QLEN, H_MCOUNT, H_HIST = 24, 25, 26
+H_SIDE = 28
+S_TP, S_TOWER, S_TURNS = 0, 1, 2
+S_AVAIL = 3  # [faction]
+S_EXH = S_AVAIL + NF  # [faction]
+S_TALLY = S_EXH + NF  # [tally]
+S_HAND = S_TALLY + N_TALLIES  # lengths and indices
+S_INV, S_DTOP, S_DEND, S_DISCARD, S_SACRIFICE = S_HAND + 1, S_HAND + 2, S_HAND + 3, S_HAND + 4, S_HAND + 5
+SIDE = 32
+assert S_SACRIFICE < SIDE
+HEADER = H_SIDE + 2 * SIDE
+# the state: bodies
+QF = 5  # a trigger: controller, card, clause (-1: Offerings owed), offers, may
+QCAP = 256
+F_UID, F_CARD, F_OWNER, F_ZONE, F_STATUS, F_DAMAGE, F_SENTENCED, F_BONUS = range(8)
+MF = 8
+MCAP = 128
+HCAP = 96  # a hand, the Invocations, a deck (60 cards and a mulligan)
+HISTCAP = 2 * 100 + 8
+B_QUEUE = HEADER
+B_MIN = B_QUEUE + QCAP * QF
+B_HAND = B_MIN + MCAP * MF  # [seat][HCAP]
+B_INV = B_HAND + 2 * HCAP  # [seat][HCAP]
+B_DECK = B_INV + 2 * HCAP  # [seat][HCAP]
+B_HIST = B_DECK + 2 * HCAP  # [seat][HISTCAP]
+B_SCRATCH = B_HIST + 2 * HISTCAP  # MCAP uids of a group action
+B_FLAGS = B_SCRATCH + MCAP  # drawn [seat][n cards], then played [seat][n cards]
+
+
+def state_size(n_cards: int) -> int:
+    """Entries of a state array for a pool of ``n_cards``."""
+    return B_FLAGS + 4 * n_cards
+
+
+# greedy's weights: indices into agents.Weights (by name: a changed field breaks the import, not a game)
+_W = {name: i for i, name in enumerate(agents.Weights._fields)}
+(W_TOWER, W_MINION, W_HEALTH, W_BUILDER, W_RAIDER, W_GUARD, W_SENTENCED, W_CARD, W_HAND_DECAY, W_PLAYABLE,
+ W_PLAYABLE_CAP, W_SOURCE, W_SOURCE_DECAY, W_TP, W_LATE, W_MARGIN, W_MULLIGAN_COST) = (
+    _W[name] for name in ("tower", "minion", "health", "builder", "raider", "guard", "sentenced", "card", "hand_decay",
+                          "playable", "playable_cap", "source", "source_decay", "tp", "late", "margin",
+                          "mulligan_cost"))
+N_WEIGHTS = len(_W)
+WIN_VALUE = 1e6  # agents.WIN_VALUE
+SETTLE_STEPS = 12  # agents._settle's bound
+
+# result columns: winner, reason, length, first; then per seat these, then the tallies
+RES_WINNER, RES_REASON, RES_LENGTH, RES_FIRST, RES_HIST, RES_SEAT = range(6)
+SEAT_TOWER, SEAT_TP, SEAT_SOURCES, SEAT_HAND, SEAT_BOARD, SEAT_TALLIES = range(6)
+SEAT_COLS = SEAT_TALLIES + N_TALLIES
+RES_COLS = RES_SEAT + 2 * SEAT_COLS
+
+_STREAM_K = stream_keys(6)
+
+
+# --------------------------------------------------------------------------------------- helpers
+@nb.njit(**_JIT)
+def _cd(tab, card, col):
+    """A column of the card table."""
+    return tab[TAB_CARDS + card * CC + col]
+
+
+@nb.njit(**_JIT)
+def _sb(seat):
+    """Offset of ``seat``'s side in the header."""
+    return H_SIDE + seat * SIDE
+
+
+@nb.njit(**_JIT)
+def _tally(s, seat, which, n):
+    s[H_SIDE + seat * SIDE + S_TALLY + which] += n
+
+
+@nb.njit(**_JIT)
+def _find(s, uid):
+    """Index of minion ``uid`` in the minion list, -1 when it is not on the board (``rules.minion``)."""
+    for i in range(s[H_MCOUNT]):
+        if s[B_MIN + i * MF + F_UID] == uid:
+            return i
+    return -1
+
+
+@nb.njit(**_JIT)
+def _health_left(s, tab, i):
+    """``rules.health_left`` of the minion at index ``i``."""
+    m = B_MIN + i * MF
+    return _cd(tab, s[m + F_CARD], C_HEALTH) + s[m + F_BONUS] - s[m + F_DAMAGE]
+
+
+@nb.njit(**_JIT)
+def _hand_remove(s, seat, card):
+    """``rules._remove``: the first copy of ``card`` leaves the hand."""
+    off = B_HAND + seat * HCAP
+    hi = _sb(seat) + S_HAND
+    n = s[hi]
+    k = 0
+    while s[off + k] != card:
+        k += 1
+    for j in range(k, n - 1):
+        s[off + j] = s[off + j + 1]
+    s[hi] = n - 1
+
+
+@nb.njit(**_JIT)
+def _hand_add(s, seat, card):
+    """``rules._add``: ``card`` joins the sorted hand."""
+    off = B_HAND + seat * HCAP
+    hi = _sb(seat) + S_HAND
+    n = s[hi]
+    k = n
+    while k > 0 and s[off + k - 1] > card:
+        s[off + k] = s[off + k - 1]
+        k -= 1
+    s[off + k] = card
+    s[hi] = n + 1
+
+
+@nb.njit(**_JIT)
+def _queue_push(s, front, ctrl, card, clause, offers, may):
+    """A trigger joins the queue at its end (or its ``front``)."""
+    n = s[H_QLEN]
+    if front:
+        for j in range(n * QF - 1, -1, -1):
+            s[B_QUEUE + QF + j] = s[B_QUEUE + j]
+        q = B_QUEUE
+    else:
+        q = B_QUEUE + n * QF
+    s[q] = ctrl
+    s[q + 1] = card
+    s[q + 2] = clause
+    s[q + 3] = offers
+    s[q + 4] = may
+    s[H_QLEN] = n + 1
+
+
+@nb.njit(**_JIT)
+def _set_flag(s, tab, which, seat, card):
+    """Mark ``card`` drawn (``which`` 0) or played (1) by ``seat`` (not in a view: nobody records there)."""
+    if s[H_VIEW] == 0 and card != UNKNOWN:
+        s[B_FLAGS + (which * 2 + seat) * tab[X_NCARDS] + card] = 1
+
+
+# ------------------------------------------------------------------------------------ setup
+@nb.njit(**_JIT)
+def _new_game(s, tab, first, rng):
+    """``rules.new_game``: shuffle both decks (streams 1, 2), deal, ask the first seat's mulligan."""
+    for i in range(HEADER):
+        s[i] = 0
+    n_cards = tab[X_NCARDS]
+    for i in range(4 * n_cards):
+        s[B_FLAGS + i] = 0
+    for seat in range(2):
+        deck = B_DECK + seat * HCAP
+        src = tab[X_DECKS + seat]
+        size = tab[X_DECK_LEN + seat]
+        for i in range(size):
+            s[deck + i] = tab[src + i]
+        for i in range(size - 1, 0, -1):  # SplitMix64.shuffle
+            j = _below(rng, seat, i + 1)
+            t = s[deck + i]
+            s[deck + i] = s[deck + j]
+            s[deck + j] = t
+        n = tab[X_START_HAND] + (tab[X_SECOND_CARDS] if seat != first else 0)
+        b = _sb(seat)
+        s[b + S_HAND] = 0
+        for i in range(n):
+            _hand_add(s, seat, s[deck + i])
+            _set_flag(s, tab, 0, seat, s[deck + i])
+        s[b + S_DTOP] = n
+        s[b + S_DEND] = size
+        s[b + S_TP] = tab[X_SECOND_TP] if seat != first else 0
+        s[b + S_TOWER] = tab[X_START_TOWER]
+        s[b + S_TALLY + T_DRAWN] = n
+    s[H_ACTIVE] = first
+    s[H_FIRST] = first
+    s[H_PKIND] = MULLIGAN
+    s[H_PSEAT] = first
+
+
+@nb.njit(**_JIT)
+def _mulligan(s, tab, seat, mask):
+    """``rules._mulligan``: the masked cards go under the deck, as many come from its top."""
+    b = _sb(seat)
+    hand = B_HAND + seat * HCAP
+    deck = B_DECK + seat * HCAP
+    n_hand = s[b + S_HAND]
+    end = s[b + S_DEND]
+    kept = 0
+    back = 0
+    for i in range(n_hand):
+        c = s[hand + i]
+        if mask >> i & 1:
+            s[deck + end + back] = c
+            back += 1
+        else:
+            s[hand + kept] = c
+            kept += 1
+    s[b + S_HAND] = kept
+    s[b + S_DEND] = end + back
+    top = s[b + S_DTOP]
+    for i in range(back):
+        c = s[deck + top + i]
+        _hand_add(s, seat, c)
+        _set_flag(s, tab, 0, seat, c)
+    s[b + S_DTOP] = top + back
+    _tally(s, seat, T_MULLIGAN, back)
+    _tally(s, seat, T_DRAWN, back)
+    if seat == s[H_FIRST]:
+        s[H_PKIND] = MULLIGAN
+        s[H_PSEAT] = 1 - seat
+        return
+    s[H_PKIND] = NO_DECISION
+    _begin_turn(s, tab, s[H_FIRST])
+
+
+# -- turns ----------------------------------------------------------------------------------------
+@nb.njit(**_JIT)
+def _begin_turn(s, tab, seat):
+    """``rules._begin_turn``: sources back, minions ready (Regenerating heals), Invocations queued."""
+    b = _sb(seat)
+    for f in range(NF):
+        s[b + S_AVAIL + f] += s[b + S_EXH + f]
+        s[b + S_EXH + f] = 0
+    s[b + S_TURNS] += 1
+    s[H_ACTIVE] = seat
+    s[H_TURN] += 1
+    s[H_UPKEEP] = 1
+    for i in range(s[H_MCOUNT]):
+        m = B_MIN + i * MF
+        if s[m + F_OWNER] == seat:
+            s[m + F_STATUS] = READY
+            if _cd(tab, s[m + F_CARD], C_REGENERATING):
+                s[m + F_DAMAGE] = 0
+    inv = B_INV + seat * HCAP
+    for i in range(s[b + S_INV]):
+        card = s[inv + i]
+        _queue_push(s, False, seat, card, _cd(tab, card, C_CLAUSE + TR_START_NEXT), 0, 0)
+        s[b + S_DISCARD] += 1
+    s[b + S_INV] = 0
+
+
+@nb.njit(**_JIT)
+def _end_turn(s, tab):
+    """``rules._end_turn``: available sources exhausted into Transformed Power, bonus health gone."""
+    b = _sb(s[H_ACTIVE])
+    n = 0
+    for f in range(NF):
+        a = s[b + S_AVAIL + f]
+        n += a
+        s[b + S_EXH + f] += a
+        s[b + S_AVAIL + f] = 0
+    s[b + S_TP] += n
+    for i in range(s[H_MCOUNT]):
+        s[B_MIN + i * MF + F_BONUS] = 0
+    _check_deaths(s, tab)
+    s[H_ENDING] = 1
+
+
+@nb.njit(**_JIT)
+def _next_turn(s, tab):
+    """``rules._next_turn``: the towers recorded; after both seats' last turn the higher tower wins."""
+    s[H_ENDING] = 0
+    t0 = s[_sb(0) + S_TOWER]
+    t1 = s[_sb(1) + S_TOWER]
+    h = s[H_HIST]
+    if h < HISTCAP:
+        s[B_HIST + h] = t0
+        s[B_HIST + HISTCAP + h] = t1
+    s[H_HIST] = h + 1
+    if s[_sb(0) + S_TURNS] >= tab[X_TURNS] and s[_sb(1) + S_TURNS] >= tab[X_TURNS]:
+        s[H_WINNER] = 0 if t0 > t1 else (1 if t1 > t0 else DRAW)
+        s[H_REASON] = R_COUNT
+        return
+    _begin_turn(s, tab, 1 - s[H_ACTIVE])
+
+
+@nb.njit(**_JIT)
+def _draw(s, tab, seat, n):
+    """``rules.draw``: up to ``n`` cards from the top (``UNKNOWN`` ones in a view)."""
+    b = _sb(seat)
+    top = s[b + S_DTOP]
+    k = min(n, s[b + S_DEND] - top)
+    if k <= 0:
+        return
+    view = s[H_VIEW]
+    deck = B_DECK + seat * HCAP
+    for i in range(k):
+        c = UNKNOWN if view else s[deck + top + i]
+        _hand_add(s, seat, c)
+        _set_flag(s, tab, 0, seat, c)
+    s[b + S_DTOP] = top + k
+    _tally(s, seat, T_DRAWN, k)
+
+
+@nb.njit(**_JIT)
+def _offering(s, tab, seat, card):
+    """``rules.offering``: the card to the Sacrifice Pile, an available source of its colour."""
+    _hand_remove(s, seat, card)
+    b = _sb(seat)
+    s[b + S_SACRIFICE] += 1
+    s[b + S_AVAIL + _cd(tab, card, C_FACTION)] += 1
+    _tally(s, seat, T_OFFER, 1)
+
+
+@nb.njit(**_JIT)
+def _change_tower(s, tab, seat, delta):
+    """``rules.change_tower``: never below 0, the win height wins at once; the levels actually moved."""
+    i = _sb(seat) + S_TOWER
+    old = s[i]
+    new = max(0, old + delta)
+    s[i] = new
+    if new >= tab[X_WIN] and s[H_REASON] == R_NONE:
+        s[H_WINNER] = seat
+        s[H_REASON] = R_TOWER
+    return new - old
+
+
+# -- minions --------------------------------------------------------------------------------------
+@nb.njit(**_JIT)
+def _exhaust(s, uid):
+    """``rules._exhaust``: a Sentenced minion takes 1 damage as it becomes exhausted."""
+    i = _find(s, uid)
+    if i < 0:
+        return
+    m = B_MIN + i * MF
+    if s[m + F_STATUS] == EXHAUSTED:
+        return
+    s[m + F_STATUS] = EXHAUSTED
+    s[m + F_DAMAGE] += s[m + F_SENTENCED]
+
+
+@nb.njit(**_JIT)
+def _damage(s, tab, uid, n, lethal):
+    """``rules._damage``: Lethal raises the damage to the minion's whole health."""
+    i = _find(s, uid)
+    if i < 0 or n <= 0:
+        return
+    m = B_MIN + i * MF
+    damage = s[m + F_DAMAGE] + n
+    if lethal:
+        damage = max(damage, _cd(tab, s[m + F_CARD], C_HEALTH) + s[m + F_BONUS])
+    s[m + F_DAMAGE] = damage
+
+
+@nb.njit(**_JIT)
+def _remove_minion(s, i):
+    n = s[H_MCOUNT]
+    for j in range(B_MIN + i * MF, B_MIN + (n - 1) * MF):
+        s[j] = s[j + MF]
+    s[H_MCOUNT] = n - 1
+
+
+@nb.njit(**_JIT)
+def _kill(s, tab, uid):
+    """``rules._kill``: to the discard pile; its Dying Words join the queue."""
+    i = _find(s, uid)
+    if i < 0:
+        return
+    card = s[B_MIN + i * MF + F_CARD]
+    owner = s[B_MIN + i * MF + F_OWNER]
+    _remove_minion(s, i)
+    s[_sb(owner) + S_DISCARD] += 1
+    _tally(s, owner, T_DEATHS, 1)
+    clause = _cd(tab, card, C_CLAUSE + TR_DYING)
+    if clause >= 0:
+        _queue_push(s, False, owner, card, clause, 0, 0)
+
+
+@nb.njit(**_JIT)
+def _check_deaths(s, tab):
+    """``rules._check_deaths``: every minion out of health dies, oldest first."""
+    i = 0
+    while i < s[H_MCOUNT]:
+        if _health_left(s, tab, i) <= 0:
+            _kill(s, tab, s[B_MIN + i * MF + F_UID])
+        else:
+            i += 1
+
+
+# -- effects --------------------------------------------------------------------------------------
+@nb.njit(**_JIT)
+def _targetable(s, i, ctrl, target):
+    """``rules.targets``' test of the minion at index ``i``."""
+    if target == G_MINION:
+        return True
+    return (s[B_MIN + i * MF + F_OWNER] == ctrl) == (target == G_FRIENDLY_MINION)
+
+
+@nb.njit(**_JIT)
+def _scratch_group(s, ctrl, zone):
+    """``rules._group`` into the scratch area: uids of the enemy minions in ``zone``; how many."""
+    n = 0
+    for i in range(s[H_MCOUNT]):
+        m = B_MIN + i * MF
+        if s[m + F_OWNER] != ctrl and s[m + F_ZONE] == zone:
+            s[B_SCRATCH + n] = s[m + F_UID]
+            n += 1
+    return n
+
+
+@nb.njit(**_JIT)
+def _run_clause(s, tab, ctrl, card, clause, chosen):
+    """``rules.run_clause``: the clause's actions in order, deaths after each, Offerings owed queued first."""
+    it = NO_TARGET
+    enemy = 1 - ctrl
+    offers = 0
+    offer_may = 0
+    row = tab[X_CLAUSES] + clause * LC
+    first = tab[row + L_FIRST]
+    for k in range(tab[row + L_COUNT]):
+        if s[H_REASON] != R_NONE:
+            return
+        a = tab[X_ACTS] + (first + k) * AC
+        verb = tab[a + A_VERB]
+        target = tab[a + A_TARGET]
+        amount = tab[a + A_AMOUNT]
+        n = 0
+        if target == G_MINION or target == G_ENEMY_MINION or target == G_FRIENDLY_MINION:
+            it = chosen
+            if chosen != NO_TARGET and _find(s, chosen) >= 0:
+                s[B_SCRATCH] = chosen
+                n = 1
+        elif target == G_IT:
+            if it != NO_TARGET and _find(s, it) >= 0:
+                s[B_SCRATCH] = it
+                n = 1
+        elif target == G_ATTACKER or target == G_BLOCKER:
+            uid = NO_TARGET
+            if s[H_ATT]:
+                uid = s[H_ATTACKER] if target == G_ATTACKER else s[H_ABLOCKER]
+            if uid != NO_TARGET and _find(s, uid) >= 0:
+                s[B_SCRATCH] = uid
+                n = 1
+        elif target == G_EACH_RAIDER:
+            n = _scratch_group(s, ctrl, BATTLEFIELD)
+        elif target == G_EACH_DEFENDER:
+            n = _scratch_group(s, ctrl, RAMPARTS)
+        if verb == V_DAMAGE and target == G_ENEMY_TOWER:
+            _change_tower(s, tab, enemy, -amount)
+        elif verb == V_DAMAGE:
+            for j in range(n):
+                _damage(s, tab, s[B_SCRATCH + j], amount, False)
+        elif verb == V_TOWER:
+            seat = ctrl if target == G_OWN_TOWER else enemy
+            times = 1
+            if tab[a + A_PER] == P_FRIENDLY_BUILDER:
+                times = 0
+                for i in range(s[H_MCOUNT]):
+                    m = B_MIN + i * MF
+                    if s[m + F_OWNER] == ctrl and s[m + F_ZONE] == TOWER:
+                        times += 1
+            _change_tower(s, tab, seat, amount * times)
+        elif verb == V_DRAW:
+            _draw(s, tab, ctrl, amount)
+        elif verb == V_OFFERING:
+            offers += amount
+            offer_may = offer_may | tab[a + A_MAY]
+        elif verb == V_DESTROY:
+            for j in range(n):
+                _kill(s, tab, s[B_SCRATCH + j])
+        elif verb == V_EXHAUST:
+            for j in range(n):
+                _exhaust(s, s[B_SCRATCH + j])
+        elif verb == V_RETURN:
+            for j in range(n):
+                i = _find(s, s[B_SCRATCH + j])
+                c = s[B_MIN + i * MF + F_CARD]
+                owner = s[B_MIN + i * MF + F_OWNER]
+                _remove_minion(s, i)
+                _hand_add(s, owner, c)
+        elif verb == V_NO_TOWER_DAMAGE:
+            if s[H_ATT]:
+                s[H_ANO_TOWER] = 1
+        elif verb == V_END_ATTACK:
+            if s[H_ATT]:
+                s[H_AENDED] = 1
+        else:  # the verbs that change one field of each minion
+            for j in range(n):
+                m = B_MIN + _find(s, s[B_SCRATCH + j]) * MF
+                if verb == V_SENTENCE:
+                    s[m + F_SENTENCED] = 1
+                elif verb == V_READY:
+                    s[m + F_STATUS] = READY
+                elif verb == V_HEAL:
+                    s[m + F_DAMAGE] = 0
+                elif verb == V_RAMPARTS:
+                    s[m + F_ZONE] = RAMPARTS
+                elif verb == V_HEALTH:
+                    s[m + F_BONUS] += amount
+        _check_deaths(s, tab)
+    if offers and s[H_REASON] == R_NONE:
+        _queue_push(s, True, ctrl, card, -1, offers, offer_may)
+
+
+# -- attacks --------------------------------------------------------------------------------------
+@nb.njit(**_JIT)
+def _block_side(s, tab):
+    """The defending seat when ``rules.block_options`` may be non-empty (not Tunnel to the tower, not a Raider), -1."""
+    if not s[H_ATT]:
+        return -1
+    ai = _find(s, s[H_ATTACKER])
+    if ai < 0:
+        return -1
+    target = s[H_ATARGET]
+    if target == NO_TARGET:
+        if _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TUNNEL):
+            return -1
+    else:
+        ti = _find(s, target)
+        if ti < 0 or s[B_MIN + ti * MF + F_ZONE] == BATTLEFIELD:
+            return -1
+    return 1 - s[B_MIN + ai * MF + F_OWNER]
+
+
+@nb.njit(**_JIT)
+def _can_block(s, i, defender):
+    """The minion at index ``i`` is one of ``rules.block_options``."""
+    m = B_MIN + i * MF
+    return (s[m + F_OWNER] == defender and s[m + F_ZONE] == RAMPARTS and s[m + F_STATUS] != EXHAUSTED
+            and s[m + F_UID] != s[H_ATARGET])
+
+
+@nb.njit(**_JIT)
+def _witch_window(s):
+    """The attack in progress lets Witcheries be played (``rules.witchery_options``' first test)."""
+    return s[H_ATT] != 0 and s[H_AENDED] == 0 and _find(s, s[H_ATTACKER]) >= 0
+
+
+@nb.njit(**_JIT)
+def _can_witch(s, tab, seat, card):
+    """``card`` is one of ``rules.witchery_options`` of ``seat`` (the window being open)."""
+    if card == UNKNOWN or _cd(tab, card, C_TYPE) != WITCHERY or _cd(tab, card, C_TP) > s[_sb(seat) + S_TP]:
+        return False
+    return _cd(tab, card, C_CLAUSE + TR_ENEMY_ATTACKS) >= 0 or (
+        _cd(tab, card, C_CLAUSE + TR_ENEMY_ATTACKS_TOWER) >= 0 and s[H_ATARGET] == NO_TARGET)
+
+
+@nb.njit(**_JIT)
+def _any_witch(s, tab, seat):
+    if not _witch_window(s):
+        return False
+    off = B_HAND + seat * HCAP
+    for k in range(s[_sb(seat) + S_HAND]):
+        if _can_witch(s, tab, seat, s[off + k]):
+            return True
+    return False
+
+
+@nb.njit(**_JIT)
+def _clash_partner(s):
+    """``rules._clash_partner``: the living blocker, else the living target minion of an unblocked attack."""
+    blocker = s[H_ABLOCKER]
+    if blocker != NO_TARGET and _find(s, blocker) >= 0:
+        return blocker
+    target = s[H_ATARGET]
+    if blocker == NO_TARGET and target != NO_TARGET and _find(s, target) >= 0:
+        return target
+    return NO_TARGET
+
+
+@nb.njit(**_JIT)
+def _twin_partner(s, tab):
+    """Index of the clash partner when ``rules.twin_options`` may be non-empty (a Twinstrike attacker), -1."""
+    if not s[H_ATT] or s[H_AENDED]:
+        return -1
+    ai = _find(s, s[H_ATTACKER])
+    if ai < 0 or not _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TWINSTRIKE):
+        return -1
+    partner = _clash_partner(s)
+    return _find(s, partner) if partner != NO_TARGET else -1
+
+
+@nb.njit(**_JIT)
+def _twin_count(s, pi):
+    """How many ``rules.twin_options`` the partner at index ``pi`` leaves; the first one's uid."""
+    p = B_MIN + pi * MF
+    n = 0
+    first = NO_TARGET
+    for i in range(s[H_MCOUNT]):
+        m = B_MIN + i * MF
+        if s[m + F_OWNER] == s[p + F_OWNER] and s[m + F_ZONE] == s[p + F_ZONE] and i != pi:
+            if n == 0:
+                first = s[m + F_UID]
+            n += 1
+    return n, first
+
+
+@nb.njit(**_JIT)
+def _hit_tower(s, tab, owner, card, amount):
+    """``rules._hit_tower``: the enemy tower loses ``amount``; Thief gains what it actually lost."""
+    if s[H_ANO_TOWER] or amount <= 0:
+        return
+    lost = _change_tower(s, tab, 1 - owner, -amount)
+    _tally(s, owner, T_DAMAGE, -lost)
+    if _cd(tab, card, C_THIEF) and lost != 0 and s[H_REASON] == R_NONE:
+        gained = _change_tower(s, tab, owner, -lost)
+        _tally(s, owner, T_STOLEN, gained)
+
+
+@nb.njit(**_JIT)
+def _after_attack(s, tab, attacker, partner):
+    """``rules._after_attack``: the partner exhausted, Retreating back to the Ramparts, the attack over."""
+    if partner != NO_TARGET:
+        _exhaust(s, partner)
+        _check_deaths(s, tab)
+    ai = _find(s, attacker)
+    if ai >= 0 and _cd(tab, s[B_MIN + ai * MF + F_CARD], C_RETREATING):
+        s[B_MIN + ai * MF + F_ZONE] = RAMPARTS
+    s[H_ATT] = 0
+
+
+@nb.njit(**_JIT)
+def _clash(s, tab):
+    """``rules._clash``: the tower hit, or both minions strike (Twinstrike, Lethal, Crush's excess)."""
+    attacker = s[H_ATTACKER]
+    ai = _find(s, attacker)
+    card = s[B_MIN + ai * MF + F_CARD]
+    owner = s[B_MIN + ai * MF + F_OWNER]
+    might = _cd(tab, card, C_MIGHT)
+    lethal = _cd(tab, card, C_LETHAL) != 0
+    target = s[H_ATARGET]
+    blocker = s[H_ABLOCKER]
+    partner = _clash_partner(s)
+    if partner == NO_TARGET:
+        if target == NO_TARGET and blocker == NO_TARGET:
+            _hit_tower(s, tab, owner, card, might)
+        _after_attack(s, tab, attacker, NO_TARGET)
+        return
+    pi = _find(s, partner)
+    left = _health_left(s, tab, pi)
+    p_card = s[B_MIN + pi * MF + F_CARD]
+    _damage(s, tab, partner, might, lethal and might > 0)
+    _damage(s, tab, attacker, _cd(tab, p_card, C_MIGHT), _cd(tab, p_card, C_LETHAL) != 0)
+    if s[H_ATWIN] != NO_TARGET:
+        _damage(s, tab, s[H_ATWIN], might, lethal and might > 0)
+    blocked = partner == blocker
+    killed = _health_left(s, tab, _find(s, partner)) <= 0
+    _check_deaths(s, tab)
+    if blocked and _cd(tab, card, C_CRUSH) and killed and might > left:
+        excess = might - left
+        if target == NO_TARGET:
+            _hit_tower(s, tab, owner, card, excess)
+        else:
+            _damage(s, tab, target, excess, lethal and excess > 0)
+            _check_deaths(s, tab)
+    _after_attack(s, tab, attacker, partner)
+
+
+@nb.njit(**_JIT)
+def _continue_attack(s, tab):
+    """``rules._continue_attack``: block, Witcheries, Twinstrike's target, then the clash."""
+    ai = _find(s, s[H_ATTACKER])
+    if ai < 0 or s[H_AENDED]:
+        _after_attack(s, tab, s[H_ATTACKER], NO_TARGET)
+        return
+    defender = 1 - s[B_MIN + ai * MF + F_OWNER]
+    stage = s[H_ASTAGE]
+    if stage == ST_BLOCK:
+        s[H_ASTAGE] = ST_WITCH
+        if _block_side(s, tab) >= 0:
+            for i in range(s[H_MCOUNT]):
+                if _can_block(s, i, defender):
+                    s[H_PKIND] = BLOCK
+                    s[H_PSEAT] = defender
+                    return
+        return
+    if stage == ST_WITCH:
+        if _any_witch(s, tab, defender):
+            s[H_PKIND] = WITCH
+            s[H_PSEAT] = defender
+        else:
+            s[H_ASTAGE] = ST_TWIN
+        return
+    if stage == ST_TWIN:
+        s[H_ASTAGE] = ST_CLASH
+        pi = _twin_partner(s, tab)
+        if pi >= 0:
+            n, first = _twin_count(s, pi)
+            if n == 1:
+                s[H_ATWIN] = first
+            elif n > 1:
+                s[H_PKIND] = TWIN
+                s[H_PSEAT] = 1 - defender
+        return
+    _clash(s, tab)
+
+
+# -- the step machine ---------------------------------------------------------------------------------
+@nb.njit(**_JIT)
+def _has_known(s, seat):
+    """``rules.distinct(hand)`` is not empty."""
+    off = B_HAND + seat * HCAP
+    n = s[_sb(seat) + S_HAND]
+    return n > 0 and s[off + n - 1] != UNKNOWN  # sorted: a known card is last if there is one
+
+
+@nb.njit(**_JIT)
+def _count_targets(s, ctrl, target):
+    """``len(rules.targets(...))`` and the first one's uid."""
+    n = 0
+    first = NO_TARGET
+    for i in range(s[H_MCOUNT]):
+        if _targetable(s, i, ctrl, target):
+            if n == 0:
+                first = s[B_MIN + i * MF + F_UID]
+            n += 1
+    return n, first
+
+
+@nb.njit(**_JIT)
+def _resolve_trigger(s, tab):
+    """``rules._resolve_trigger``: the queue's first text resolves, or asks for its target or Offering."""
+    ctrl = s[B_QUEUE]
+    card = s[B_QUEUE + 1]
+    clause = s[B_QUEUE + 2]
+    offers = s[B_QUEUE + 3]
+    may = s[B_QUEUE + 4]
+    n = s[H_QLEN] - 1
+    for j in range(n * QF):
+        s[B_QUEUE + j] = s[B_QUEUE + QF + j]
+    s[H_QLEN] = n
+    if clause < 0:
+        if not _has_known(s, ctrl):
+            return
+        _pend(s, OFFER, ctrl, ctrl, card, clause, offers, may)
+        return
+    row = tab[X_CLAUSES] + clause * LC
+    choice = tab[row + L_CHOICE]
+    if choice == G_NONE:
+        _run_clause(s, tab, ctrl, card, clause, NO_TARGET)
+        return
+    count, first = _count_targets(s, ctrl, choice)
+    if count == 0 or (count == 1 and not tab[row + L_CHOICE_MAY]):
+        _run_clause(s, tab, ctrl, card, clause, first)
+        return
+    _pend(s, TARGET, ctrl, ctrl, card, clause, offers, may)
+
+
+@nb.njit(**_JIT)
+def _pend(s, kind, seat, ctrl, card, clause, offers, may):
+    s[H_PKIND] = kind
+    s[H_PSEAT] = seat
+    s[H_PCTRL] = ctrl
+    s[H_PCARD] = card
+    s[H_PCLAUSE] = clause
+    s[H_POFFERS] = offers
+    s[H_PMAY] = may
+
+
+@nb.njit(**_JIT)
+def _advance(s, tab):
+    """``rules.advance``: everything automatic until a decision is due or the game is over."""
+    while s[H_REASON] == R_NONE and s[H_PKIND] == NO_DECISION:
+        if s[H_QLEN]:
+            _resolve_trigger(s, tab)
+        elif s[H_ATT]:
+            _continue_attack(s, tab)
+        elif s[H_ENDING]:
+            _next_turn(s, tab)
+        elif s[H_UPKEEP]:
+            seat = s[H_ACTIVE]
+            _draw(s, tab, seat, 1)
+            s[H_UPKEEP] = 0
+            s[H_PKIND] = START
+            s[H_PSEAT] = seat
+        else:
+            break
+
+
+@nb.njit(**_JIT)
+def _decision(s):
+    """``rules.decision``'s kind (``NO_DECISION`` at the end) — its seat is ``_decider``."""
+    if s[H_REASON] != R_NONE:
+        return NO_DECISION
+    if s[H_PKIND] != NO_DECISION:
+        return s[H_PKIND]
+    return MAIN
+
+
+@nb.njit(**_JIT)
+def _decider(s):
+    return s[H_PSEAT] if s[H_PKIND] != NO_DECISION else s[H_ACTIVE]
+
+
+@nb.njit(**_JIT)
+def _put(lg, d, n, k, a, b):
+    lg[d, n, 0] = k
+    lg[d, n, 1] = a
+    lg[d, n, 2] = b
+    return n + 1
+
+
+@nb.njit(**_JIT)
+def _can_pay(s, tab, seat, card):
+    """``rules.can_pay``."""
+    b = _sb(seat)
+    total = 0
+    for f in range(NF):
+        total += s[b + S_AVAIL + f]
+    return total >= _cd(tab, card, C_POWER) and s[b + S_AVAIL + _cd(tab, card, C_FACTION)] >= _cd(tab, card,
+                                                                                                    C_SPECIFIC)
+
+
+@nb.njit(**_JIT)
+def _main_actions(s, tab, lg, d):
+    """``rules.main_actions``: plays (with targets), moves, builds, attacks, then END."""
+    seat = s[H_ACTIVE]
+    n = 0
+    off = B_HAND + seat * HCAP
+    prev = UNKNOWN
+    for k in range(s[_sb(seat) + S_HAND]):
+        c = s[off + k]
+        if c == prev:
+            continue
+        prev = c
+        if c == UNKNOWN:
+            continue
+        kind = _cd(tab, c, C_TYPE)
+        if kind == WITCHERY or not _can_pay(s, tab, seat, c):
+            continue
+        choice = G_NONE
+        may = 0
+        if kind != INVOCATION:
+            clause = _cd(tab, c, C_CLAUSE + (TR_SWEAR if kind == MINION else TR_PLAY))
+            if clause >= 0:
+                choice = tab[tab[X_CLAUSES] + clause * LC + L_CHOICE]
+                may = tab[tab[X_CLAUSES] + clause * LC + L_CHOICE_MAY]
+        if choice == G_NONE:
+            n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
+            continue
+        entering = kind == MINION and (choice == G_MINION or choice == G_FRIENDLY_MINION)
+        count, _ = _count_targets(s, seat, choice)
+        if may or (count == 0 and not entering):
+            n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
+        for i in range(s[H_MCOUNT]):
+            if _targetable(s, i, seat, choice):
+                n = _put(lg, d, n, K_PLAY, c, s[B_MIN + i * MF + F_UID])
+        if entering:
+            n = _put(lg, d, n, K_PLAY, c, s[H_NEXT_UID])
+    mc = s[H_MCOUNT]
+    for i in range(mc):
+        m = B_MIN + i * MF
+        if s[m + F_OWNER] == seat and s[m + F_STATUS] == READY:
+            for z in range(3):
+                if z != s[m + F_ZONE]:
+                    n = _put(lg, d, n, K_MOVE, s[m + F_UID], z)
+    for i in range(mc):
+        m = B_MIN + i * MF
+        if s[m + F_OWNER] == seat and s[m + F_ZONE] == TOWER and s[m + F_STATUS] != EXHAUSTED:
+            n = _put(lg, d, n, K_BUILD, s[m + F_UID], 0)
+    for i in range(mc):
+        m = B_MIN + i * MF
+        if s[m + F_OWNER] == seat and s[m + F_ZONE] == BATTLEFIELD and s[m + F_STATUS] != EXHAUSTED:
+            n = _put(lg, d, n, K_ATTACK, s[m + F_UID], NO_TARGET)
+            for j in range(mc):
+                e = B_MIN + j * MF
+                if s[e + F_OWNER] != seat:
+                    n = _put(lg, d, n, K_ATTACK, s[m + F_UID], s[e + F_UID])
+    return _put(lg, d, n, K_END, 0, 0)
+
+
+@nb.njit(**_JIT)
+def _mulligan_masks(s, tab, lg, d, seat):
+    """``rules.mulligan_masks``: every different set of at most ``mulligan`` cards, by (size, mask)."""
+    off = B_HAND + seat * HCAP
+    h = s[_sb(seat) + S_HAND]
+    most = tab[X_MULLIGAN]
+    n = 0
+    for size in range(min(most, h) + 1):
+        for mask in range(1 << h):
+            bits = 0
+            ok = True
+            for i in range(h):
+                if mask >> i & 1:
+                    bits += 1
+                    c = s[off + i]
+                    if c == UNKNOWN or (i > 0 and s[off + i - 1] == c and not mask >> (i - 1) & 1):
+                        ok = False  # another mask holds the same cards with the earlier copy
+                        break
+            if ok and bits == size:
+                n = _put(lg, d, n, K_MULLIGAN, mask, 0)
+    return n
+
+
+@nb.njit(**_JIT)
+def _legal(s, tab, lg, d):
+    """``rules.legal_actions`` into ``lg[d]``; how many."""
+    kind = _decision(s)
+    if kind == NO_DECISION:
+        return 0
+    if kind == MAIN:
+        return _main_actions(s, tab, lg, d)
+    seat = s[H_PSEAT]
+    if kind == MULLIGAN:
+        return _mulligan_masks(s, tab, lg, d, seat)
+    n = 0
+    off = B_HAND + seat * HCAP
+    h = s[_sb(seat) + S_HAND]
+    if kind == START or kind == OFFER:
+        if kind == START:
+            n = _put(lg, d, n, K_DRAW, 0, 0)
+        elif s[H_PMAY]:
+            n = _put(lg, d, n, K_SKIP, 0, 0)
+        prev = UNKNOWN
+        for k in range(h):
+            c = s[off + k]
+            if c != prev:
+                n = _put(lg, d, n, K_OFFER, c, 0)
+                prev = c
+        return n
+    if kind == BLOCK:
+        n = _put(lg, d, n, K_SKIP, 0, 0)
+        defender = _block_side(s, tab)
+        if defender >= 0:
+            for i in range(s[H_MCOUNT]):
+                if _can_block(s, i, defender):
+                    n = _put(lg, d, n, K_BLOCK, s[B_MIN + i * MF + F_UID], 0)
+        return n
+    if kind == WITCH:
+        n = _put(lg, d, n, K_SKIP, 0, 0)
+        if _witch_window(s):
+            prev = UNKNOWN
+            for k in range(h):
+                c = s[off + k]
+                if c != prev and _can_witch(s, tab, seat, c):
+                    n = _put(lg, d, n, K_WITCH, c, 0)
+                prev = c
+        return n
+    if kind == TWIN:
+        pi = _twin_partner(s, tab)
+        if pi >= 0:
+            p = B_MIN + pi * MF
+            for i in range(s[H_MCOUNT]):
+                m = B_MIN + i * MF
+                if s[m + F_OWNER] == s[p + F_OWNER] and s[m + F_ZONE] == s[p + F_ZONE] and i != pi:
+                    n = _put(lg, d, n, K_TARGET, s[m + F_UID], 0)
+        return n
+    row = tab[X_CLAUSES] + s[H_PCLAUSE] * LC  # TARGET
+    choice = tab[row + L_CHOICE]
+    if tab[row + L_CHOICE_MAY]:
+        n = _put(lg, d, n, K_SKIP, 0, 0)
+    for i in range(s[H_MCOUNT]):
+        if _targetable(s, i, seat, choice):
+            n = _put(lg, d, n, K_TARGET, s[B_MIN + i * MF + F_UID], 0)
+    return n
+
+
+@nb.njit(**_JIT)
+def _payment(s, tab, seat, card):
+    """``rules.payment`` moved from available to exhausted: the specific cost in colour, the rest most-first."""
+    b = _sb(seat)
+    f = _cd(tab, card, C_FACTION)
+    specific = _cd(tab, card, C_SPECIFIC)
+    rest = _cd(tab, card, C_POWER) - specific
+    s[b + S_AVAIL + f] -= specific
+    s[b + S_EXH + f] += specific
+    while rest > 0:
+        best = -1
+        for x in range(NF):
+            if x != f and s[b + S_AVAIL + x] > 0 and (best < 0 or s[b + S_AVAIL + x] > s[b + S_AVAIL + best]):
+                best = x
+        if best < 0:
+            best = f
+        take = min(rest, s[b + S_AVAIL + best])
+        s[b + S_AVAIL + best] -= take
+        s[b + S_EXH + best] += take
+        rest -= take
+
+
+@nb.njit(**_JIT)
+def _play(s, tab, seat, card, target):
+    """``rules._play``: pay, then a minion enters (Swear Allegiance), or a spell resolves or waits."""
+    _payment(s, tab, seat, card)
+    _hand_remove(s, seat, card)
+    _set_flag(s, tab, 1, seat, card)
+    kind = _cd(tab, card, C_TYPE)
+    if kind == MINION:
+        uid = s[H_NEXT_UID]
+        m = B_MIN + s[H_MCOUNT] * MF
+        s[m + F_UID] = uid
+        s[m + F_CARD] = card
+        s[m + F_OWNER] = seat
+        s[m + F_ZONE] = RAMPARTS
+        s[m + F_STATUS] = IMMOBILE
+        s[m + F_DAMAGE] = 0
+        s[m + F_SENTENCED] = 0
+        s[m + F_BONUS] = 0
+        s[H_MCOUNT] += 1
+        s[H_NEXT_UID] = uid + 1
+        _tally(s, seat, T_MINIONS, 1)
+        clause = _cd(tab, card, C_CLAUSE + TR_SWEAR)
+        if clause >= 0:
+            _run_clause(s, tab, seat, card, clause, target)
+        return
+    _tally(s, seat, T_SPELLS, 1)
+    b = _sb(seat)
+    if kind == INVOCATION:
+        s[B_INV + seat * HCAP + s[b + S_INV]] = card
+        s[b + S_INV] += 1
+        return
+    s[b + S_DISCARD] += 1
+    _run_clause(s, tab, seat, card, _cd(tab, card, C_CLAUSE + TR_PLAY), target)
+
+
+@nb.njit(**_JIT)
+def _main(s, tab, seat, k, a, b):
+    """``rules._main``."""
+    if k == K_END:
+        _end_turn(s, tab)
+        return
+    if k == K_PLAY:
+        _play(s, tab, seat, a, b)
+        return
+    i = _find(s, a)
+    m = B_MIN + i * MF
+    if k == K_MOVE:
+        s[m + F_ZONE] = b
+        s[m + F_STATUS] = IMMOBILE
+        return
+    card = s[m + F_CARD]
+    _exhaust(s, a)
+    if k == K_BUILD:
+        gained = _change_tower(s, tab, seat, _cd(tab, card, C_CONSTRUCTION))
+        _tally(s, seat, T_BUILT, gained)
+        shape = _cd(tab, card, C_CLAUSE + TR_SHAPE)
+        if shape >= 0 and s[H_REASON] == R_NONE:
+            _queue_push(s, False, seat, card, shape, 0, 0)
+    else:
+        _tally(s, seat, T_ATTACKS, 1)
+        s[H_ATT] = 1
+        s[H_ATTACKER] = a
+        s[H_ATARGET] = b
+        s[H_ABLOCKER] = NO_TARGET
+        s[H_ASTAGE] = ST_BLOCK
+        s[H_ANO_TOWER] = 0
+        s[H_AENDED] = 0
+        s[H_ATWIN] = NO_TARGET
+    _check_deaths(s, tab)
+
+
+@nb.njit(**_JIT)
+def _step(s, tab, k, a, b):
+    """``rules.step``: the decision due taken as ``(k, a, b)``, then everything automatic after it."""
+    kind = _decision(s)
+    seat = _decider(s)
+    if kind == MULLIGAN:
+        s[H_PKIND] = NO_DECISION
+        _mulligan(s, tab, seat, a)
+    elif kind == START:
+        s[H_PKIND] = NO_DECISION
+        if k == K_DRAW:
+            _draw(s, tab, seat, 1)
+        else:
+            _offering(s, tab, seat, a)
+    elif kind == MAIN:
+        _main(s, tab, seat, k, a, b)
+    else:
+        s[H_PKIND] = NO_DECISION
+        if kind == BLOCK:
+            if k == K_BLOCK:
+                s[H_ABLOCKER] = a
+                _tally(s, seat, T_BLOCKS, 1)
+        elif kind == WITCH:
+            if k == K_SKIP:
+                s[H_ASTAGE] = ST_TWIN
+            else:
+                _hand_remove(s, seat, a)
+                s[_sb(seat) + S_TP] -= _cd(tab, a, C_TP)
+                s[_sb(seat) + S_DISCARD] += 1
+                _set_flag(s, tab, 1, seat, a)
+                _tally(s, seat, T_WITCH, 1)
+                clause = _cd(tab, a, C_CLAUSE + TR_ENEMY_ATTACKS)
+                if clause < 0:
+                    clause = _cd(tab, a, C_CLAUSE + TR_ENEMY_ATTACKS_TOWER)
+                _run_clause(s, tab, seat, a, clause, NO_TARGET)
+        elif kind == TWIN:
+            s[H_ATWIN] = a
+        elif kind == OFFER:
+            if k != K_SKIP:
+                _offering(s, tab, seat, a)
+                if s[H_POFFERS] > 1:
+                    _queue_push(s, True, s[H_PCTRL], s[H_PCARD], s[H_PCLAUSE], s[H_POFFERS] - 1, s[H_PMAY])
+        else:  # TARGET
+            _run_clause(s, tab, seat, s[H_PCARD], s[H_PCLAUSE], a if k == K_TARGET else NO_TARGET)
+    _advance(s, tab)
+
+
+# ----------------------------------------------------------------------------------------- greedy
+@nb.njit(**_JIT)
+def _copy_view(src, dst):
+    """Copy the parts of a state a view uses (not the decks, history or flags) from ``src`` to ``dst``."""
+    for i in range(HEADER):
+        dst[i] = src[i]
+    for i in range(B_QUEUE, B_QUEUE + src[H_QLEN] * QF):
+        dst[i] = src[i]
+    for i in range(B_MIN, B_MIN + src[H_MCOUNT] * MF):
+        dst[i] = src[i]
+    for seat in range(2):
+        b = _sb(seat)
+        for i in range(B_HAND + seat * HCAP, B_HAND + seat * HCAP + src[b + S_HAND]):
+            dst[i] = src[i]
+        for i in range(B_INV + seat * HCAP, B_INV + seat * HCAP + src[b + S_INV]):
+            dst[i] = src[i]
+
+
+@nb.njit(**_JIT)
+def _observe(s, v, me):
+    """``agents.observe``: ``v`` becomes ``me``'s view of ``s`` (decks and the opponent's hand unknown)."""
+    _copy_view(s, v)
+    v[H_VIEW] = 1
+    them = 1 - me
+    off = B_HAND + them * HCAP
+    for i in range(v[_sb(them) + S_HAND]):
+        v[off + i] = UNKNOWN
+
+
+@nb.njit(**_JIT)
+def _evaluate(v, tab, me, weights):
+    """``agents.evaluate`` with ``weights[me]``: the same float operations in the same order."""
+    if v[H_REASON] != R_NONE:
+        winner = v[H_WINNER]
+        if winner == DRAW:
+            return 0.0
+        return WIN_VALUE if winner == me else -WIN_VALUE
+    mb = _sb(me)
+    tb = _sb(1 - me)
+    turns = tab[X_TURNS]
+    share = (turns - v[mb + S_TURNS]) / turns
+    left = weights[me, W_LATE]
+    if share > left:
+        left = share
+    board = 0.0
+    for i in range(v[H_MCOUNT]):
+        m = B_MIN + i * MF
+        card = v[m + F_CARD]
+        lasting = _health_left(v, tab, i) - v[m + F_BONUS]  # bonus health ends with the turn
+        if lasting <= 0:
+            continue  # it dies when its bonus health ends: worth nothing
+        value = weights[me, W_MINION] + weights[me, W_HEALTH] * lasting
+        value = value - (weights[me, W_SENTENCED] if v[m + F_SENTENCED] else 0.0)
+        zone = v[m + F_ZONE]
+        if zone == TOWER:
+            value += weights[me, W_BUILDER] * _cd(tab, card, C_CONSTRUCTION)
+        elif zone == BATTLEFIELD:
+            value += weights[me, W_RAIDER] * _cd(tab, card, C_MIGHT)
+        else:
+            value += weights[me, W_GUARD] * _cd(tab, card, C_MIGHT)
+        if v[m + F_OWNER] == me:
+            board += value
+        else:
+            board += -value
+    total = 0
+    for f in range(NF):
+        total += v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
+    extra = 0.0
+    step = weights[me, W_SOURCE]
+    for _ in range(total):
+        extra += step
+        step *= weights[me, W_SOURCE_DECAY]
+    for k in range(2):
+        sign = 1.0 if k == 0 else -1.0
+        step = weights[me, W_CARD]
+        for _ in range(v[(mb if k == 0 else tb) + S_HAND]):
+            extra += sign * step
+            step *= weights[me, W_HAND_DECAY]
+    playable = 0
+    off = B_HAND + me * HCAP
+    for k in range(v[mb + S_HAND]):
+        c = v[off + k]
+        if c == UNKNOWN:
+            continue
+        if _cd(tab, c, C_TYPE) == WITCHERY:
+            ok = _cd(tab, c, C_TP) <= v[mb + S_TP]
+        else:
+            f = _cd(tab, c, C_FACTION)
+            ok = _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
+        if ok:
+            playable += 1
+    capped = np.float64(playable)
+    if weights[me, W_PLAYABLE_CAP] < playable:
+        capped = weights[me, W_PLAYABLE_CAP]
+    extra += weights[me, W_PLAYABLE] * capped
+    return (weights[me, W_TOWER] * (v[mb + S_TOWER] - v[tb + S_TOWER]) + left * board + extra
+            + weights[me, W_TP] * v[mb + S_TP])
+
+
+@nb.njit(**_JIT)
+def _settled(s):
+    """A main, start or mulligan decision is due, or the game is over: ``agents._settle`` stops."""
+    kind = _decision(s)
+    return kind == NO_DECISION or kind == MAIN or kind == START or kind == MULLIGAN
+
+
+@nb.njit(**_JIT)
+def _settle0(x, tab, lg):
+    """``agents._settle`` at depth 0: every decision by its first option."""
+    for _ in range(SETTLE_STEPS):
+        if _settled(x):
+            return
+        _legal(x, tab, lg, 2)
+        _step(x, tab, lg[2, 0, 0], lg[2, 0, 1], lg[2, 0, 2])
+
+
+@nb.njit(**_JIT)
+def _settle1(w, x, tab, me, weights, lg):
+    """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest."""
+    for _ in range(SETTLE_STEPS):
+        if _settled(w):
+            return
+        n = _legal(w, tab, lg, 1)
+        pick = 0
+        if n > 1:
+            sign = 1.0 if _decider(w) == me else -1.0
+            best = -np.inf
+            for i in range(n):
+                _copy_view(w, x)
+                _step(x, tab, lg[1, i, 0], lg[1, i, 1], lg[1, i, 2])
+                _settle0(x, tab, lg)
+                score = sign * _evaluate(x, tab, me, weights)
+                if score > best:  # strict: ties keep the legal order
+                    best = score
+                    pick = i
+        _step(w, tab, lg[1, pick, 0], lg[1, pick, 1], lg[1, pick, 2])
+
+
+@nb.njit(**_JIT)
+def _rank(s, tab, me, weights, n, lg, v, w, x):
+    """``GreedyAgent.rank``'s best index: END scores the position, the others their settled result less margin."""
+    _observe(s, v, me)
+    base = _evaluate(v, tab, me, weights)
+    margin = weights[me, W_MARGIN]
+    best = -np.inf
+    pick = 0
+    for i in range(n):
+        if lg[0, i, 0] == K_END:
+            score = base
+        else:
+            _copy_view(v, w)
+            _step(w, tab, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2])
+            _settle1(w, x, tab, me, weights, lg)
+            card = lg[0, i, 1]
+            if lg[0, i, 0] == K_PLAY and _cd(tab, card, C_TYPE) == INVOCATION and w[H_REASON] == R_NONE:
+                # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
+                _run_clause(w, tab, me, card, _cd(tab, card, C_CLAUSE + TR_START_NEXT), NO_TARGET)
+            score = _evaluate(w, tab, me, weights) - margin
+        if score > best:
+            best = score
+            pick = i
+    return pick
+
+
+@nb.njit(**_JIT)
+def _greedy_mulligan(s, tab, me, weights, n, lg):
+    """``GreedyAgent.mulligan``: the cards costing more than ``mulligan_cost``, dearest first, up to the limit."""
+    off = B_HAND + me * HCAP
+    h = s[_sb(me) + S_HAND]
+    limit = weights[me, W_MULLIGAN_COST]
+    chosen = 0  # hand positions picked
+    for _ in range(tab[X_MULLIGAN]):
+        best = -1
+        for i in range(h):
+            c = s[off + i]
+            if chosen >> i & 1 or c == UNKNOWN or not _cd(tab, c, C_COST) > limit:
+                continue
+            if best < 0 or _cd(tab, c, C_COST) > _cd(tab, s[off + best], C_COST):
+                best = i
+        if best < 0:
+            break
+        chosen |= 1 << best
+    mask = 0  # the same cards at their earliest copies (the hand is sorted)
+    for i in range(h):
+        if chosen >> i & 1:
+            c = s[off + i]
+            j = i
+            while j > 0 and s[off + j - 1] == c:
+                j -= 1
+            while mask >> j & 1:
+                j += 1
+            mask |= 1 << j
+    for i in range(n):
+        if lg[0, i, 1] == mask:
+            return i
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ games
+@nb.njit(**_JIT)
+def _result(s, res, towers, flags, g, n_cards):
+    """The result row of game ``g`` (``model.result_row``)."""
+    res[g, RES_WINNER] = s[H_WINNER]
+    res[g, RES_REASON] = s[H_REASON]
+    res[g, RES_LENGTH] = s[H_TURN]
+    res[g, RES_FIRST] = s[H_FIRST]
+    hist = s[H_HIST]
+    count = hist + 1 if hist < s[H_TURN] else hist  # model.trajectory: a game ended mid-turn adds its final towers
+    res[g, RES_HIST] = count
+    for seat in range(2):
+        b = _sb(seat)
+        r = RES_SEAT + seat * SEAT_COLS
+        res[g, r + SEAT_TOWER] = s[b + S_TOWER]
+        res[g, r + SEAT_TP] = s[b + S_TP]
+        sources = 0
+        for f in range(NF):
+            sources += s[b + S_AVAIL + f] + s[b + S_EXH + f]
+        res[g, r + SEAT_SOURCES] = sources
+        res[g, r + SEAT_HAND] = s[b + S_HAND]
+        board = 0
+        for i in range(s[H_MCOUNT]):
+            if s[B_MIN + i * MF + F_OWNER] == seat:
+                board += 1
+        res[g, r + SEAT_BOARD] = board
+        for t in range(N_TALLIES):
+            res[g, r + SEAT_TALLIES + t] = s[b + S_TALLY + t]
+        for t in range(hist):
+            towers[g, seat, t] = s[B_HIST + seat * HISTCAP + t]
+        if count > hist:
+            towers[g, seat, hist] = s[b + S_TOWER]
+    for i in range(4 * n_cards):
+        flags[g, i] = s[B_FLAGS + i]
+
+
+@nb.njit(**_JIT)
+def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status, s, v, w, x, lg, rng, trace):
+    """Play every game of ``seeds`` (``play.play_game``); the index of the first game not finished.
+
+    ``kinds``/``weights``: per seat, the agent (``AGENT_*``) and greedy's weights (``agents.Weights``
+    order).  ``res[g]``: the ``RES_*`` columns; ``towers[g, seat, :res[g, RES_HIST]]``: the towers
+    after each turn; ``flags[g]``: drawn then played flags per seat and card.  On an error
+    ``status[0]`` names it (``STATUS_*``) and the game returned is the one that failed.  ``s, v, w,
+    x`` are state scratch arrays, ``lg`` three rows of actions, ``rng`` five streams; ``trace``
+    (rows of seat, kind, a, b) records the first game's actions when it has rows.
+    """
+    n_cards = tab[X_NCARDS]
+    t = 0
+    for g in range(seeds.shape[0]):
+        seed = seeds[g]
+        for k in range(5):
+            rng[k] = _mix(seed ^ _STREAM_K[k + 1])  # 0, 1 the decks, 2, 3 the agents of p1, p2, 4 the first seat
+        mode = tab[X_FIRST]
+        first = _below(rng, 4, 2) if mode == FIRST_RANDOM else mode
+        _new_game(s, tab, first, rng)
+        steps = 0
+        while True:
+            kind = _decision(s)
+            if kind == NO_DECISION:
+                break
+            if steps >= max_steps:
+                status[0] = STATUS_RUNAWAY
+                return g
+            steps += 1
+            seat = _decider(s)
+            n = _legal(s, tab, lg, 0)
+            if n == 0:
+                status[0] = STATUS_NO_ACTION
+                return g
+            if kinds[seat] == AGENT_RANDOM:
+                pick = _below(rng, 2 + seat, n)
+            elif n == 1:
+                pick = 0
+            elif kind == MULLIGAN:
+                pick = _greedy_mulligan(s, tab, seat, weights, n, lg)
+            else:
+                pick = _rank(s, tab, seat, weights, n, lg, v, w, x)
+            if g == 0 and t < trace.shape[0]:
+                trace[t, 0] = seat
+                trace[t, 1] = lg[0, pick, 0]
+                trace[t, 2] = lg[0, pick, 1]
+                trace[t, 3] = lg[0, pick, 2]
+                t += 1
+            _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
+        _result(s, res, towers, flags, g, n_cards)
+    return seeds.shape[0]

@@ -1,0 +1,274 @@
+"""``workbench report babylon``: the designers' questions about Towers of Babylon as an offline report.
+
+One grid of greedy games (every precon against every precon, in both seats, moving first and
+second, every cell on the same master seed) answers the matchup, card and ending questions; the
+compensation arms and the what-if replay the same games with one thing changed (common random
+numbers), so every comparison is paired game by game.  Sizes follow the engine: with the compiled
+engine the matrix holds 2,000 games per matchup and seat; on the reference engine alone it plays
+far fewer and says so in its header (the intervals say how little that is).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from workbench.core.balance import balance_chart
+from workbench.core.model import AgentSpec
+from workbench.core.progress import step
+from workbench.core.report import Report
+from workbench.games.babylon import studies as st
+from workbench.games.babylon.cards import load_cards
+from workbench.games.babylon.model import DECK_KEYS, MODEL
+
+__all__ = ["FAST", "QUICK", "REFERENCE", "Settings", "build_report", "settings_for", "whatif_edit"]
+
+AGENTS = ("greedy", "greedy")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sample sizes of one report build (games per deck_p1 × deck_p2 × first cell)."""
+
+    matrix: int
+    compensation: int  # per cell and arm; the rules' arm is the matrix's first games
+    balance: int  # per cell and TP value tried
+    evaluations: int
+    whatif: int  # the edited arm; the baseline is the matrix's first games
+    decks: tuple[str, ...]
+
+
+FAST = Settings(1000, 200, 150, 5, 500, DECK_KEYS)
+REFERENCE = Settings(16, 8, 6, 3, 8, DECK_KEYS)
+QUICK = Settings(3, 2, 2, 2, 2, DECK_KEYS[:3])
+
+
+def settings_for(quick: bool, engine: str, games: int | None = None) -> Settings:
+    """The sizes for the engine that will play; ``games`` overrides the matrix's (the others scale with it)."""
+    s = QUICK if quick else FAST if engine == "fast" else REFERENCE
+    if games is None:
+        return s
+    scale = games / s.matrix
+    return Settings(games, *(max(1, round(n * scale)) for n in (s.compensation, s.balance)), s.evaluations,
+                    max(1, round(s.whatif * scale)), s.decks)
+
+
+def whatif_edit(costing: pl.DataFrame) -> dict[str, dict[str, int]]:
+    """The report's example edit: the static model's most over-costed card, one cheaper."""
+    row = costing.sort("residual", descending=True).row(0, named=True)
+    card = load_cards()[row["id"]]
+    if card.type == "Witchery":
+        return {card.id: {"tp_cost": max(0, card.tp_cost - 1)}}  # type: ignore[operator]
+    cost = max(0, card.power_cost - 1)  # type: ignore[operator]
+    return {card.id: {"power_cost": cost, **({"specific_cost": cost} if card.specific_cost > cost else {})}}
+
+
+def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int = 2,
+                 games: int | None = None) -> Path:
+    """Write the Towers of Babylon report into ``out_dir``; ``quick`` plays a few hundred games (seconds)."""
+    params = MODEL.resolve_params()
+    engine = MODEL.resolve_engine(None, tuple(AgentSpec(a) for a in AGENTS), params)
+    s = settings_for(quick, engine, games)
+    decks = list(s.decks)
+    timings: dict[str, float] = {}
+    rep = Report("Towers of Babylon (TCG): precon matchups, second-player compensation, card costs, endings", {})
+    frame = _timed(timings, f"matrix: {s.matrix:,} games × {2 * len(decks) ** 2} cells", st.play, MODEL, decks,
+                   s.matrix, list(AGENTS), {}, seed=seed, workers=workers)
+    _matchups(rep, frame, decks, s)
+    _compensation(rep, frame, decks, s, seed, workers, timings)
+    costing = _cards(rep, frame)
+    _whatif(rep, frame, decks, s, costing, seed, workers, timings)
+    _endings(rep, frame)
+    rep.meta.update({
+        "rules_version": MODEL.rules_version, "seed": seed,
+        "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":
+                  s.compensation, "TP search, per cell and value": s.balance, "what-if, per cell": s.whatif},
+        "agents": " vs ".join(AGENTS),
+        "engine": "compiled (numba)" if engine == "fast" else
+                  "reference (no compiled engine for these agents here: small sizes, wide intervals)",
+        "decks": decks, "workers": workers, "quick": quick, "seconds": timings})
+    return rep.write(Path(out_dir))
+
+
+def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    started = time.perf_counter()
+    with step(f"babylon report: {name}"):
+        out = fn(*args, **kwargs)
+    timings[name.split(":")[0]] = round(time.perf_counter() - started, 2)
+    return out
+
+
+def _cell_text(row: dict[str, Any], rate: str = "win") -> str:
+    return (f"{row['deck']} against {row['opponent']}: {100 * row[rate]:.1f} % "
+            f"[{100 * row[f'{rate}_low']:.1f}–{100 * row[f'{rate}_high']:.1f}], n = {row['n']:,}")
+
+
+def _matchups(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings) -> None:
+    tables = st.matchup_tables(frame, decks)
+    charts = st.matchup_charts(tables)
+    off = tables["matrix"].filter(pl.col("deck") != pl.col("opponent")).sort("win")
+    uneven = off.filter(pl.col("significant"))
+    rep.section("1. The precon matchup matrix", (
+        f"Greedy against greedy. Every deck meets every deck with each deck in each seat and moving first and "
+        f"second: {s.matrix:,} games per deck pairing and first seat, so a matchup of two decks pools "
+        f"{4 * s.matrix:,} games ({2 * s.matrix:,} with the row deck moving first, {2 * s.matrix:,} moving second) "
+        f"and a mirror match {2 * s.matrix:,} (its row deck is the one in seat p1). A cell is the row deck's "
+        "share of *all* games against the column deck (a draw is not a win), with its 95 % Wilson interval; "
+        "cell (A, B) and cell (B, A) read the same games, so their wins and the draws add up to n. "
+        "`p_value` is the exact binomial test of the row deck's wins against its losses at 1/2: "
+        "`significant` marks a matchup that is not even."))
+    best = off.row(-1, named=True)
+    rep.text(f"{len(uneven) // 2} of {len(off) // 2} matchups are uneven at the 5 % level (cells (A, B) and (B, A) "
+             f"count once). The most uneven: {_cell_text(best)}.")
+    rep.chart("matrix_chart", charts["matrix"], caption="Row deck's win rate against the column deck (95 % interval)")
+    rep.table("matrix", tables["matrix"], caption="The matrix: win rate, draws, moving first and moving second, the "
+                                                  "exact test against an even matchup", max_rows=30)
+    rep.table("deck_vs_field", tables["decks"], caption="Each deck against the other decks (mirror matches left out)")
+    rep.chart("deck_vs_field_chart", charts["decks"], caption="Each deck against the field")
+    rep.table("matrix_seats", tables["seats"], caption="The matrix per seat: the row deck moving first / second",
+              max_rows=20)
+    rep.chart("matrix_seats_chart", charts["seats"], caption="Row deck's win rate moving first and second")
+
+
+def _compensation(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int,
+                  timings: dict[str, float]) -> None:
+    def arms() -> pl.DataFrame:  # the rules' arm (+1 card, +1 TP) is the matrix's first games
+        grids = ({"second_cards": [1], "second_tp": [0]}, {"second_cards": [0], "second_tp": [1, 0]})
+        return pl.concat([st.play(MODEL, decks, s.compensation, list(AGENTS), {}, seed=seed, workers=workers, grid=g)
+                          for g in grids], how="diagonal_relaxed")
+
+    others = _timed(timings, f"compensation: {s.compensation:,} games × {2 * len(decks) ** 2} cells × 3 arms", arms)
+    rules = frame.filter(pl.col("game_index") < s.compensation)
+    tables = st.compensation_tables(pl.concat([rules, others], how="diagonal_relaxed"))
+    rule = tables["arms"].row(0, named=True)
+    with_card = tables["arms"].filter(pl.col("arm") == "+1 card")["first_mover_all"].item()
+    cards = 0 if with_card < 0.5 else 1  # TP only helps the second seat: search it where 50 % is still ahead
+    result = _timed(timings, f"TP search: {s.balance:,} games × {2 * len(decks) ** 2} cells × ≤{s.evaluations} "
+                    "values", st.balance_tp, MODEL, decks, s.balance, list(AGENTS), {"second_cards": cards}, low=0,
+                    high=6, evaluations=s.evaluations, seed=seed, workers=workers)
+    rep.section("2. Second-player compensation", (
+        "The second player draws one more card and starts with 1 Transformed Power. The first seat's win rate "
+        f"over all games (draws are not wins) in four arms, {s.compensation:,} games per deck pairing and first "
+        f"seat each, the same games in every arm (common random numbers): the rules' arm is the matrix's first "
+        f"{s.compensation:,} games of each cell. Each arm is compared with the rules' game by game (McNemar's exact "
+        f"test on the games whose first-seat result changed). With the rules the first seat wins "
+        f"{100 * rule['first_mover_all']:.1f} % [{100 * rule['first_mover_all_low']:.1f}–"
+        f"{100 * rule['first_mover_all_high']:.1f}] of {rule['first_mover_all_n']:,} games."))
+    rep.table("compensation", tables["arms"], caption="First seat's win rate per arm (all games and decisive games, "
+                                                      "with the exact p against 50 %) and draws")
+    rep.table("compensation_paired", tables["comparison"], caption="Each arm against the rules' arm, paired by game")
+    rep.text(_paired_sentences(tables["comparison"], "arm", "the rules' arm"))
+    charts = st.compensation_charts(tables)
+    rep.chart("compensation_chart", charts["arms"], caption="First seat's win rate per arm")
+    rep.chart("compensation_paired_chart", charts["comparison"], caption="Change against the rules (paired)")
+    rep.table("compensation_by_matchup", tables["pairs"], caption="First seat's win rate per arm and matchup",
+              max_rows=20)
+    why = (f"with +1 card alone the first seat already wins {100 * with_card:.1f} %, below 50 %, and more TP only "
+           "helps the second seat, so the search starts from no extra card" if cards == 0 else
+           f"with +1 card alone the first seat wins {100 * with_card:.1f} %")
+    rep.text(f"**Auto-balance of the Transformed Power bonus**: a bracketing search of `second_tp` in [0, 6] for a "
+             f"50 % first seat, the second player drawing {cards} extra card{'' if cards == 1 else 's'} ({why}); "
+             f"the whole deck grid, {s.balance:,} games per cell and value, the same games for every value. "
+             f"Result: {result.summary()}.")
+    rep.table("tp_search", result.points, caption="Each TP bonus tried: the first seat's win rate")
+    rep.chart("tp_search_chart", balance_chart(result, "Auto-balance of the second player's Transformed Power"),
+              caption="First seat's win rate against the second player's starting TP")
+
+
+def _paired_sentences(table: pl.DataFrame, key: str, against: str) -> str:
+    """One line per paired comparison: the change, its interval, p and whether it is significant."""
+    lines = [f"- {row[key]} against {against}: {100 * row['diff']:+.1f} points [{100 * row['low']:+.1f}, "
+             f"{100 * row['high']:+.1f}], exact paired p = {row['p_value']:.2g} ({row['discordant']:,} games changed "
+             f"result): {'significant' if row['significant'] else 'not significant'} at 5 %."
+             for row in table.iter_rows(named=True)]
+    return "\n".join(lines) + ("\n\nThe interval is Newcombe's (unpaired, so conservative); the paired test uses only "
+                               "the games whose result changed and can be significant while the interval still "
+                               "holds 0.")
+
+
+def _cards(rep: Report, frame: pl.DataFrame, lists: int = 8) -> pl.DataFrame:
+    tables = st.card_tables(frame, lists=lists)
+    model = tables["value_model"].row(0, named=True)
+    rep.section("3. Card cost-efficiency, two ways", (
+        "**Static value model**: least-squares exchange rates explaining each card's printed cost (power; TP for a "
+        "Witchery) from its construction, might, health, number of keywords and what its text does (tower swing, "
+        "cards drawn and Offerings, damage to minions, disruption), one intercept per card type; `paper` is the "
+        "pool's own tuning of a minion (2 stat points per power, a keyword or trigger ≈ 1 power). "
+        f"R² = {model['r2']:.2f}, RMSE = {model['rmse']:.2f} over {model['cards']} cards. A card whose cost is above "
+        "its value is over-costed. **Empirical view**: from the matrix's games, each card over the seat-games of the "
+        "decks that hold it: win rate when drawn and when played, play rate, and improvement when drawn (drawn "
+        "against not drawn; a card drawn twice counts once; draws are not won) with 95 % intervals, n and the "
+        "two-proportion test; improvement when drawn is put on the cost scale by the reduced-major-axis line "
+        "through the cards. It measures the cards as the greedy agent plays them."))
+    unplayed = tables["rates"].filter(pl.col("play_rate_n") > 0, pl.col("play_rate") < 0.01)
+    if unplayed.height:
+        rep.text("Greedy (almost) never plays " + ", ".join(f"{r['id']} {r['name']} ({r['type']}, played in "
+                                                             f"{100 * r['play_rate']:.1f} % of {r['play_rate_n']:,} "
+                                                             f"seat-games that drew it)"
+                                                             for r in unplayed.iter_rows(named=True))
+                 + ". Its one-step look-ahead sees no immediate gain in them (an Invocation acts only at the start "
+                   "of the next turn), so the empirical view of these cards measures a dead card in hand, not the "
+                   "card.")
+    rep.table("value_model", tables["value_model"], caption="Fitted exchange rates (cost per unit) and type intercepts")
+    rep.table("costed_cards", tables["costed"], caption=f"The {lists} most over- and under-costed cards by both "
+                                                        "views (residual = cost − value)")
+    charts = st.card_charts(tables)
+    rep.chart("cost_vs_value", charts["cost_vs_value"], caption="Cost against value in both views; dashed: value = "
+                                                                "cost, outliers labelled")
+    rep.table("card_costing_static", tables["static"], caption="Static model: every card, most over-costed first",
+              max_rows=60)
+    rep.table("card_rates", tables["rates"].sort("iwd", descending=True, nulls_last=True),
+              caption="Empirical rates per card, largest improvement when drawn first", max_rows=60)
+    rep.chart("card_iwd", charts["iwd"], caption="Improvement when drawn per card (95 % interval); red: significant")
+    return tables["static"]
+
+
+def _whatif(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, costing: pl.DataFrame, seed: int,
+            workers: int, timings: dict[str, float]) -> None:
+    edits = whatif_edit(costing)
+    baseline = frame.filter(pl.col("game_index") < s.whatif)
+    tables = _timed(timings, f"what-if: {s.whatif:,} games × {2 * len(decks) ** 2} cells", st.what_if, MODEL, decks,
+                    s.whatif, list(AGENTS), {}, edits, seed=seed, workers=workers, baseline=baseline)
+    change = "; ".join(f"{r['id']} ({r['name']}) {r['column']} {r['before']} → {r['after']}"
+                       for r in tables["edits"].iter_rows(named=True))
+    moved = tables["matrix_delta"].filter(pl.col("significant"))
+    rep.section("4. What-if: a designer's edit moves the matrix", (
+        f"The static model's most over-costed card made one cheaper: {change}. The same {s.whatif:,} games per deck "
+        "pairing and first seat with the edited cards and with the unchanged ones (the matrix's first games): every "
+        "matchup's change of the row deck's win rate, paired game by game (McNemar's exact test). Matchups "
+        "between decks without the edited card replay identically (a difference of 0). "
+        f"Significant changes: {len(moved)} of {tables['matrix_delta'].height} cells (at 5 %, about one in twenty "
+        "of the cells that hold the edited card may look significant by chance alone). The edit is a content-hashed "
+        "copy of data/babylon/cards.csv (`workbench study babylon whatif --edits \"F10.power_cost=3\"`)."))
+    rep.table("whatif_matrix", tables["matrix_delta"], caption="Row deck's win rate, unchanged and edited, per "
+                                                               "matchup", max_rows=30)
+    charts = st.whatif_charts(tables)
+    rep.chart("whatif_matrix_chart", charts["matrix_delta"], caption="Change per cell, points (* significant)")
+    rep.chart("whatif_cells_chart", charts["cells"], caption="Change per matchup with its 95 % interval")
+    rep.table("whatif_card", tables["cards"], caption="The edited card's own rates in both arms (two-proportion test)")
+
+
+def _endings(rep: Report, frame: pl.DataFrame) -> None:
+    tables = st.ending_tables(frame)
+    charts = st.ending_charts(tables | {"games": frame})
+    rep.section("5. How games end, and the towers", (
+        f"`tower`: a tower reached {MODEL.param('win_tower').default} levels (an immediate win); `count`: the higher "
+        f"tower after both players' {MODEL.param('turns').default}th turn (equal: a draw). Each ending is split by "
+        "who won it: the player who moved first or second. Every share with its 95 % interval and n."))
+    rep.table("endings", tables["endings"], caption="How games end, all matchups")
+    rep.chart("endings_chart", charts["endings"], caption="How games end per matchup")
+    rep.table("endings_by_matchup", tables["endings_by_matchup"], max_rows=30)
+    rep.table("draws", tables["draws"], caption="Draws per matchup")
+    rep.table("length", tables["length"], caption="Game length in player turns (both seats), by how the game ended")
+    rep.table("tower_margin", tables["margin"], caption="Final tower margin by how the game ended (within_2: share "
+                                                        "decided by 2 levels or fewer)")
+    rep.chart("tower_margin_chart", charts["margin"])
+    rep.table("deck_tallies", tables["tallies"], caption="What each deck does per seat-game (means): levels built, "
+                                                         "tower damage dealt, levels stolen, cards played, …")
+    rep.chart("trajectories_chart", charts["trajectories"], caption="Each deck's own tower after each round, "
+                                                                    "moving first vs second")
+    rep.table("trajectories", tables["trajectories"], max_rows=20)

@@ -1,0 +1,126 @@
+"""Tower of Babel (die streak): its lessons (``MODEL.lessons`` names ``LESSONS``; core/lessons.py).
+
+* ``streak``: the teacher's streak model (``exact.streak_odds``) — the chance of a six-win (a rate
+  with its Wilson interval), the mean of p1's points and of the longest streak (with the 95 %
+  half-width) — exact beside a simulation, for sliders of p,
+  die faces, rounds and players.  With ``games`` 0 it is exact only (milliseconds), so the exact
+  numbers follow the sliders at once;
+* ``reduced_decks``: the real game's exact odds on reduced decks beside a simulation (a study).
+
+The exact six-win chance is a fraction where the chain is small enough to keep as fractions
+(``die_faces × rounds × players`` up to ``FRACTION_LIMIT``: every default size), else the same
+chain in floating point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from workbench.core.model import GameModel, Param
+from workbench.core.stats import wilson, z_value
+from workbench.core.study import Study
+from workbench.games.dietower.analysis import (
+    CONFIDENCE,
+    distribution_chart,
+    six_win_chart,
+    streak_comparison,
+    streak_length_chart,
+)
+from workbench.games.dietower.exact import streak_odds
+
+FRACTION_LIMIT = 1000  # die_faces * rounds * players up to this: the six-win chance as an exact fraction
+FRACTION_DIGITS = 40  # longer fractions are not shown
+
+
+def _p(value: float) -> Fraction:
+    """The slider's p as the fraction it stands for (0.35 → 7/20)."""
+    return Fraction(value).limit_denominator(1000)
+
+
+def _fraction_text(x: Fraction | None) -> str:
+    text = "" if x is None else str(x)
+    return text if len(text) <= FRACTION_DIGITS else ""
+
+
+def _exact_frames(p: float, die_faces: int, rounds: int, players: int) -> dict[str, pl.DataFrame]:
+    """The streak model's exact distributions alone, with empty simulated columns (``games`` = 0)."""
+    odds = streak_odds(float(p), die_faces, rounds, players)
+    empty = {"count": pl.lit(None, pl.Int64), "simulated": pl.lit(None, pl.Float64), "low": pl.lit(None, pl.Float64),
+             "high": pl.lit(None, pl.Float64), "n": pl.lit(0, pl.Int64)}
+
+    def dist(d: dict[int, Any], key: str) -> pl.DataFrame:
+        values = list(range(0, max(d) + 1))
+        return pl.DataFrame({key: values, "exact": [float(d.get(v, 0.0)) for v in values]}).with_columns(**empty)
+
+    return {"points": dist(odds.points, "value"), "longest": dist(odds.longest, "value"),
+            "six_win_by_round": pl.DataFrame({"round": list(range(1, rounds + 1)),
+                                              "exact": [float(x) for x in odds.six_win_by[1:]]}).with_columns(**empty),
+            "first_streak": pl.DataFrame({"streak": list(odds.first_streak),
+                                          "exact": [float(x) for x in odds.first_streak.values()]})}
+
+
+def _mean_row(name: str, frame: pl.DataFrame, exact: float) -> dict[str, Any]:
+    """A mean of a distribution frame (value, exact, count): exact beside simulated with its 95 % half-width."""
+    counts = frame["count"].fill_null(0)
+    n = int(counts.sum())
+    row = {"quantity": name, "exact": exact, "simulated": None, "half_width": None, "n": n}
+    if n:
+        values, counts = frame["value"].to_numpy(), counts.to_numpy()
+        mean = float((values * counts).sum() / n)
+        sd = math.sqrt(max(0.0, float((counts * (values - mean) ** 2).sum() / max(1, n - 1))))
+        row |= {"simulated": mean, "half_width": z_value(CONFIDENCE) * sd / math.sqrt(n)}
+    return row
+
+
+def _streak(model: GameModel | None, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+            on_progress: Callable[[int, int], None] | None,
+            should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+    p, faces, rounds, players, games = (settings[k] for k in ("p", "die_faces", "rounds", "players", "games"))
+    exact_p = _p(p)
+    small = faces * rounds * players <= FRACTION_LIMIT
+    odds = streak_odds(exact_p if small else float(exact_p), faces, rounds, players)
+    frames = (streak_comparison(float(exact_p), faces, rounds, players, games=games, seed=seed) if games
+              else _exact_frames(float(exact_p), faces, rounds, players))
+    six = frames["six_win_by_round"].row(-1, named=True)
+    k = int(six["count"] or 0)
+    low, high = wilson(k, games, CONFIDENCE) if games else (None, None)
+    six_win = pl.DataFrame([{"quantity": f"P(six-win within {rounds} rounds)", "exact": float(odds.six_win),
+                             "exact_fraction": _fraction_text(odds.six_win) if small else "",
+                             "simulated": k / games if games else None, "simulated_low": low, "simulated_high": high,
+                             "n": games}],
+                           schema={"quantity": pl.String, "exact": pl.Float64, "exact_fraction": pl.String,
+                                   "simulated": pl.Float64, "simulated_low": pl.Float64,
+                                   "simulated_high": pl.Float64, "n": pl.Int64})
+    means = pl.DataFrame([_mean_row("p1's points", frames["points"], float(odds.mean("points"))),
+                          _mean_row("longest streak", frames["longest"], float(odds.mean("longest")))],
+                         schema={"quantity": pl.String, "exact": pl.Float64, "simulated": pl.Float64,
+                                 "half_width": pl.Float64, "n": pl.Int64})
+    return {"six_win": six_win, "means": means, **frames}
+
+
+def _streak_charts(tables: dict[str, pl.DataFrame]) -> dict[str, alt.TopLevelMixin]:
+    return {"six_win": six_win_chart(tables["six_win_by_round"]),
+            "points": distribution_chart(tables["points"], title="p1's points: exact (bars), simulated (points)",
+                                         x_title="points"),
+            "longest": distribution_chart(tables["longest"], title="longest streak of the game",
+                                          x_title="rounds won in a row"),
+            "first_streak": streak_length_chart(tables["first_streak"])}
+
+
+STREAK = Study("streak", "The streak model: exact odds beside a simulation", _streak, (
+    Param("p", 0.5, float, "chance the Builder wins a round (read as a fraction: 0.35 is 7/20)", 0.0, 1.0),
+    Param("die_faces", 6, int, "faces of the die; winning on the top face ends the game (a six-win)", 2, 20),
+    Param("rounds", 14, int, "rounds in a game", 2, 30),
+    Param("players", 2, int, "players", 2, 4),
+    Param("games", 100_000, int, "simulated games (0: exact only)", 0, 2_000_000),
+), _streak_charts, "In round 1 a random player takes the die at 1; then the Builder wins a round with chance p, "
+   "scores the die and raises it — on the top face it wins the game — else the die passes on at 1.",
+    game_params=False)
+
+LESSONS = (STREAK, "reduced_decks")
