@@ -15,7 +15,7 @@ Each seat draws its random numbers from its own stream (``model.agent_stream``).
                                            guard   · might         on the Ramparts) − sentenced
       (the board terms scaled by the share of the game still to play, at least ``late``)
     + Σ_{k<my hand} card · hand_decay^k − the same for the enemy hand
-    + playable · min(my hand cards my sources could pay (TP for a Witchery), playable_cap)
+    + playable · min(my hand's non-Witchery cards my sources could pay, playable_cap)
     + Σ_{k<my sources} source · source_decay^k + tp · my Transformed Power
 
 A minion's health counts without its bonus until end of turn, and a minion that will die when that
@@ -163,8 +163,7 @@ def evaluate(config: Config, s: State, me: int, w: Weights) -> float:
     for c in mine.hand:
         if c != UNKNOWN:
             info = config.cards[c]
-            if (info.tp <= mine.tp) if info.type == rules.WITCHERY else (
-                    info.power <= total and info.specific <= owned[info.faction]):
+            if info.type != rules.WITCHERY and info.power <= total and info.specific <= owned[info.faction]:
                 playable += 1
     extra += w.playable * min(playable, w.playable_cap)
     return w.tower * (mine.tower - theirs.tower) + left * board + extra + w.tp * mine.tp

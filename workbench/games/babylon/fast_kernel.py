@@ -1260,12 +1260,10 @@ def _evaluate(v, tab, me, weights):
         c = v[off + k]
         if c == UNKNOWN:
             continue
-        if _cd(tab, c, C_TYPE) == WITCHERY:
-            ok = _cd(tab, c, C_TP) <= v[mb + S_TP]
-        else:
-            f = _cd(tab, c, C_FACTION)
-            ok = _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
-        if ok:
+        if _cd(tab, c, C_TYPE) == WITCHERY:  # played on the opponent's turn: not a card for the main phase
+            continue
+        f = _cd(tab, c, C_FACTION)
+        if _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[mb + S_AVAIL + f] + v[mb + S_EXH + f]:
             playable += 1
     capped = np.float64(playable)
     if weights[me, W_PLAYABLE_CAP] < playable:
