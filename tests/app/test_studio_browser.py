@@ -80,6 +80,7 @@ def _fill(page, selector: str, value: object) -> None:
 def _cell(scope, table: str, column: str, row: int = 0) -> str:
     """The text of one cell of a shown table (by its name and column) in a page or a part of one."""
     block = scope.locator(f"[data-table={table}] table")
+    block.locator("thead th", has_text=column).first.wait_for()  # tables are drawn after the status line
     headers = block.locator("thead th").all_inner_texts()
     return block.locator("tbody tr").nth(row).locator("td").nth(headers.index(column)).inner_text()
 

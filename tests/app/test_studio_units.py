@@ -143,6 +143,33 @@ def test_a_card_what_if_equals_two_library_runs_on_the_same_seeds(tmp_path):
         what_if("duel", {"dragon": {"cost": 25}}, games=10)
 
 
+
+def test_babylons_card_page_edits_a_cost_and_its_what_if_equals_the_library(tmp_path):
+    from workbench.app.cards_page import CardsPage
+
+    table = card_table("babylon")
+    assert table.row_key == "id" and {"power_cost", "might", "text"} <= set(table.editable)
+    page = CardsPage(Workspace(tmp_path), "babylon")
+    assert page.cards.height == 60
+    page.edit("F9", power_cost="2")
+    assert page.edits == {"F9": {"power_cost": "2"}}
+    page.settings.set(games=60)
+    page.seed.value = 4
+    page.run()
+    page.job.wait(120)
+    (record,) = page.workspace.store.runs()
+    _, tables = page.workspace.store.load(record["id"])
+    edited = edit_csv(table.default, {"F9": {"power_cost": 2}}, key=("id",), directory=tmp_path)
+    base = simulate("babylon", 60, seed=4, progress=False)
+    variant = simulate("babylon", 60, params={"cards": str(edited)}, seed=4, progress=False)
+    assert_frame_equal(tables["what_if"], compare_outcomes(base, variant))
+    assert "wb-whatif-delta" in page.results.header.value
+    page.edit("F12", power_cost="2")  # a Witchery costs TP only: the edited set has a bad row
+    page.run()
+    assert not page.job.running and "id &#x27;F12&#x27;, column &#x27;power_cost&#x27;" in page.note.value
+    assert len(page.workspace.store.runs()) == 1  # nothing played
+
+
 # -- lessons ---------------------------------------------------------------------------------------------------
 def test_lessons_are_declared_studies_and_the_streak_lesson_is_dietowers_exact_model():
     from workbench.games.dietower.exact import streak_odds

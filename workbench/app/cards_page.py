@@ -32,6 +32,7 @@ from workbench.core.cardtable import (
     card_table,
     changed_cells,
     column_kinds,
+    edited_cards,
     read_cards,
     save_cards,
     what_if,
@@ -283,6 +284,7 @@ class CardsPage:
             settings, params = self.settings.values(), self.form.changed()
             if not self.edits:
                 raise InputError(f"no {self.table.title} value is changed yet: edit a cell first")
+            edited_cards(self.table, self.edits, self.base.value)  # a bad row is named here, by its key
         except Exception as exc:  # noqa: BLE001 - named in the page
             self.note.value = message(self._explain(exc), "error")
             return

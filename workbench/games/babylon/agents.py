@@ -247,29 +247,39 @@ class SearchAgent:
     worlds (the unseen cards dealt afresh from the seat's stream) every candidate is played out with
     greedy for both seats until ``horizon`` more turns have begun or the game ends.  A finished
     rollout scores 1 (win), 0.5 (draw) or 0; an unfinished one the logistic of greedy's score
-    divided by ``scale``.  The candidate with the best mean wins (ties: greedy's order).
+    divided by ``scale``.  Every candidate meets the same worlds, so each is compared with greedy's
+    own choice world by world: search departs from greedy only for the candidate with the largest
+    mean gain, and only when that gain exceeds ``z`` standard errors of the paired differences (a
+    handful of noisy rollouts must not overrule the evaluation).
     """
 
     name = "search"
 
-    def __init__(self, budget: int = 24, width: int = 4, horizon: int = 2, scale: float = 10.0) -> None:
-        self.budget, self.width, self.horizon, self.scale = budget, width, horizon, scale
+    def __init__(self, budget: int = 12, width: int = 3, horizon: int = 4, scale: float = 10.0,
+                 z: float = 2.0) -> None:
+        self.budget, self.width, self.horizon, self.scale, self.z = budget, width, horizon, scale, z
         self.greedy = GreedyAgent()
 
     def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
-        """The candidate with the best mean rollout score."""
+        """Greedy's choice, unless a candidate's paired rollout gain over it is clearly positive."""
         if len(legal) == 1 or legal[0][0] == K_MULLIGAN:
             return self.greedy.choose(config, view.state, view.me, legal)
         ranked = [legal[i] for _, i in self.greedy.rank(config, view.state, view.me, legal)][:self.width]
         if len(ranked) == 1:
             return ranked[0]
-        worlds = max(1, self.budget // len(ranked))
-        totals = [0.0] * len(ranked)
+        worlds = max(2, self.budget // len(ranked))
+        scores: list[list[float]] = [[] for _ in ranked]
         for _ in range(worlds):
             world = determinise(config, view, rng)
             for j, a in enumerate(ranked):
-                totals[j] += self._rollout(config, rules.step(config, world, Action(*a)), view.me)
-        best = max(range(len(ranked)), key=lambda j: (totals[j], -j))
+                scores[j].append(self._rollout(config, rules.step(config, world, Action(*a)), view.me))
+        best, best_gain = 0, 0.0
+        for j in range(1, len(ranked)):
+            diffs = [x - y for x, y in zip(scores[j], scores[0], strict=True)]
+            mean = sum(diffs) / worlds
+            var = sum((d - mean) ** 2 for d in diffs) / (worlds - 1)
+            if mean > best_gain and mean > self.z * math.sqrt(var / worlds):
+                best, best_gain = j, mean
         return ranked[best]
 
     def _rollout(self, config: Config, s: State, me: int) -> float:
@@ -293,10 +303,12 @@ DECLS = (
     AgentDecl("greedy", _greedy, "one step ahead by a weighted position score (weights are options)",
               tuple(Param(f, getattr(Weights(), f), float, f"weight: {f}", -1e6, 1e6) for f in Weights._fields)),
     AgentDecl("search", SearchAgent, "flat Monte Carlo over determinised worlds, greedy rollouts", (
-        Param("budget", 24, int, "rollouts per decision", 1, 100_000),
-        Param("width", 4, int, "candidate actions (greedy's best)", 1, 64),
-        Param("horizon", 2, int, "turns begun after the decision before a rollout stops", 1, 60),
-        Param("scale", 10.0, float, "logistic scale of an unfinished rollout's score", 0.001, 1e6))),
+        Param("budget", 12, int, "rollouts per decision", 1, 100_000),
+        Param("width", 3, int, "candidate actions (greedy's best)", 1, 64),
+        Param("horizon", 4, int, "turns begun after the decision before a rollout stops", 1, 60),
+        Param("scale", 10.0, float, "logistic scale of an unfinished rollout's score", 0.001, 1e6),
+        Param("z", 2.0, float, "standard errors a candidate's paired gain over greedy's choice must exceed", 0.0,
+              100.0))),
 )
 
 __all__ = ["DECLS", "GreedyAgent", "SearchAgent", "View", "Weights", "determinise", "evaluate", "observe"]
