@@ -22,21 +22,14 @@ import argparse
 import json
 import os
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
-from polars.testing import assert_frame_equal  # noqa: E402
 
-from benchmarks.benchlib import fast_rates, reference_rate, timed_study  # noqa: E402
-from workbench.core.model import AgentSpec  # noqa: E402
-from workbench.core.play import play_chunk  # noqa: E402
-from workbench.core.seeding import game_seeds  # noqa: E402
+from benchmarks.benchlib import compare_engines, fast_rates, reference_rate, timed_study  # noqa: E402
 from workbench.games.babel.model import MODEL  # noqa: E402
 
 AGENTS = ("random", "greedy")
@@ -68,11 +61,6 @@ def throughput(quick: bool) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------- identity
-def _reference_frame(params: dict, agents: tuple[str, str], master: int, start: int, stop: int) -> pl.DataFrame:
-    specs = tuple(AgentSpec.parse(a) for a in agents)
-    return play_chunk(MODEL, params, specs, game_seeds(master, start, stop), "reference")
-
-
 def identity(total: int, workers: int = 2) -> tuple[int, float, dict[str, int]]:
     """Fast against reference frames over ``total`` games; (games compared, seconds, end reasons)."""
     jobs = []
@@ -82,19 +70,7 @@ def identity(total: int, workers: int = 2) -> tuple[int, float, dict[str, int]]:
             games = max(1, round(total * share / len(VARIANTS)))
             for start in range(0, games, 250):
                 jobs.append((params, agents, 100 + i, start, min(games, start + 250)))
-    t = time.perf_counter()
-    compared = 0
-    reasons: dict[str, int] = {}
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        for job, ref in zip(jobs, pool.map(_reference_frame, *zip(*jobs, strict=True)), strict=True):
-            params, agents, master, start, stop = job
-            quick = play_chunk(MODEL, params, tuple(AgentSpec.parse(a) for a in agents),
-                               game_seeds(master, start, stop), "fast")
-            assert_frame_equal(ref, quick)
-            compared += ref.height
-            for reason, count in ref["reason"].value_counts().iter_rows():
-                reasons[reason] = reasons.get(reason, 0) + count
-    return compared, time.perf_counter() - t, reasons
+    return compare_engines("babel", jobs, workers)
 
 
 # ------------------------------------------------------------------------------------ default study

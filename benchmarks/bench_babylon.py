@@ -24,21 +24,14 @@ import argparse
 import json
 import os
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
-from polars.testing import assert_frame_equal  # noqa: E402
 
-from benchmarks.benchlib import fast_rates, reference_rate, timed_study  # noqa: E402
-from workbench.core.model import AgentSpec  # noqa: E402
-from workbench.core.play import play_chunk  # noqa: E402
-from workbench.core.seeding import game_seeds  # noqa: E402
+from benchmarks.benchlib import compare_engines, fast_rates, reference_rate, timed_study  # noqa: E402
 from workbench.games.babylon.model import DECK_KEYS, MODEL  # noqa: E402
 
 AGENTS = ("greedy", "random")
@@ -101,11 +94,6 @@ def precon_matrix(quick: bool) -> dict:
 
 
 # ---------------------------------------------------------------------------------------- identity
-def _reference_frame(params: dict, agents: tuple[str, str], master: int, start: int, stop: int) -> pl.DataFrame:
-    specs = tuple(AgentSpec.parse(a) for a in agents)
-    return play_chunk(MODEL, params, specs, game_seeds(master, start, stop), "reference")
-
-
 def identity(per_pairing: int, workers: int = 2) -> tuple[int, float, dict[str, int]]:
     """Fast against reference frames over ``per_pairing`` games per pairing; (games, seconds, end reasons)."""
     jobs = []
@@ -115,19 +103,7 @@ def identity(per_pairing: int, workers: int = 2) -> tuple[int, float, dict[str, 
             games = max(1, round(per_pairing / len(VARIANTS)))
             for start in range(0, games, 250):
                 jobs.append((params, agents, 100 + 10 * i + k, start, min(games, start + 250)))
-    t = time.perf_counter()
-    compared = 0
-    reasons: dict[str, int] = {}
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        for job, ref in zip(jobs, pool.map(_reference_frame, *zip(*jobs, strict=True)), strict=True):
-            params, agents, master, start, stop = job
-            quick = play_chunk(MODEL, params, tuple(AgentSpec.parse(a) for a in agents),
-                               game_seeds(master, start, stop), "fast")
-            assert_frame_equal(ref, quick)
-            compared += ref.height
-            for reason, count in ref["reason"].value_counts().iter_rows():
-                reasons[reason] = reasons.get(reason, 0) + count
-    return compared, time.perf_counter() - t, reasons
+    return compare_engines("babylon", jobs, workers)
 
 
 def main() -> None:

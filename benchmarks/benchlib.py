@@ -87,3 +87,44 @@ def fast_rates(model, params: dict, agent: str, games: int, repeats: int = 2) ->
             th.join()
         two = max(two, rate(games, time.perf_counter() - t))
     return one, two
+
+
+def _reference_frame(game: str, params: dict, agents: tuple, master: int, start: int, stop: int):
+    from workbench.core.model import AgentSpec, get_game
+    from workbench.core.play import play_chunk
+    from workbench.core.seeding import game_seeds
+
+    specs = tuple(AgentSpec.parse(a) for a in agents)
+    return play_chunk(get_game(game), params, specs, game_seeds(master, start, stop), "reference")
+
+
+def compare_engines(game: str, jobs: list[tuple], workers: int = 2) -> tuple[int, float, dict[str, int]]:
+    """Fast against reference frames for ``jobs`` of ``(params, agents, master seed, start, stop)``.
+
+    The reference side runs on ``workers`` spawned processes; every chunk must be frame-identical.
+    Returns (games compared, seconds, end reasons counted).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    from polars.testing import assert_frame_equal
+
+    from workbench.core.model import AgentSpec, get_game
+    from workbench.core.play import play_chunk
+    from workbench.core.seeding import game_seeds
+
+    model = get_game(game)
+    t = time.perf_counter()
+    compared = 0
+    reasons: dict[str, int] = {}
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        refs = pool.map(_reference_frame, *zip(*((game, *job) for job in jobs), strict=True))
+        for job, ref in zip(jobs, refs, strict=True):
+            params, agents, master, start, stop = job
+            quick = play_chunk(model, params, tuple(AgentSpec.parse(a) for a in agents),
+                               game_seeds(master, start, stop), "fast")
+            assert_frame_equal(ref, quick)
+            compared += ref.height
+            for reason, count in ref["reason"].value_counts().iter_rows():
+                reasons[reason] = reasons.get(reason, 0) + count
+    return compared, time.perf_counter() - t, reasons
