@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
 
-from benchmarks.benchlib import compare_engines, fast_rates, reference_rate, timed_study  # noqa: E402
+from benchmarks.benchlib import compare_engines, throughput_row, timed_study  # noqa: E402
 from workbench.games.babel.model import MODEL  # noqa: E402
 
 AGENTS = ("random", "greedy")
@@ -50,11 +50,7 @@ def throughput(quick: bool) -> list[dict]:
     ref_games = {"random": 100 if quick else 400, "greedy": 30 if quick else 120}
     fast_games = {"random": 20_000 if quick else 200_000, "greedy": 5_000 if quick else 40_000}
     for agent in AGENTS:
-        ref = reference_rate(MODEL, MODEL.resolve_params(), agent, ref_games[agent])
-        one, two = fast_rates(MODEL, MODEL.resolve_params(), agent, fast_games[agent])
-        row = {"agents": f"{agent} vs {agent}", "reference_gps": round(ref, 1), "fast_1core_gps": round(one),
-               "fast_2workers_gps": round(two), "speedup_1core": round(one / ref, 1),
-               "scaling_2workers": round(two / one, 2)}
+        row = throughput_row(MODEL, MODEL.resolve_params(), agent, ref_games[agent], fast_games[agent])
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows

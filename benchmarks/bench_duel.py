@@ -22,22 +22,15 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
-from polars.testing import assert_frame_equal  # noqa: E402
 
-from benchmarks.benchlib import fast_rates, reference_rate, timed_study  # noqa: E402
-from workbench.core.model import AgentSpec  # noqa: E402
-from workbench.core.play import play_chunk  # noqa: E402
-from workbench.core.seeding import game_seeds  # noqa: E402
-from workbench.games.duel import fast  # noqa: E402
-from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL, build_config  # noqa: E402
+from benchmarks.benchlib import compare_engines, throughput_row, timed_study  # noqa: E402
+from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL  # noqa: E402
 
 FIELDS = ("crystal_garden", "free_steppe")
 AGENTS = ("random", "greedy")
@@ -51,21 +44,14 @@ MIXES = [(("random", "random"), 0.6), (("greedy", "random"), 0.1), (("random", "
          (("greedy", "greedy"), 0.2)]
 
 
-def _specs(agent: str) -> tuple[AgentSpec, AgentSpec]:
-    return (AgentSpec.parse(agent),) * 2
-
-
 def throughput(quick: bool) -> list[dict]:
     rows = []
     ref_games = {"random": 150 if quick else 600, "greedy": 50 if quick else 200}
     fast_games = 20_000 if quick else 100_000
     for field in FIELDS:
         for agent in AGENTS:
-            ref = reference_rate(MODEL, MODEL.resolve_params({"battlefield": field}), agent, ref_games[agent])
-            one, two = fast_rates(MODEL, MODEL.resolve_params({"battlefield": field}), agent, fast_games)
-            row = {"battlefield": field, "agents": f"{agent} vs {agent}", "reference_gps": round(ref),
-                   "fast_1core_gps": round(one), "fast_2workers_gps": round(two),
-                   "speedup_1core": round(one / ref, 1), "scaling_2workers": round(two / one, 2)}
+            row = {"battlefield": field, **throughput_row(MODEL, MODEL.resolve_params({"battlefield": field}), agent,
+                                                          ref_games[agent], fast_games)}
             rows.append(row)
             print(json.dumps(row), flush=True)
     return rows
@@ -88,11 +74,6 @@ def runner_scaling(quick: bool) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------------------- identity
-def _reference_frame(params: dict, agents: tuple[str, str], master: int, start: int, stop: int) -> pl.DataFrame:
-    specs = tuple(AgentSpec.parse(a) for a in agents)
-    return play_chunk(MODEL, params, specs, game_seeds(master, start, stop), "reference")
-
-
 def identity(total: int, workers: int = 2) -> tuple[int, float]:
     cells = [(b, d) for b in BATTLEFIELD_KEYS for d in ("regular", "unlimited")]
     jobs = []
@@ -102,16 +83,8 @@ def identity(total: int, workers: int = 2) -> tuple[int, float]:
             games = max(1, round(total * share / len(cells)))
             for start in range(0, games, 500):
                 jobs.append((params, agents, 100 + i, start, min(games, start + 500)))
-    t = time.perf_counter()
-    compared = 0
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        for job, ref in zip(jobs, pool.map(_reference_frame, *zip(*jobs, strict=True)), strict=True):
-            params, agents, master, start, stop = job
-            quick = fast.play_chunk(build_config(params), tuple(AgentSpec.parse(a) for a in agents),
-                                    game_seeds(master, start, stop), params["first"])
-            assert_frame_equal(ref, quick)
-            compared += ref.height
-    return compared, time.perf_counter() - t
+    compared, seconds, _ = compare_engines("duel", jobs, workers)
+    return compared, seconds
 
 
 # ------------------------------------------------------------------------------------ default study

@@ -128,3 +128,12 @@ def compare_engines(game: str, jobs: list[tuple], workers: int = 2) -> tuple[int
             for reason, count in ref["reason"].value_counts().iter_rows():
                 reasons[reason] = reasons.get(reason, 0) + count
     return compared, time.perf_counter() - t, reasons
+
+
+def throughput_row(model, params: dict, agent: str, ref_games: int, fast_games: int) -> dict:
+    """Reference and compiled games/s of ``agent`` against itself: one row of a bench's throughput table."""
+    ref = reference_rate(model, params, agent, ref_games)
+    one, two = fast_rates(model, params, agent, fast_games)
+    return {"agents": f"{agent} vs {agent}", "reference_gps": round(ref, 1), "fast_1core_gps": round(one),
+            "fast_2workers_gps": round(two), "speedup_1core": round(one / ref, 1),
+            "scaling_2workers": round(two / one, 2)}
