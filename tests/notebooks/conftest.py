@@ -36,6 +36,19 @@ def parameters_cell(nb: Any) -> Any:
     raise AssertionError("notebook has no code cell tagged 'parameters'")
 
 
+def thin_code_cells(path: str | Path, max_lines: int = 8) -> list[Any]:
+    """The committed notebook's code cells, after checking it is thin: no outputs, the parameters cell
+    first, no cell over ``max_lines`` lines (no logic lives only in a notebook)."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
+    assert code[0] is parameters_cell(nb)
+    assert all(len(c.source.splitlines()) <= max_lines for c in code)
+    return code
+
+
 def execute_notebook(path: str | Path, overrides: dict[str, Any] | None = None, timeout: int = 120) -> Any:
     """Execute a copy of the notebook at ``path`` with ``overrides`` applied; return the executed copy."""
     import nbformat  # the notebook extra; `make test` installs it, so a missing one is an error, not a skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 import polars as pl
-from conftest import NOTEBOOKS, outputs, parameters_cell  # noqa: I001 - the notebooks conftest
+from conftest import NOTEBOOKS, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
 from tests.independent import wilson
 from workbench.games.babylon import studies as st
@@ -18,13 +18,10 @@ SMALL = {"STUDY": "matchups", "SETTINGS": {"games": 2, "decks": DECKS, "agents":
 
 def test_notebook_is_committed_thin_and_without_outputs():
     nb = nbformat.read(PATH, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
-    assert code[0] is parameters_cell(nb)
+    code = thin_code_cells(PATH, max_lines=8)
     assert all(f"{name} =" in code[0].source for name in ("STUDY", "SETTINGS", "WHATIF", "SEED", "RUN"))
     assert 'StudyPanel("babylon", STUDY, settings=SETTINGS, seed=SEED' in code[1].source
-    assert all(len(c.source.splitlines()) <= 8 for c in code)  # no logic lives only in the notebook
 
 
 def _text(shown: list[dict]) -> str:

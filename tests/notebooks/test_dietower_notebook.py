@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import nbformat
 import pytest
-from conftest import NOTEBOOKS, mime_types, outputs, parameters_cell  # noqa: I001 - the notebooks conftest
+from conftest import NOTEBOOKS, mime_types, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
 PATH = NOTEBOOKS / "dietower_odds.ipynb"
 SMALL = {"GAMES": 3000, "CONVERGENCE_GAMES": 3000, "FULL_DECK_GAMES": 2000, "REDUCED_SUITS": [2, 3],
@@ -12,11 +12,7 @@ SMALL = {"GAMES": 3000, "CONVERGENCE_GAMES": 3000, "FULL_DECK_GAMES": 2000, "RED
 
 
 def test_notebook_is_committed_thin_and_without_outputs():
-    nb = nbformat.read(PATH, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
-    assert code[0] is parameters_cell(nb)
-    assert all(len(c.source.splitlines()) <= 12 for c in code)  # no logic lives only in the notebook
+    thin_code_cells(PATH, max_lines=12)
 
 
 def six_win_by_round(p: Fraction, faces: int, rounds: int) -> list[Fraction]:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import html
 import re
 
-import nbformat
 import polars as pl
 import pytest
-from conftest import NOTEBOOKS, mime_types, outputs, parameters_cell  # noqa: I001 - the notebooks conftest
+from conftest import NOTEBOOKS, mime_types, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
 from tests.independent import wilson as _wilson
 from workbench.games.duel import analysis
@@ -23,11 +22,7 @@ SMALL = {
 
 @pytest.mark.parametrize("path", [BATTLEFIELDS, CARDS], ids=lambda p: p.stem)
 def test_notebook_is_committed_thin_and_without_outputs(path):
-    nb = nbformat.read(path, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
-    assert code[0] is parameters_cell(nb)
-    assert all(len(c.source.splitlines()) <= 12 for c in code)  # no logic lives only in the notebook
+    code = thin_code_cells(path, max_lines=12)
     assert "workbench.ui" in "".join(c.source for c in code)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import nbformat
-from conftest import NOTEBOOKS, outputs, parameters_cell  # noqa: I001 - the notebooks conftest
+from conftest import NOTEBOOKS, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
 from workbench.core.report import display_frame
 from workbench.games.rescue import dragon
@@ -14,13 +14,10 @@ SMALL = {"STUDY": "dragon", "SETTINGS": {"players": 3, "catch": "1/2", "rounds":
 
 def test_notebook_is_committed_thin_and_without_outputs():
     nb = nbformat.read(PATH, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
-    assert code[0] is parameters_cell(nb)
+    code = thin_code_cells(PATH, max_lines=8)
     assert all(f"{name} =" in code[0].source for name in ("STUDY", "SETTINGS", "SEED", "RUN"))
     assert 'StudyPanel("rescue", STUDY, settings=SETTINGS, seed=SEED)' in code[1].source
-    assert all(len(c.source.splitlines()) <= 8 for c in code)  # no logic lives only in the notebook
 
 
 def test_executed_notebook_shows_the_dragons_exact_fractions_and_simulated_rates(run_notebook):

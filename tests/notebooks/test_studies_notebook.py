@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import nbformat
 import polars as pl
-from conftest import NOTEBOOKS, outputs, parameters_cell  # noqa: I001 - the notebooks conftest
+from conftest import NOTEBOOKS, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
 from workbench.core.runner import simulate
 from workbench.ui.studies import NONE, StudyPanel
@@ -13,11 +13,7 @@ PATH = NOTEBOOKS / "studies.ipynb"
 
 
 def test_notebook_is_committed_thin_and_without_outputs():
-    nb = nbformat.read(PATH, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
-    assert code[0] is parameters_cell(nb)
-    assert all(len(c.source.splitlines()) <= 8 for c in code)
+    thin_code_cells(PATH, max_lines=8)
 
 
 def test_executed_notebook_shows_the_toy_games_outcomes(run_notebook):
