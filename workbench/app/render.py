@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.report import display_frame
+from workbench.core.report import display_frame, inline_svg
 
 __all__ = ["CSS", "chart_html", "chart_svg", "error_message", "message", "table_html"]
 
@@ -76,39 +76,10 @@ def table_html(name: str, frame: pl.DataFrame, title: str = "", highlight: set[i
             f'<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>{more}</div>')
 
 
-def _vl_version(spec: dict) -> str | None:
-    """The Vega-Lite version vl-convert should use for ``spec`` (its own major's latest when not exact)."""
-    import re
-
-    import vl_convert
-
-    supported = vl_convert.get_vegalite_versions()
-    match = re.search(r"/v(\d+)\.(\d+)", str(spec.get("$schema", "")))
-    if not match:
-        return None
-    want = f"{match.group(1)}.{match.group(2)}"
-    same = [v for v in supported if v.split(".")[0] == match.group(1)]
-    return want if want in supported else (same[-1] if same else None)
-
-
 def chart_svg(chart: Any) -> str:
     """An altair chart (or Vega-Lite dict) as an inline SVG, its ids made unique on the page."""
-    import re
-
-    import vl_convert
-
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    svg = vl_convert.vegalite_to_svg(spec, vl_version=_vl_version(spec))
-    svg = re.sub(r"^\s*<\?xml[^>]*\?>\s*", "", svg)
-    prefix = f"wb{next(_IDS)}-"
-    ids = set(re.findall(r'\bid="([^"]+)"', svg))
-    if ids:
-        svg = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', svg)
-        svg = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})" if m.group(1) in ids
-                     else m.group(0), svg)
-        svg = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"' if m.group(1) in ids
-                     else m.group(0), svg)
-    return svg
+    return inline_svg(spec, f"wb{next(_IDS)}-")
 
 
 def chart_html(name: str, chart: Any) -> str:

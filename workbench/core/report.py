@@ -37,7 +37,8 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.store import package_version
 
-__all__ = ["Report", "check_target", "csv_safe", "display_frame", "install", "markdown_to_html", "meta_from_frame"]
+__all__ = ["Report", "check_target", "csv_safe", "display_frame", "inline_svg", "install", "markdown_to_html",
+           "meta_from_frame"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HEADER_KEYS = (("rules_version", "Rules version"), ("seed", "Master seed"), ("seeds", "Seeds"),
@@ -324,6 +325,18 @@ def _render(spec: dict) -> tuple[str, bytes]:
     except ValueError as exc:
         raise InputError(f"chart could not be rendered: {exc}") from exc
     return svg, png
+
+
+def inline_svg(spec: dict, prefix: str) -> str:
+    """A Vega-Lite spec as an SVG to inline in a page, rendered offline with the spec's Vega-Lite version.
+
+    The XML header is dropped and every id prefixed with ``prefix``, so several charts on one page do
+    not share clip paths.
+    """
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=_vl_version(spec, vl_convert.get_vegalite_versions()))
+    return _prefix_ids(_strip_xml_header(svg), prefix)
 
 
 def _vl_version(spec: dict, supported: list[str]) -> str | None:
