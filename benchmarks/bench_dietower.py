@@ -21,8 +21,8 @@ from workbench.core.model import AgentSpec  # noqa: E402
 from workbench.core.runner import simulate  # noqa: E402
 from workbench.core.seeding import game_seeds  # noqa: E402
 from workbench.games.dietower import agents as ag  # noqa: E402
-from workbench.games.dietower.engine import to_frame  # noqa: E402
-from workbench.games.dietower.fast import play_fast  # noqa: E402
+from workbench.games.dietower.fast import to_frame  # noqa: E402
+from workbench.games.dietower.kernel import play_fast  # noqa: E402
 from workbench.games.dietower.rules import Rules  # noqa: E402
 
 

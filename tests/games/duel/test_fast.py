@@ -26,11 +26,11 @@ from workbench.core.model import AgentSpec
 from workbench.core.play import play_game, rows_to_frame
 from workbench.core.runner import simulate
 from workbench.core.seeding import game_seeds
-from workbench.games.duel import fast, fast_kernel, studies
+from workbench.games.duel import fast, kernel, studies
 from workbench.games.duel.data import CARDS_CSV, CardSet, load_cards
 from workbench.games.duel.effects import MAX_AMOUNT, Cond, Effect, Op, Statement
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL, build_config
-from workbench.games.duel.play import RESULT_SCHEMA
+from workbench.games.duel.results import RESULT_SCHEMA
 from workbench.games.duel.rules import Config
 
 EXAMPLES = int(os.environ.get("DUEL_FAST_EXAMPLES", "10"))
@@ -100,7 +100,7 @@ def test_every_ending_and_branch_is_reached():
         params = MODEL.resolve_params({"battlefield": battlefield, "deck": deck, **VARIANTS[cell % len(VARIANTS)]})
         res = fast.run_kernel(build_config(params), (AgentSpec("random"),) * 2, game_seeds(1000 + cell, 0, 1150),
                               params["first"])[0]
-        seen |= set(res[:, fast_kernel.RES_REASON].tolist())
+        seen |= set(res[:, kernel.RES_REASON].tolist())
     assert seen == set(range(1, 7))
 
 

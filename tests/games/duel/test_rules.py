@@ -15,7 +15,7 @@ from scipy.stats import binomtest, chisquare
 from tests.games.duel.events import play_game
 from workbench.core.errors import InputError
 from workbench.core.rng import SplitMix64
-from workbench.games.duel import play, rules, shuffle
+from workbench.games.duel import results, rules, shuffle
 from workbench.games.duel.agents import GreedyAgent, RandomAgent
 from workbench.games.duel.data import CardSet, load_battlefields, load_cards
 from workbench.games.duel.effects import STATS, parse_effect
@@ -372,7 +372,7 @@ def test_unlimited_deck_allows_duplicates_and_has_no_draw_pile():
         assert all(s.deck == () for _, s, _ in events)
         doubled += any(len(set(h)) < len(h) for _, s, _ in events for h in s.hands)
     assert doubled >= 10  # P(a duplicate in one 6-card hand) ≈ 14 %, and a game shows many hands
-    state = rules.new_game(cfg, 0, SplitMix64.for_stream(5, play.DECK_STREAM))
+    state = rules.new_game(cfg, 0, SplitMix64.for_stream(5, results.DECK_STREAM))
     deal = shuffle.deal(5, deck="unlimited", draws=12)
     assert state.hands == (deal[:6], deal[6:])
 
@@ -434,7 +434,7 @@ def test_turn_limit_is_a_draw_with_reason_turn_limit():
     cfg = config(max_turns=5)
     final = play_game(cfg, [DiscardFirst(), DiscardFirst()], seed=3, first="p1")
     assert (final.outcome, final.turn) == ((rules.DRAW_SEAT, rules.TURN_LIMIT), 5)
-    row = play.result_row(final, cfg)
+    row = results.result_row(final, cfg)
     assert (row["winner"], row["reason"], row["length"]) == ("draw", "turn_limit", 5)
 
 
@@ -486,7 +486,7 @@ def test_always_missing_loses_on_the_third_miss():
     final, events = record(cfg, [GreedyAgent(), GreedyAgent()], seed=4, first="p1")
     assert (final.outcome, final.turn, final.missed_total) == ((1, rules.TIMEOUT), 5, (3, 2))
     assert [k for k, _, _ in events].count("action") == 0
-    assert play.result_row(final, cfg)["reason"] == "timeout"
+    assert results.result_row(final, cfg)["reason"] == "timeout"
 
 
 def test_miss_counter_follows_consecutive_misses():
@@ -517,15 +517,15 @@ def test_miss_counter_follows_consecutive_misses():
 def test_fixed_first_player(first, seat):
     final, events = record(CFG, [GreedyAgent(), GreedyAgent()], seed=8, first=first)
     assert events[1][1].current == seat and final.first == seat
-    assert play.result_row(final, CFG)["first_seat"] == first
+    assert results.result_row(final, CFG)["first_seat"] == first
 
 
 def test_random_first_player_is_a_fair_coin_and_reported():
     seats = []
     for seed in range(60):
         final = play_game(config(max_turns=1), [DiscardFirst(), DiscardFirst()], seed, "random")
-        assert final.first == play.first_seat("random", seed)
-        assert play.result_row(final, CFG)["first_seat"] == ("p1", "p2")[final.first]
+        assert final.first == results.first_seat("random", seed)
+        assert results.result_row(final, CFG)["first_seat"] == ("p1", "p2")[final.first]
         seats.append(final.first)
     assert binomtest(sum(seats), len(seats)).pvalue > 0.01
 

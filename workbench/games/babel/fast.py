@@ -1,7 +1,7 @@
 """Babel's compiled fast path: the same games as the reference engine, whole chunks at a time.
 
 ``play_chunk`` turns the agents into integer and float arrays (kind, the random agent's turn cap,
-greedy's weights), runs ``fast_kernel.play_games`` over all seeds in one compiled loop and builds
+greedy's weights), runs ``kernel.play_games`` over all seeds in one compiled loop and builds
 the result frame from flat arrays (the list columns through pyarrow offsets).  Core picks this
 engine for the agents the model declares in ``fast_agents`` and falls back to the reference loop
 for the others (``search``); the conformance parity test and ``tests/games/babel/test_babel_fast.py``
@@ -20,7 +20,7 @@ import pyarrow as pa
 from workbench.core.model import AgentSpec
 from workbench.core.play import RunawayGame
 from workbench.games.babel import agents as babel_agents
-from workbench.games.babel import fast_kernel as K
+from workbench.games.babel import kernel as K
 from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
 from workbench.games.babel.rules import REASONS, Config
 
@@ -56,7 +56,7 @@ def _padded(size: int, dtype: type) -> np.ndarray:
 
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
                values_per_game: int = 32) -> tuple[np.ndarray, ...]:
-    """The raw kernel output for one chunk: ``res``, ``values`` and their ``offsets`` (``fast_kernel.play_games``).
+    """The raw kernel output for one chunk: ``res``, ``values`` and their ``offsets`` (``kernel.play_games``).
 
     ``values`` starts with room for ``values_per_game`` turns a game and grows when it fills up.
     """

@@ -3,7 +3,7 @@
 ``card_table`` compiles the Config — every card's numbers and keywords and its texts as small
 opcode rows (trigger → actions: verb, target, amount, per, may) — into one integer array, so an
 edited cards CSV runs without recompiling the kernel.  ``play_chunk`` turns the agents into arrays
-(kind and greedy's weights), runs ``fast_kernel.play_games`` over all seeds in one compiled loop
+(kind and greedy's weights), runs ``kernel.play_games`` over all seeds in one compiled loop
 and builds the result frame from flat arrays (the list columns through pyarrow offsets).  Core
 picks this engine for the agents the model declares in ``fast_agents`` and falls back to the
 reference loop for the others (``search``); ``tests/games/babylon/test_babylon_fast.py`` and the
@@ -23,7 +23,7 @@ import pyarrow as pa
 from workbench.core.model import AgentSpec
 from workbench.core.play import RunawayGame
 from workbench.games.babylon import agents as babylon_agents
-from workbench.games.babylon import fast_kernel as K
+from workbench.games.babylon import kernel as K
 from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
 from workbench.games.babylon.rules import REASONS, TALLIES, WITCHERY, Config
 
@@ -48,7 +48,7 @@ def _code(table: tuple[str, ...], word: str, what: str, card: str) -> int:
 
 
 def card_table(config: Config) -> np.ndarray:
-    """The Config as the kernel's ``tab`` array (``fast_kernel`` module docstring)."""
+    """The Config as the kernel's ``tab`` array (``kernel`` module docstring)."""
     n_cards = len(config.cards)
     cards = np.zeros((n_cards, K.CC), np.int64)
     clauses: list[tuple[int, int, int, int]] = []

@@ -194,8 +194,8 @@ class DieTowerModel(GameModel):
     def play_fast(self, config: Rules, params: dict[str, Any], agents: tuple[AgentSpec, ...],
                   seeds: np.ndarray) -> pl.DataFrame:
         """The compiled batch engine."""
-        from workbench.games.dietower.engine import to_frame
-        from workbench.games.dietower.fast import play_fast
+        from workbench.games.dietower.fast import to_frame
+        from workbench.games.dietower.kernel import play_fast
 
         return to_frame(play_fast(config, [ag.config(a) for a in agents], seeds), config.players)
 

@@ -1,7 +1,7 @@
 """The duel's compiled fast path: the same games as the reference engine, whole chunks at a time.
 
 ``play_chunk`` compiles the parsed card effects into integer tables (once per card set and
-variant), runs ``fast_kernel.play_games`` over all seeds in one compiled loop and builds the
+variant), runs ``kernel.play_games`` over all seeds in one compiled loop and builds the
 result frame from flat arrays.  Core picks this engine for the agents the model declares in
 ``fast_agents`` and falls back to the reference loop for the others; the conformance parity test
 and ``tests/games/duel/test_fast.py`` prove the frames equal.
@@ -19,10 +19,10 @@ import pyarrow as pa
 
 from workbench.core.model import AgentSpec
 from workbench.games.duel import agents as duel_agents
-from workbench.games.duel import fast_kernel as K
+from workbench.games.duel import kernel as K
 from workbench.games.duel.data import CardSet
 from workbench.games.duel.effects import ADD, CMPS, DAMAGE, SET, STATS, STEAL, SWAP, Effect, Op
-from workbench.games.duel.play import RESULT_SCHEMA, SEATS
+from workbench.games.duel.results import RESULT_SCHEMA, SEATS
 from workbench.games.duel.rules import REASONS, Config
 
 _KIND = {ADD: K.K_ADD, DAMAGE: K.K_DAMAGE, SET: K.K_SET, SWAP: K.K_SWAP, STEAL: K.K_STEAL}
@@ -33,7 +33,7 @@ _SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
 
 
 class Tables(NamedTuple):
-    """A card set compiled for the kernel (layouts in ``fast_kernel``'s docstring)."""
+    """A card set compiled for the kernel (layouts in ``kernel``'s docstring)."""
 
     cards: np.ndarray  # int64[n, CARD_COLS]
     stmts: np.ndarray  # int64[statements, ST_COLS]
@@ -112,7 +112,7 @@ def _agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str) -> tuple:
-    """The raw kernel output for one chunk (see ``fast_kernel.play_games``)."""
+    """The raw kernel output for one chunk (see ``kernel.play_games``)."""
     t = compile_tables(config.cards, config.lightning, config.groundwater)
     bf = config.battlefield
     values = np.array(config.card_values, np.float64) if config.card_values else t.costs

@@ -28,7 +28,7 @@ from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import rules
 from workbench.games.duel.data import BATTLEFIELDS_CSV, CARDS_CSV, load_battlefields, load_cards
 from workbench.games.duel.effects import STATS
-from workbench.games.duel.play import DECK_STREAM, RESULT_SCHEMA, SEAT_STREAMS, TIMER_STREAM, first_seat, result_row
+from workbench.games.duel.results import DECK_STREAM, RESULT_SCHEMA, SEAT_STREAMS, TIMER_STREAM, first_seat, result_row
 from workbench.games.duel.rules import Action, Config, GameState
 
 RULES_VERSION = "duel-1.0"
@@ -264,19 +264,19 @@ class DuelModel(GameModel):
 
     def describe(self, config: Config, state: DuelState) -> list[str]:
         """The deal: who moves first, both hands, the draw pile."""
-        from workbench.games.duel.playthrough import deal_lines
+        from workbench.games.duel.text import deal_lines
 
         return deal_lines(config, state.game)
 
     def describe_step(self, config: Config, before: DuelState, who: Any, action: Any, after: DuelState) -> list[str]:
         """A turn's start (production, a missed turn) or an action with what it changed."""
-        from workbench.games.duel.playthrough import step_lines
+        from workbench.games.duel.text import step_lines
 
         return step_lines(config, before.game, who == CHANCE, action, after.game)
 
     def describe_end(self, config: Config, state: DuelState) -> list[str]:
         """Winner, reason, turns and missed turns."""
-        from workbench.games.duel.playthrough import end_lines
+        from workbench.games.duel.text import end_lines
 
         return end_lines(state.game)
 

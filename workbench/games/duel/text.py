@@ -14,7 +14,7 @@ from typing import Any
 
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
-from workbench.games.duel.play import SEATS
+from workbench.games.duel.results import SEATS
 from workbench.games.duel.rules import DISCARD, Action, Config, GameState, PlayerState
 
 
