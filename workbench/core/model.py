@@ -619,15 +619,30 @@ def get_game(name: str | GameModel) -> GameModel:
 
 
 def model_ref(model: GameModel) -> str:
-    """What a worker process needs to find ``model`` again: its registered name or its module."""
+    """What a worker process needs to find ``model`` again: its registered name, or ``module:NAME``.
+
+    A model that is not registered (a study's own sub-model, a test game) is found by the module
+    attribute that holds it; one held by no module attribute cannot be sent to another process.
+    """
     games = registry()
-    if games.get(model.name) == type(model).__module__:
+    module = type(model).__module__
+    if games.get(model.name) == module:
         return model.name
-    return type(model).__module__ + ":MODEL"
+    names = [k for k, v in vars(importlib.import_module(module)).items() if v is model]
+    if not names:
+        raise InputError(f"{model.name}: the model is not held by any attribute of {module}, so a worker "
+                         "process cannot find it; keep it in a module-level name")
+    return f"{module}:{'MODEL' if 'MODEL' in names else sorted(names)[0]}"
 
 
 def from_ref(ref: str) -> GameModel:
     """The model a :func:`model_ref` names."""
-    if ref.endswith(":MODEL"):
-        return _load(ref.removesuffix(":MODEL"))
-    return get_game(ref)
+    module, sep, attr = ref.partition(":")
+    if not sep:
+        return get_game(ref)
+    if attr == "MODEL":
+        return _load(module)
+    model = getattr(importlib.import_module(module), attr, None)
+    if not isinstance(model, GameModel):
+        raise InputError(f"{ref!r} does not name a GameModel")
+    return model
