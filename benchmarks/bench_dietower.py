@@ -23,7 +23,7 @@ from workbench.core.seeding import game_seeds  # noqa: E402
 from workbench.games.dietower import agents as ag  # noqa: E402
 from workbench.games.dietower.fast import to_frame  # noqa: E402
 from workbench.games.dietower.kernel import play_fast  # noqa: E402
-from workbench.games.dietower.rules import Rules  # noqa: E402
+from workbench.games.dietower.rules import Config  # noqa: E402
 
 
 def best_of(repeats: int, fn) -> float:
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         secs = best_of(args.repeats, lambda players=players, agents=agents: simulate(
             "dietower", n, params={"players": players}, agents=agents, seed=1, progress=False))
         print(f"dietower simulate(): {players} random players, {n:,} games: {n / secs:,.0f} games/s ({secs:.2f} s)")
-    rules = Rules()
+    rules = Config()
     configs = [ag.config(AgentSpec("random"))] * 2
     seeds = game_seeds(1, 0, n)
     secs = best_of(args.repeats, lambda: play_fast(rules, configs, seeds))
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
         for suit in range(2, 7):
             for objective in ("win", "points"):
-                sol = solve(Rules(suit_size=suit), objective)
+                sol = solve(Config(suit_size=suit), objective)
                 print(f"dietower optimal: suit {suit}, objective {objective}: value {sol.value:.6f}, "
                       f"{len(sol.values):,} states, {sol.lps:,} matrix games, {sol.seconds:.1f} s")
     return 0

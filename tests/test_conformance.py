@@ -27,7 +27,7 @@ QUICK = {"search": "search:budget=4,horizon=3,width=2", "ismcts": "ismcts:budget
 
 
 def _random_agents(model):
-    return ",".join(["random"] * model.players(model.resolve_params()))
+    return ",".join(["random"] * model.players(model.make_config(model.resolve_params())))
 
 
 @pytest.fixture(scope="module", params=GAMES)
@@ -53,7 +53,7 @@ def test_the_registry_finds_every_game_package_and_the_toy():
 def test_frame_matches_the_declared_schema(game, serial):
     model = get_game(game)
     params = model.resolve_params()
-    n = model.players(params)
+    n = model.players(model.make_config(params))
     declared = model.result_schema(params)
     assert serial.columns[:len(SHARED)] == list(SHARED)
     assert serial.columns[len(SHARED):len(SHARED) + n] == [f"agent_p{i + 1}" for i in range(n)]
@@ -69,7 +69,7 @@ def test_nothing_negative_and_every_game_ends(game, serial):
     assert not any(negatives.values()), negatives
     assert serial.height == N
     assert serial["reason"].null_count() == 0 and serial["winner"].null_count() == 0
-    seats = {f"p{i + 1}" for i in range(model.players(model.resolve_params()))}
+    seats = {f"p{i + 1}" for i in range(model.players(model.make_config(model.resolve_params())))}
     assert set(serial["winner"].unique()) <= seats | {"draw"}
     assert serial["length"].max() <= model.max_length(model.resolve_params())
     assert serial["length"].min() >= 1
@@ -80,7 +80,7 @@ def test_nothing_negative_and_every_game_ends(game, serial):
 
 def _agent_lineups(model):
     """Every declared agent once in seat 1 against random (cheap options where the default is slow)."""
-    n = model.players(model.resolve_params())
+    n = model.players(model.make_config(model.resolve_params()))
     for name in model.agents:
         yield [QUICK.get(name, name)] + ["random"] * (n - 1)
 
@@ -109,7 +109,7 @@ def test_every_agent_finishes_within_the_bound_and_invariants_hold_after_every_s
             row = model.result_row(config, final)
             assert 1 <= row["length"] <= model.max_length(params), lineup
             returns = model.returns(config, final)
-            assert len(returns) == model.players(params)
+            assert len(returns) == model.players(model.make_config(params))
             winner = row["winner"]
             if winner != "draw":
                 assert max(returns) == returns[int(winner[1:]) - 1]
@@ -156,7 +156,7 @@ def test_fast_engine_frame_equals_the_reference_loop(game_name):
     """Every agent the compiled engine declares, in every seat, against the reference loop."""
     model = get_game(game_name)
     params = model.resolve_params()
-    n = model.players(params)
+    n = model.players(model.make_config(params))
     compared = 0
     for i, name in enumerate(model.fast_agents):
         for seat in range(n):

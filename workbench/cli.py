@@ -138,6 +138,10 @@ def _games() -> int:
             fast = " [fast]" if decl.name in model.fast_agents else ""
             print(f"    {decl.usage():<40} {decl.help}{fast}")
         print(f"  engines: {', '.join(model.engines)}")
+        capabilities = model.capabilities()
+        print("  capabilities:" + ("" if capabilities else " none beyond the rules"))
+        for key, what in capabilities.items():
+            print(f"    {key:<24} {what}")
         print("  studies (workbench study GAME STUDY):")
         for study in studies(model):
             print(f"    {study.name:<24} {study.title}")

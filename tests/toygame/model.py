@@ -45,10 +45,9 @@ class ToyModel(GameModel):
         """The turn limit."""
         return int(params["limit"])
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
-        """Winner, reason, length, first seat and the final scores."""
-        return {"winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-                "score_p1": pl.Int64, "score_p2": pl.Int64}
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """The final scores (after core's winner, reason, length and first seat)."""
+        return {"score_p1": pl.Int64, "score_p2": pl.Int64}
 
     def make_config(self, params: dict[str, Any]) -> rules.Config:
         """Target, edge and limit."""

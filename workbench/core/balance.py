@@ -168,7 +168,7 @@ def _check_params_and_seat(model: GameModel, params: dict[str, Any], seat: str |
     resolved = model.resolve_params(params)  # bad fixed parameters fail before any game is played
     if seat is None:
         return
-    seats = [f"p{i + 1}" for i in range(model.players(resolved))]
+    seats = [f"p{i + 1}" for i in range(model.players(model.make_config(resolved)))]
     if seat not in seats:
         raise InputError(f"auto-balance: {model.name} has no seat {seat!r}; allowed: {', '.join(seats)}")
 

@@ -12,7 +12,10 @@ Front ends (the studio) read only the declaration; the work is done here, for ev
 * :func:`what_if` plays the same games — same master seed, so the same game seeds — with the
   unchanged and the edited table and compares them pair by pair
   (:func:`workbench.core.compare.compare_outcomes`).  Stopped while the edited cards play, it
-  compares the games both arms finished.
+  compares the games both arms finished.  It stands on :func:`paired_runs`, the one what-if on
+  common random numbers every game's own what-if uses too (the duel's edits battlefields and
+  parameters as well, Babylon's plays its deck grid), and :class:`ProgressTotal`, one progress
+  count over several runs.
 """
 
 from __future__ import annotations
@@ -34,8 +37,8 @@ from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, get_game
 from workbench.core.study import resolve_ref
 
-__all__ = ["CardTable", "CardWhatIf", "card_table", "changed_cells", "column_kinds", "edited_cards", "read_cards",
-           "save_cards", "what_if"]
+__all__ = ["CardTable", "CardWhatIf", "ProgressTotal", "card_table", "changed_cells", "column_kinds", "edited_cards",
+           "paired_runs", "play_pair", "read_cards", "save_cards", "what_if"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
@@ -179,6 +182,87 @@ def save_cards(table: CardTable, edits: Edits, name: str, directory: str | Path,
     return target
 
 
+class ProgressTotal:
+    """One progress count over several runs, reported as ``on_progress(done, total)`` of the whole job.
+
+    Give a run :meth:`add` when it reports each finished chunk's size (``simulate``), or the object
+    itself when it reports its own running count (``run_grid``'s ``(done, total)``: a count that
+    goes down means the next run started).
+    """
+
+    def __init__(self, on_progress: Callable[[int, int], None] | None, total: int) -> None:
+        self.on_progress, self.total, self.done = on_progress, total, 0
+        self._before = self._last = 0
+
+    def add(self, n: int) -> None:
+        """``n`` more games finished."""
+        self.done += n
+        self._report()
+
+    def __call__(self, done: int, _total: int = 0) -> None:
+        """A run's own count of finished games."""
+        if done < self._last:  # a new run started
+            self._before += self._last
+        self._last = done
+        self.done = self._before + done
+        self._report()
+
+    def _report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
+
+
+PlayArm = Callable[[dict[str, Any], ProgressTotal], pl.DataFrame]
+
+
+def paired_runs(play: PlayArm, base: dict[str, Any], variant: dict[str, Any], total: int, *,
+                on_progress: Callable[[int, int], None] | None = None, baseline: pl.DataFrame | None = None,
+                keys: tuple[str, ...] = ("game_index",)) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
+    """Play the unchanged arm (``base`` parameters) and the edited one (``variant``) on the same seeds.
+
+    ``play(params, progress)`` plays one arm with the same master seed as the other (common random
+    numbers) and reports to ``progress``; ``total`` is the games of both arms.  ``baseline``: the
+    unchanged arm when already played (only the variant is played).  Stopped while the baseline plays,
+    :class:`RunInterrupted` carries its games; stopped later, the baseline keeps only the games the
+    variant finished (matched on ``keys``: a cell's parameters and ``game_index``).  Returns
+    ``(baseline, variant, stopped)``.
+    """
+    tally = ProgressTotal(on_progress, total)
+    if baseline is None:
+        try:
+            baseline = play(base, tally)
+        except RunInterrupted as exc:
+            raise RunInterrupted(exc.partial, exc.done, total) from None
+    try:
+        return baseline, play(variant, tally), False
+    except RunInterrupted as exc:
+        if exc.partial is None or exc.partial.height == 0:
+            raise RunInterrupted(baseline, baseline.height, total) from None
+        kept = baseline.join(exc.partial.select(keys), on=list(keys), how="semi", maintain_order="left")
+        return kept, exc.partial, True
+
+
+def play_pair(game: str | GameModel, base: dict[str, Any], variant: dict[str, Any], *, games: int,
+              agents: Any = None, seed: int = 0, workers: int = 1, engine: str | None = None,
+              on_progress: Callable[[int, int], None] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
+    """:func:`paired_runs` of two ``simulate`` runs of ``games`` games each: ``(baseline, variant, stopped)``.
+
+    An impossible combination of parameters in either arm stops before any game is played.
+    """
+    from workbench.core.runner import simulate
+
+    model = get_game(game)
+    for arm in (base, variant):
+        model.resolve_params(arm)
+
+    def play(arm: dict[str, Any], progress: ProgressTotal) -> pl.DataFrame:
+        return simulate(model, games, params=arm, agents=agents, seed=seed, workers=workers, engine=engine,
+                        progress=False, on_progress=progress.add, should_stop=should_stop)
+
+    return paired_runs(play, base, variant, 2 * games, on_progress=on_progress)
+
+
 @dataclass
 class CardWhatIf:
     """A finished (or stopped) what-if: both arms' games, their paired comparison and the files played."""
@@ -204,8 +288,6 @@ def what_if(game: str | GameModel, edits: Edits, *, params: dict[str, Any] | Non
     shipped one).  Stopped while the baseline plays, :class:`RunInterrupted` carries its games;
     stopped later, the games both arms finished are compared (``stopped`` is then true).
     """
-    from workbench.core.runner import simulate
-
     model = get_game(game)
     table = card_table(model)
     if table is None:
@@ -216,31 +298,7 @@ def what_if(game: str | GameModel, edits: Edits, *, params: dict[str, Any] | Non
         raise InputError(f"no {table.title} value is changed yet: edit a cell first")
     variant_path = edited_cards(table, changed, base_path, directory, namespace=model.name)
     arms = [{**(params or {}), table.param: str(path)} for path in (base_path, variant_path)]
-    for arm in arms:
-        model.resolve_params(arm)  # an impossible combination stops here, before any game
-    done = 0
-
-    def tick(n: int) -> None:
-        nonlocal done
-        done += n
-        if on_progress is not None:
-            on_progress(done, 2 * games)
-
-    def play(arm: dict[str, Any]) -> pl.DataFrame:
-        return simulate(model, games, params=arm, agents=agents, seed=seed, workers=workers, engine=engine,
-                        progress=False, on_progress=tick, should_stop=should_stop)
-
-    try:
-        baseline = play(arms[0])
-    except RunInterrupted as exc:
-        raise RunInterrupted(exc.partial, exc.done, 2 * games) from None
-    stopped = False
-    try:
-        variant = play(arms[1])
-    except RunInterrupted as exc:
-        if exc.partial is None or exc.partial.height == 0:
-            raise RunInterrupted(baseline, baseline.height, 2 * games) from None
-        variant, stopped = exc.partial, True
-        baseline = baseline.filter(pl.col("game_index").is_in(variant.get_column("game_index").to_list()))
+    baseline, variant, stopped = play_pair(model, *arms, games=games, agents=agents, seed=seed, workers=workers,
+                                           engine=engine, on_progress=on_progress, should_stop=should_stop)
     return CardWhatIf(baseline, variant, compare_outcomes(baseline, variant), base_path, variant_path, changed,
                       games, stopped)

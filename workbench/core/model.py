@@ -33,6 +33,7 @@ import json
 import math
 import os
 import pkgutil
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -42,6 +43,7 @@ import numpy as np
 import polars as pl
 
 from workbench.core.errors import InputError
+from workbench.core.rng import SplitMix64
 
 _KINDS = {int: pl.Int64, float: pl.Float64, str: pl.String, bool: pl.Boolean}
 _KIND_WORDS = {int: "a whole number", float: "a number", str: "text", bool: "true or false"}
@@ -270,15 +272,80 @@ CHANCE = -1  # current_player at a chance node (as OpenSpiel's kChancePlayerId)
 TERMINAL = -4  # current_player of a finished game (as OpenSpiel's kTerminalPlayerId)
 AGENT_STREAM_BASE = 1000  # default seat streams: 1000 + seat (a game's own streams stay below)
 
+# The one format of a rules version: the game's name, an optional part (a sub-model such as the rescue
+# auction), and a major[.minor] number: ``babel-1``, ``duel-1.0``, ``rescue-auction-1``.
+RULES_VERSION_FORMAT = re.compile(r"^(?P<game>[a-z][a-z0-9_]*)(-[a-z][a-z0-9_]*)?-\d+(\.\d+)?$")
 
-class GameModel:
-    """Base class of every game model: declared facts plus the per-state protocol.
+# Columns every game's result rows start with (after the runner's shared columns, ``core/results.py``).
+OUTCOME_COLUMNS: dict[str, pl.DataType] = {
+    "winner": pl.String,  # p1.., or "draw"
+    "reason": pl.String,  # how the game ended (the game's own words)
+    "length": pl.Int64,  # in the game's unit (turns, rounds, auctions)
+    "first_seat": pl.String,  # the seat that moved first (null where seats act at once)
+}
 
-    Subclasses set the class attributes and implement the protocol methods; the engine choice,
-    the reference loop, result frames and workers come from core.  A compiled engine is optional:
-    declare ``fast_agents`` and implement :meth:`play_fast`.
+# The ``first`` parameter of every game where one seat moves first, and the stream its draw comes from.
+FIRST = Param("first", "random", str, "who moves first", choices=("random", "p1", "p2"))
+FIRST_STREAM = 5
+
+
+def first_seat(first: str, seed: int, players: int = 2, stream: int = FIRST_STREAM) -> int:
+    """The seat that moves first: fixed (``"p1"``..), or drawn from ``stream`` of the game seed (``"random"``)."""
+    if first == "random":
+        return SplitMix64.for_stream(seed, stream).below(players)
+    return SEAT_NAMES.index(first)
+
+
+@dataclass(frozen=True)
+class CompiledEngine:
+    """A game's compiled engine, declared on its model as ``engine``.
+
+    ``play`` names ``module:function(config, params, agents, seeds) -> frame``: one row per seed with
+    the game's result columns, identical to the reference loop's frame (the parity harness proves it
+    over ``variants``).  ``agents`` are the agents it plays; ``threads`` says it releases Python's GIL
+    (workers are then threads); ``chunk`` is a good chunk size.  ``variants`` names ``module:NAME``, a
+    tuple of :class:`Variant` — every rules variant and agent pairing the parity harness plays on both
+    engines.  The module is imported only when a game is played, so declaring costs nothing.
     """
 
+    agents: tuple[str, ...]
+    play: str
+    threads: bool = True
+    chunk: int = 20_000
+    variants: str | tuple[Variant, ...] = ()
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One row of a compiled engine's parity table: a label, parameters, and one agent spec per seat."""
+
+    label: str
+    params: dict[str, Any] = field(default_factory=dict)
+    agents: str = "random,random"
+
+
+class GameModel:
+    """Base class of every game model, read in three parts.
+
+    1. **Facts** — class attributes: ``name``, ``title``, ``rules_version`` (:data:`RULES_VERSION_FORMAT`),
+       seats (``min_players``..``max_players``), ``params``, ``agent_types``, ``limit_reasons``, the seats'
+       agent streams (``agent_stream_base``), whether decisions are ``simultaneous``, and the studies,
+       commands and report (declarations or ``"module:NAME"`` strings); :meth:`result_columns` is the
+       game's own result schema (core puts :data:`OUTCOME_COLUMNS` in front).
+    2. **Rules** — pure functions over ``(config, state)``: :meth:`make_config`, :meth:`players`,
+       :meth:`initial_state`, :meth:`current_player`, :meth:`legal_actions`, :meth:`apply`,
+       :meth:`observation`, :meth:`chance_outcomes` / :meth:`sample_chance`, :meth:`returns`,
+       :meth:`result_row`, :meth:`invariants`.
+    3. **Capabilities** — optional, each declared on the model and listed by :meth:`capabilities`
+       (``workbench games`` prints them): a compiled ``engine`` (:class:`CompiledEngine`), a ``card_table``
+       (``core/cardtable.py``), ``lessons`` (``core/lessons.py``), a playthrough ``text`` module,
+       :meth:`determinise` (hidden information: search agents and IS-MCTS), and the solver hooks
+       (:meth:`max_legal_actions`, :meth:`max_chance_outcomes`, :meth:`returns_bounds`, :meth:`public_record`).
+
+    The engine choice, the reference loop, result frames and workers come from core.
+    """
+
+    # -- 1. facts -------------------------------------------------------------------------------
     name: str = ""
     title: str = ""
     rules_version: str = ""
@@ -286,14 +353,41 @@ class GameModel:
     max_players: int = 2
     params: tuple[Param, ...] = ()
     agent_types: tuple[AgentDecl, ...] = ()
-    fast_agents: tuple[str, ...] = ()  # agents the compiled engine plays; () = no compiled engine
     limit_reasons: tuple[str, ...] = ("turn_limit",)  # end reasons that are limits, not decisions
+    agent_stream_base: int = AGENT_STREAM_BASE  # seat s's agent draws from sub-stream base + s of the game seed
+    reference_chunk: int = 200  # games per chunk on the reference loop (keeps a progress bar moving)
+    simultaneous: bool = False  # True when decisions are simultaneous nodes (current_player returns tuples)
     # studies, commands and report: declarations, or "module:NAME" strings imported only when asked for
     studies: tuple[Any, ...] | str = ()  # core.study.Study declarations (core adds the generic ones)
     commands: tuple[Any, ...] | str = ()  # core.study.Command declarations (game-specific CLI commands)
     report: str | None = None  # "module:function" writing the game's report, or None: core's generic one
 
-    # -- declared facts -------------------------------------------------------------------------
+    # -- 3. capabilities (declared here, so a reader sees them all; None / () = the game has none) ---
+    engine: CompiledEngine | None = None
+    card_table: Any = None  # core.cardtable.CardTable or "module:NAME"
+    lessons: tuple[Any, ...] | str = ()  # core.study.Study declarations or study names: the teaching page
+    text: str | None = None  # module with the playthrough text functions (see :meth:`describe`)
+
+    def capabilities(self) -> dict[str, str]:
+        """The optional capabilities this game declares, each with a line saying what it gives."""
+        found: dict[str, str] = {}
+        if self.engine is not None:
+            found["engine"] = f"compiled engine for {', '.join(self.engine.agents)}"
+        if self.card_table is not None:
+            found["card_table"] = "editable card table with what-ifs on the same seeds"
+        if self.lessons:
+            found["lessons"] = "teaching page: exact values beside simulated ones"
+        if self.text is not None:
+            found["text"] = "readable playthroughs (python -m workbench.core.playthrough)"
+        if self._overrides("determinise"):
+            found["determinise"] = "hidden information dealt afresh: search agents and IS-MCTS"
+        if self._overrides("max_legal_actions"):
+            found["solver"] = "bounds for solvers (the OpenSpiel bridge)"
+        return found
+
+    def _overrides(self, method: str) -> bool:
+        return getattr(type(self), method) is not getattr(GameModel, method)
+
     @property
     def agents(self) -> tuple[str, ...]:
         """Names of the declared agents (``random`` is always there)."""
@@ -314,7 +408,12 @@ class GameModel:
     @property
     def engines(self) -> tuple[str, ...]:
         """``reference`` (the generic loop over the rules), and ``fast`` where a compiled engine exists."""
-        return ("reference", "fast") if self.fast_agents else ("reference",)
+        return ("reference", "fast") if self.engine is not None else ("reference",)
+
+    @property
+    def fast_agents(self) -> tuple[str, ...]:
+        """Agents the compiled engine plays (none without one)."""
+        return self.engine.agents if self.engine is not None else ()
 
     def agent_decl(self, name: str) -> AgentDecl:
         """The declaration of agent ``name``."""
@@ -355,10 +454,6 @@ class GameModel:
     def check_params(self, params: dict[str, Any]) -> None:  # noqa: B027 - optional hook
         """Check combinations of parameters (override; raise :class:`InputError`)."""
 
-    def players(self, params: dict[str, Any]) -> int:
-        """Number of seats for these parameters (override where a parameter sets it)."""
-        return self.min_players
-
     def max_length(self, params: dict[str, Any]) -> int:
         """Upper bound on a game's ``length`` in the game's own unit (turns, rounds)."""
         raise NotImplementedError(f"{self.name}: max_length is not declared")
@@ -367,16 +462,17 @@ class GameModel:
         """Upper bound on protocol steps (actions and chance events) in one game: a runaway guard."""
         return 1000 * max(1, self.max_length(params)) + 1000
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
-        """The game's own result columns (after the runner's shared ones): name → polars dtype.
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """The game's own result columns, after :data:`OUTCOME_COLUMNS`: name → polars dtype."""
+        raise NotImplementedError(f"{self.name}: result_columns is not declared")
 
-        Every game has ``winner`` (``p1``.. or ``draw``), ``reason``, ``length`` and ``first_seat``.
-        """
-        raise NotImplementedError(f"{self.name}: result_schema is not declared")
+    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """Every column :meth:`result_row` returns: :data:`OUTCOME_COLUMNS`, then :meth:`result_columns`."""
+        return {**OUTCOME_COLUMNS, **self.result_columns(params)}
 
     def default_agents(self, params: dict[str, Any]) -> tuple[str, ...]:
         """Agents used when the user names none."""
-        return ("random",) * self.players(params)
+        return ("random",) * self.players(self.make_config(params))
 
     def resolve_agents(self, agents: Any, params: dict[str, Any]) -> tuple[AgentSpec, ...]:
         """Parse and check one agent per seat (a list, or a comma string ``"random,greedy"``)."""
@@ -385,7 +481,7 @@ class GameModel:
         if isinstance(agents, str):
             agents = _split_agents(agents)
         specs = tuple(a if isinstance(a, AgentSpec) else AgentSpec.parse(a) for a in agents)
-        n = self.players(params)
+        n = self.players(self.make_config(params))
         if len(specs) != n:
             raise InputError(f"{self.name}: {len(specs)} agents given for {n} players; give one per seat")
         for spec in specs:
@@ -393,8 +489,8 @@ class GameModel:
         return specs
 
     def fast_available(self) -> bool:
-        """True when the compiled engine can run here: one is declared and numba is installed (override otherwise)."""
-        return bool(self.fast_agents) and importlib.util.find_spec("numba") is not None
+        """True when the compiled engine can run here: one is declared and numba is installed."""
+        return self.engine is not None and importlib.util.find_spec("numba") is not None
 
     def fast_supports(self, agents: tuple[AgentSpec, ...], params: dict[str, Any]) -> bool:
         """True when the compiled engine plays these agents with these parameters."""
@@ -410,11 +506,11 @@ class GameModel:
 
     def releases_gil(self, engine: str) -> bool:
         """True when the engine runs without Python's GIL, so worker threads beat processes."""
-        return False
+        return engine == "fast" and self.engine is not None and self.engine.threads
 
     def chunk_hint(self, engine: str) -> int:
         """A good number of games per chunk for this engine."""
-        return 20_000 if engine == "fast" else 200
+        return self.engine.chunk if engine == "fast" and self.engine is not None else self.reference_chunk
 
     def catalogue(self) -> dict[str, Any]:
         """Extra facts for ``workbench games`` (e.g. the duel's battlefields)."""
@@ -426,10 +522,14 @@ class GameModel:
                           sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
-    # -- the per-state protocol -----------------------------------------------------------------
+    # -- 2. rules: the per-state protocol -------------------------------------------------------
     def make_config(self, params: dict[str, Any]) -> Any:
         """The rules configuration for resolved parameters (cache it if building is costly)."""
         return params
+
+    def players(self, config: Any) -> int:
+        """Seats of a game with this config (override when a parameter sets it)."""
+        return self.min_players
 
     def initial_state(self, config: Any, seed: int) -> Any:
         """The state at the start of the game with game seed ``seed`` (all its randomness)."""
@@ -466,15 +566,10 @@ class GameModel:
     def returns(self, config: Any, state: Any) -> tuple[float, ...]:
         """Each seat's return of a finished game (default: winner +1, the others −1, a draw 0)."""
         row = self.result_row(config, state)
-        n = self.players_of(config)
-        names = seat_names(n)
+        names = seat_names(self.players(config))
         if row["winner"] not in names:
-            return (0.0,) * n
+            return (0.0,) * len(names)
         return tuple(1.0 if s == row["winner"] else -1.0 for s in names)
-
-    def players_of(self, config: Any) -> int:
-        """Seats of a game with this config (override when ``players`` is a parameter)."""
-        return self.min_players
 
     def result_row(self, config: Any, state: Any) -> dict[str, Any]:
         """The result columns of a finished game (keys and dtypes as :meth:`result_schema`)."""
@@ -482,33 +577,54 @@ class GameModel:
 
     def agent_stream(self, seat: int) -> int:
         """The SplitMix64 sub-stream of the game seed that ``seat``'s agent draws from."""
-        return AGENT_STREAM_BASE + seat
+        return self.agent_stream_base + seat
 
     def invariants(self, config: Any, state: Any) -> list[str]:
         """Broken invariants of a state, in words (conformance checks it after every step)."""
         return []
 
+    # -- 3. capabilities: playthrough text ------------------------------------------------------
+    def _text(self, hook: str) -> Callable[..., list[str]] | None:
+        if self.text is None:
+            return None
+        return getattr(importlib.import_module(self.text), hook, None)
+
     def describe_config(self, config: Any) -> list[str]:
-        """Header lines of a playthrough about the rules in force (e.g. the duel's battlefield)."""
-        return []
+        """Header lines of a playthrough about the rules in force: the ``text`` module's ``config_lines(config)``."""
+        hook = self._text("config_lines")
+        return hook(config) if hook else []
 
     def describe(self, config: Any, state: Any) -> list[str]:
-        """Lines describing the initial state for playthroughs (override for a readable game record)."""
-        return [repr(state)]
-
-    def describe_end(self, config: Any, state: Any) -> list[str]:
-        """Lines describing the end of a game (default: winner, reason and length)."""
-        row = self.result_row(config, state)
-        return ["", f"end after {row['length']}: {row['winner']} ({row['reason']})"]
+        """Lines describing the initial state: the ``text`` module's ``deal_lines(config, state)``."""
+        hook = self._text("deal_lines")
+        return hook(config, state) if hook else [repr(state)]
 
     def describe_step(self, config: Any, before: Any, who: Any, action: Any, after: Any) -> list[str]:
-        """Lines describing one step (an action or a chance outcome) for playthroughs."""
+        """Lines describing one step: the ``text`` module's ``step_lines(config, before, who, action, after)``."""
+        hook = self._text("step_lines")
+        if hook:
+            return hook(config, before, who, action, after)
         actor = "chance" if who == CHANCE else (",".join(seat_name(s) for s in who) if isinstance(who, tuple)
                                                  else seat_name(who))
         return [f"- {actor}: {action!r}"]
 
-    # -- declarations for search and solvers (the OpenSpiel bridge, workbench/interop) ----------
-    simultaneous: bool = False  # True when decisions are simultaneous nodes (current_player returns tuples)
+    def describe_end(self, config: Any, state: Any) -> list[str]:
+        """Lines describing the end: the ``text`` module's ``end_lines(config, state)`` (default: winner, reason)."""
+        hook = self._text("end_lines")
+        if hook:
+            return hook(config, state)
+        row = self.result_row(config, state)
+        return ["", f"end after {row['length']}: {row['winner']} ({row['reason']})"]
+
+    # -- 3. capabilities: hidden information and solver hooks (search agents, the OpenSpiel bridge) --
+    def determinise(self, config: Any, observation: Any, rng: Any) -> tuple[int, Any]:
+        """``(seat, state)``: a full state consistent with ``observation``, its unseen parts drawn from ``rng``.
+
+        The seat whose observation it is, and a state with ``observation(config, state, seat) ==
+        observation`` whose hidden cards and random streams are dealt afresh; search agents plan in
+        such states.  Games with hidden information implement it.
+        """
+        raise NotImplementedError(f"{self.name}: determinise is not implemented")
 
     def max_legal_actions(self, config: Any) -> int:
         """Upper bound on ``len(legal_actions(config, state, seat))`` over every state and seat."""
@@ -520,7 +636,7 @@ class GameModel:
 
     def returns_bounds(self, config: Any) -> tuple[float, float, float | None]:
         """``(lowest, highest, sum)`` of :meth:`returns` over finished games; the sum is None when it varies."""
-        return (-1.0, 1.0, 0.0 if self.players_of(config) == 2 else None)
+        return (-1.0, 1.0, 0.0 if self.players(config) == 2 else None)
 
     def public_record(self, config: Any, state: Any, who: Any, action: Any) -> Any:
         """What every seat learns of a step besides its next observation (None: nothing).
@@ -529,20 +645,24 @@ class GameModel:
         """
         return action if isinstance(who, tuple) else None
 
-    def determinise(self, config: Any, observation: Any, rng: Any) -> tuple[int, Any]:
-        """``(seat, state)``: a full state consistent with ``observation``, its unseen parts drawn from ``rng``.
-
-        The seat whose observation it is, and a state with ``observation(config, state, seat) ==
-        observation`` whose hidden cards and random streams are dealt afresh; search agents plan in
-        such states.  Games with hidden information implement it.
-        """
-        raise NotImplementedError(f"{self.name}: determinise is not implemented")
-
-    # -- engines --------------------------------------------------------------------------------
+    # -- the compiled engine --------------------------------------------------------------------
     def play_fast(self, config: Any, params: dict[str, Any], agents: tuple[AgentSpec, ...],
                   seeds: np.ndarray) -> pl.DataFrame:
-        """The compiled engine: one row per seed, identical to the reference loop's frame."""
-        raise NotImplementedError(f"{self.name} has no compiled engine")
+        """The declared compiled engine: one row per seed, identical to the reference loop's frame."""
+        if self.engine is None:
+            raise NotImplementedError(f"{self.name} has no compiled engine")
+        module, _, function = self.engine.play.partition(":")
+        return getattr(importlib.import_module(module), function)(config, params, agents, seeds)
+
+    def engine_variants(self) -> tuple[Variant, ...]:
+        """The compiled engine's parity table (:attr:`CompiledEngine.variants`), resolved."""
+        if self.engine is None:
+            return ()
+        found = self.engine.variants
+        if isinstance(found, str):
+            module, _, name = found.partition(":")
+            found = getattr(importlib.import_module(module), name)
+        return tuple(found)
 
 
 def _split_agents(text: str) -> list[str]:
@@ -591,7 +711,16 @@ def _load(module: str) -> GameModel:
         raise InputError(f"game module {module!r} cannot be imported ({exc}); check {ENV_GAMES}") from None
     if not isinstance(model, GameModel):
         raise InputError(f"game module {module!r} has no MODEL (a GameModel instance)")
+    check_rules_version(model)
     return model
+
+
+def check_rules_version(model: GameModel) -> None:
+    """A rules version has the one format: ``<game>[-<part>]-<major>[.<minor>]`` (e.g. ``babel-1``)."""
+    found = RULES_VERSION_FORMAT.match(model.rules_version or "")
+    if found is None or found["game"] != model.name:
+        raise InputError(f"{model.name}: rules version {model.rules_version!r} is not "
+                         f"'{model.name}[-part]-MAJOR[.MINOR]' (e.g. '{model.name}-1')")
 
 
 def registry() -> dict[str, str]:

@@ -19,8 +19,9 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.model import SEAT_NAMES, AgentSpec, GameModel, from_ref, get_game, model_ref
+from workbench.core.model import AgentSpec, GameModel, from_ref, get_game, model_ref
 from workbench.core.play import play_chunk
+from workbench.core.results import head_frame
 from workbench.core.seeding import check_master_seed, game_seeds
 
 BACKENDS = ("local", "dask")
@@ -53,19 +54,7 @@ def run_chunk(game: str | GameModel, params: dict[str, Any], agents: tuple[str, 
     body = play_chunk(model, params, specs, seeds, engine)
     if body.height != stop - start:
         raise RuntimeError(f"{model.name}: the {engine} engine returned {body.height} rows for {stop - start} seeds")
-    head = pl.DataFrame({
-        "game": pl.Series([model.name] * body.height, dtype=pl.String),
-        "rules_version": pl.Series([model.rules_version] * body.height, dtype=pl.String),
-        "params_hash": pl.Series([model.params_hash(params)] * body.height, dtype=pl.String),
-        "master_seed": pl.Series([master_seed] * body.height, dtype=pl.UInt64),
-        "game_index": pl.Series(range(start, stop), dtype=pl.Int64),
-        "game_seed": pl.Series(seeds, dtype=pl.UInt64),
-    })
-    seats = pl.DataFrame({f"agent_{SEAT_NAMES[i]}": pl.Series([a] * body.height, dtype=pl.String)
-                          for i, a in enumerate(agents)})
-    cols = pl.DataFrame({p.name: pl.Series([params[p.name]] * body.height, dtype=p.dtype)
-                         for p in model.params})
-    return pl.concat([head, seats, cols, body], how="horizontal")
+    return pl.concat([head_frame(model, params, agents, master_seed, start, seeds), body], how="horizontal")
 
 
 def plan_chunks(games: int, chunk_size: int, start: int = 0) -> list[tuple[int, int]]:

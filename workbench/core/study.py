@@ -237,7 +237,7 @@ def report_builder(game: str | GameModel) -> Callable[..., Path]:
 
 def _lineups(model: GameModel) -> list[tuple[str, ...]]:
     """Random in every seat, then each other declared agent in each seat against random."""
-    n = model.players(model.resolve_params())
+    n = model.players(model.make_config(model.resolve_params()))
     lineups = [("random",) * n]
     for decl in model.agent_decls:
         if decl.name != "random":

@@ -172,7 +172,7 @@ def _probe(model: GameModel, config: Any) -> _Probe:
     from workbench.core.play import step
 
     seen = _Probe()
-    n = model.players_of(config)
+    n = model.players(config)
     agents = [RandomAgent()] * n
     for i in range(PROBE_GAMES):
         seed = game_seed(0, i)
@@ -242,7 +242,7 @@ def _facts(model: GameModel, config: Any) -> Facts:
         bounds = (min(-1.0, p.low), max(1.0, p.high), next(iter(p.sums)) if len(p.sums) == 1 else None)
     first = model.initial_state(config, game_seed(0, 0))
     seeded = any(model.initial_state(config, game_seed(0, i)) != first for i in range(1, 16))
-    return Facts(model.players_of(config), simultaneous, int(max_actions), int(max_chance), seeded,
+    return Facts(model.players(config), simultaneous, int(max_actions), int(max_chance), seeded,
                  float(bounds[0]), float(bounds[1]), None if bounds[2] is None else float(bounds[2]), tuple(probed))
 
 

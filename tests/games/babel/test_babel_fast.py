@@ -25,7 +25,8 @@ from workbench.core.play import RunawayGame, play_chunk
 from workbench.core.runner import simulate
 from workbench.core.seeding import game_seeds
 from workbench.games.babel import fast
-from workbench.games.babel.model import MODEL, RESULT_SCHEMA
+from workbench.games.babel.model import MODEL
+from workbench.games.babel.results import RESULT_SCHEMA
 from workbench.games.babel.rules import REASONS, TURN_LIMIT
 
 pytestmark = pytest.mark.xdist_group("babel_fast")  # one worker: the cached pairs of frames are shared

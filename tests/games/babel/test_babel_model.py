@@ -10,7 +10,8 @@ from workbench.core.play import play_game
 from workbench.core.rng import SplitMix64
 from workbench.core.seeding import game_seeds
 from workbench.games.babel import agents, rules
-from workbench.games.babel.model import MAX_ACTIONS_PER_TURN, MODEL, RESULT_SCHEMA
+from workbench.games.babel.model import MAX_ACTIONS_PER_TURN, MODEL
+from workbench.games.babel.results import RESULT_SCHEMA
 from workbench.games.babel.rules import END_TURN, UNIVERSAL, Action
 
 VARIANTS = [{}, {"run_detection": "top"}, {"universal": False}, {"start_hands": "5/5", "first": "p2"}]

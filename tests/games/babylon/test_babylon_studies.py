@@ -7,6 +7,9 @@ do not, so their matchups are the what-if's control.
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import polars as pl
 import pytest
 
@@ -220,13 +223,38 @@ def test_card_features_by_hand(card, features):
     assert valuation.card_features(load_cards()[card]) == {f: float(features.get(f, 0)) for f in valuation.FEATURES}
 
 
-def test_costing_table_residuals_and_paper_tuning():
+def test_costing_table_is_numpys_least_squares_fit_beside_the_paper_tuning():
+    # A second method on the shipped pool: numpy's lstsq on a design built here (features, then one
+    # 0/1 column per card type).  No rate wants to go below 0 there, so the bounded fit must equal it.
+    features = valuation.feature_frame()
+    types = ["Minion", "Command", "Invocation", "Witchery"]
+    x = np.hstack([features.select(valuation.FEATURES).to_numpy(),
+                   np.array([[float(t == u) for u in types] for t in features["type"]])])
+    y = features["cost"].cast(pl.Float64).to_numpy()
+    beta = np.linalg.lstsq(x, y, rcond=None)[0]
+    k = len(valuation.FEATURES)
+    assert (beta[:k] > 0).all()
+    model = valuation.fit_value_model(features)
+    assert [model.rates[f] for f in valuation.FEATURES] == pytest.approx(beta[:k], abs=1e-8)
+    assert [model.base[t] for t in types] == pytest.approx(beta[k:], abs=1e-8)
+    resid = y - x @ beta
+    assert model.r2 == pytest.approx(1 - (resid ** 2).sum() / ((y - y.mean()) ** 2).sum())
+    assert model.rmse == pytest.approx(np.sqrt((resid ** 2).mean())) and model.n == 60
     table = valuation.costing_table()
+    fitted = dict(zip(features["id"], x @ beta, strict=True))
     assert table.height == 60 and table["residual"].is_sorted(descending=True)
-    assert (table["residual"] - (table["cost"] - table["value"])).abs().max() < 1e-9
-    elder = table.filter(pl.col("id") == "F4").row(0, named=True)
-    assert elder["paper"] == 5.0  # (3 + 4 + 3) / 2, no keyword, no trigger
-    assert table.filter(pl.col("type") != "Minion")["paper"].null_count() == 20
+    for row in table.iter_rows(named=True):
+        assert row["value"] == pytest.approx(fitted[row["id"]], abs=1e-8), row["id"]
+        assert row["residual"] == pytest.approx(row["cost"] - fitted[row["id"]], abs=1e-8)
+    # the pool's paper tuning of a minion by hand, (construction + might + health) / 2 + keywords + triggers,
+    # beside its printed cost (a Witchery's is its TP): data/babylon/cards.csv
+    cards = {r["id"]: r for r in table.iter_rows(named=True)}
+    assert (cards["F4"]["cost"], cards["F4"]["paper"]) == (5, 5.0)  # Scarlet Elder 3/4/3, no text
+    assert (cards["F7"]["cost"], cards["F7"]["paper"]) == (6, 7.5)  # Pyre Drake 0/6/5, Crush and Twinstrike
+    assert (cards["F8"]["cost"], cards["F8"]["paper"]) == (2, 3.5)  # Kiln Keeper 2/1/2, one dying trigger
+    assert cards["F9"]["paper"] is None  # Fireball: a Command, no paper value
+    assert table.filter(pl.col("paper").is_null())["type"].value_counts().sort("type").rows() == [
+        ("Command", 10), ("Invocation", 5), ("Witchery", 5)]
 
 
 def test_card_rates_count_the_seat_games_of_the_decks_holding_the_card(played):
@@ -280,7 +308,12 @@ def test_endings_and_trajectories_recount(played):
         "endings", "margin", "trajectories"}
 
 
-def test_every_study_chart_renders(played, whatif):
+def _chart_rows(chart) -> list[dict]:
+    (rows,) = chart.to_dict()["datasets"].values()
+    return rows
+
+
+def test_every_study_chart_renders_and_draws_the_recounted_numbers(played, whatif):
     import vl_convert
 
     tables = st.matchup_tables(played, DECKS)
@@ -288,13 +321,31 @@ def test_every_study_chart_renders(played, whatif):
               **st.ending_charts(st.ending_tables(played) | {"games": played}), **st.whatif_charts(whatif)}
     for name, chart in charts.items():
         assert vl_convert.vegalite_to_svg(chart.to_dict()).startswith("<svg"), name
+    # the heat map's cells are the matrix recounted from the games: the row deck's wins over all its games there
+    for cell in _chart_rows(charts["matrix"]):
+        games = _between(played, cell["deck"], cell["opponent"])
+        k = int(_row_wins(games, cell["deck"], cell["opponent"]).sum())
+        assert (cell["n"], cell["win"]) == (games.height, pytest.approx(k / games.height))
+        assert (cell["win_low"], cell["win_high"]) == pytest.approx(wilson(k, games.height))
+    # each deck against the field: its games against the other decks, mirrors left out
+    for bar in _chart_rows(charts["decks"]):
+        games = played.filter((pl.col("deck_p1") == bar["deck"]) ^ (pl.col("deck_p2") == bar["deck"]))
+        others = [o for o in DECKS if o != bar["deck"]]
+        k = sum(int(_row_wins(_between(games, bar["deck"], o), bar["deck"], o).sum()) for o in others)
+        assert (bar["n"], bar["win"]) == (8 * GAMES, pytest.approx(k / (8 * GAMES)))
+    # the what-if's cells: the paired change, 0 where neither deck holds Fireball
+    cells = {r["matchup"]: r for r in _chart_rows(charts["cells"])}
+    for deck in CONTROL:
+        for opponent in CONTROL:
+            assert cells[f"{deck} vs {opponent}"]["diff"] == 0
 
 
 # -- the report -------------------------------------------------------------------------------------------
-def test_quick_report_answers_each_question(tmp_path):
+def test_quick_report_shows_the_matrix_it_played_with_deck_names_and_intervals(tmp_path):
     import json
 
-    from workbench.games.babylon.report import build_report
+    from workbench.games.babylon.cards import load_decks
+    from workbench.games.babylon.report import AGENTS, QUICK, build_report
 
     out = build_report(tmp_path / "babylon", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
@@ -302,12 +353,27 @@ def test_quick_report_answers_each_question(tmp_path):
                     "## 3. Card cost-efficiency, two ways", "## 4. What-if", "## 5. How games end"):
         assert heading in md
     info = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert info["meta"]["engine"] and info["meta"]["games"]["matrix, per deck pairing and first seat"] == 3
-    for chart in info["charts"]:  # every chart rendered as SVG and PNG
-        assert (out / f"{chart}.svg").stat().st_size > 0 and (out / f"{chart}.png").stat().st_size > 0
-    assert (out / "index.html").exists()
+    assert info["meta"]["games"]["matrix, per deck pairing and first seat"] == QUICK.matrix
+    # the matrix recounted from the same games played again (the report's seed and decks)
+    decks, names = list(QUICK.decks), {d.key: d.name for d in load_decks().values()}
+    games = st.play(MODEL, decks, QUICK.matrix, list(AGENTS), {}, seed=2, workers=1)
     matrix = pl.read_parquet(out / "matrix.parquet")
-    assert matrix.height == 9 and ((matrix["win_low"] <= matrix["win"]) & (matrix["win"] <= matrix["win_high"])).all()
+    assert matrix.select("deck", "opponent").rows() == [(names[a], names[b]) for a in decks for b in decks]
+    rows = md.split("*The matrix: win rate")[1].split("full table: [matrix.csv]")[0]
+    shown = [line for line in rows.splitlines() if line.startswith("| ") and not line.startswith("| deck")]
+    assert len(shown) == 9 and not any(key in rows for key in decks)  # display names, never raw keys
+    for (a, b), line in zip([(a, b) for a in decks for b in decks], shown, strict=True):
+        between = _between(games, a, b)
+        k, n = int(_row_wins(between, a, b).sum()), between.height
+        low, high = wilson(k, n)
+        assert line.startswith(f"| {names[a]} | {names[b]} | {n} | {k} | {100 * k / n:.1f}% "
+                               f"[{100 * low:.1f}–{100 * high:.1f}] |"), line
+        cells = line.strip("|").split("|")
+        rates = [cells[i].strip() for i in (4, 5, 7, 9)]  # win, draws, moving first, moving second
+        assert all(re.fullmatch(r"\d+\.\d% \[\d+\.\d–\d+\.\d\]", r) for r in rates), line
+    best = matrix.filter(pl.col("deck") != pl.col("opponent")).sort("win").row(-1, named=True)
+    assert f"The most uneven: {best['deck']} against {best['opponent']}: {100 * best['win']:.1f} %" in md
     paired = pl.read_parquet(out / "compensation_paired.parquet")
-    assert set(paired["arm"]) == {"+1 card", "+1 TP", "no bonus"} and "significant" in paired.columns
-    assert "significant" in pl.read_parquet(out / "whatif_matrix.parquet").columns
+    assert set(paired["arm"]) == {"+1 card", "+1 TP", "no bonus"}
+    delta = pl.read_parquet(out / "whatif_matrix.parquet")
+    assert set(delta["deck"]) == {names[d] for d in decks} and "significant" in delta.columns

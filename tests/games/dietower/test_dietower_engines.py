@@ -12,7 +12,7 @@ from workbench.core.play import play_chunk, play_game
 from workbench.core.runner import simulate
 from workbench.core.seeding import game_seeds
 from workbench.games.dietower import agents as ag
-from workbench.games.dietower.rules import Rules, legal_cards, result
+from workbench.games.dietower.rules import Config, legal_cards, result
 
 MODEL = get_game("dietower")
 
@@ -26,7 +26,7 @@ def check_conformance(params: dict, agents: list[str], games: int = 150, seed: i
     chunking; optionally 1 vs 2 worker processes → identical frame.
     """
     resolved = MODEL.resolve_params(params)
-    rules = Rules.from_params(resolved)
+    rules = Config.from_params(resolved)
     frame = simulate("dietower", games, params=params, agents=agents, seed=seed, engine="reference", progress=False)
     numeric = [c for c, t in frame.schema.items() if t.is_numeric()]
     assert frame.select(pl.min_horizontal([pl.col(c).min() for c in numeric])).item() >= 0

@@ -13,7 +13,7 @@ from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.core.stats import wilson, z_value
 from workbench.games.dietower.exact import enumerate_orders, random_play_odds, simulate_streak_model, streak_odds
-from workbench.games.dietower.rules import Rules
+from workbench.games.dietower.rules import Config
 
 CONFIDENCE = 0.999
 
@@ -27,7 +27,7 @@ def test_suits_of_two_cards_and_a_joker_by_hand():
     L vs H, J vs H, L vs J or J vs J; only L vs H leaves J vs J for round 3 — one more pair.  So
     p1 wins (1 point to 0) in 2/36 = 1/18, p2 likewise, and 32/36 = 8/9 are 0-0 draws; no six-win.
     """
-    odds = random_play_odds(Rules(suit_size=2))
+    odds = random_play_odds(Config(suit_size=2))
     assert odds.win(0) == odds.win(1) == F(1, 18)
     assert odds.draw == F(8, 9)
     assert odds.mean_score(0) == F(1, 18) and odds.six_win == 0
@@ -36,9 +36,9 @@ def test_suits_of_two_cards_and_a_joker_by_hand():
 
 
 @pytest.mark.parametrize("rules", [
-    Rules(suit_size=3), Rules(suit_size=4, die_faces=2), Rules(suit_size=4, die_faces=3, six_win_scores=True),
-    Rules(players=3, suit_size=3, die_faces=2), Rules(players=3, suit_size=2, nonbuilder_tie="keep"),
-    Rules(players=4, suit_size=2, die_faces=2),
+    Config(suit_size=3), Config(suit_size=4, die_faces=2), Config(suit_size=4, die_faces=3, six_win_scores=True),
+    Config(players=3, suit_size=3, die_faces=2), Config(players=3, suit_size=2, nonbuilder_tie="keep"),
+    Config(players=4, suit_size=2, die_faces=2),
 ], ids=str)
 def test_forward_counting_equals_brute_force_over_card_orders(rules):
     assert random_play_odds(rules).outcomes == enumerate_orders(rules).outcomes
@@ -74,8 +74,8 @@ def _mean_inside(values: np.ndarray, dist: dict[int, F]) -> bool:
 
 
 @pytest.mark.parametrize("rules", [
-    Rules(suit_size=4, die_faces=3), Rules(suit_size=5, die_faces=2, nonbuilder_tie="keep"),
-    Rules(players=3, suit_size=3, die_faces=2),
+    Config(suit_size=4, die_faces=3), Config(suit_size=5, die_faces=2, nonbuilder_tie="keep"),
+    Config(players=3, suit_size=3, die_faces=2),
 ], ids=str)
 def test_monte_carlo_falls_inside_its_interval_of_the_exact_value(rules):
     odds = random_play_odds(rules)

@@ -15,7 +15,7 @@ from workbench.games.dietower.optimal import (
     matrix_game,
     solve,
 )
-from workbench.games.dietower.rules import Rules
+from workbench.games.dietower.rules import Config
 
 
 def test_matrix_games_with_known_solutions():
@@ -42,7 +42,7 @@ def test_symmetric_game_value_and_equilibrium_conditions(objective, value, suit)
     earn strictly more (for p1, against p2's unplayed card) or less (p1's unplayed card) than v.
     Both cases occur, e.g. the state worked out by hand in test_suits_of_two_by_hand.
     """
-    rules = Rules(suit_size=suit, die_faces=3)
+    rules = Config(suit_size=suit, die_faces=3)
     sol = solve(rules, objective)
     assert sol.value == pytest.approx(value, abs=1e-7)  # both players hold the same cards
     slack_columns = slack_rows = 0
@@ -78,7 +78,7 @@ def test_suits_of_two_by_hand():
     * p1 opens J (1/3): centre; {L, H} vs {H, J}: nobody can take and then win again: 1/2.
     Total (1/2 + 1/4 + 1/2) / 3 = 5/12, a loss of 1/12 against the game value 1/2.
     """
-    sol = solve(Rules(suit_size=2), "win")
+    sol = solve(Config(suit_size=2), "win")
     assert sol.first_round() == {0: 1.0, 1: 0.0, 2: 0.0}
     # p1 is Builder (die 1, no points yet) holding {L, J} against {H, J}; rows L, J × columns H, J:
     # L vs H: p2 takes, then J vs J scores for p2 → 0; L vs J and J vs H: die to the centre, the last
@@ -97,7 +97,7 @@ def test_suits_of_two_by_hand():
 def test_evaluate_random_vs_random_matches_exact_enumeration():
     from workbench.games.dietower.exact import random_play_odds
 
-    rules = Rules(suit_size=4, die_faces=3)
+    rules = Config(suit_size=4, die_faces=3)
     rnd = agent_policy("random", rules)
     odds = random_play_odds(rules)
     assert evaluate(rules, "win", rnd, rnd) == pytest.approx(float(odds.win(0) + odds.draw / 2))
@@ -107,8 +107,8 @@ def test_evaluate_random_vs_random_matches_exact_enumeration():
 
 def test_limits_are_clear_errors():
     with pytest.raises(InputError, match="2 players"):
-        solve(Rules(players=3, suit_size=2))
+        solve(Config(players=3, suit_size=2))
     with pytest.raises(InputError, match="reduced decks"):
-        solve(Rules(suit_size=13))
+        solve(Config(suit_size=13))
     with pytest.raises(InputError, match="objective"):
-        solve(Rules(suit_size=2), "fun")
+        solve(Config(suit_size=2), "fun")

@@ -13,21 +13,21 @@ from hypothesis import strategies as st
 
 from workbench.core.errors import InputError
 from workbench.games.dietower.rules import (
+    Config,
     Outcome,
-    Rules,
     State,
+    apply,
     initial_state,
     is_over,
     legal_cards,
     resolve_round,
     result,
-    step,
 )
 
-R2 = Rules(players=2)
-R3 = Rules(players=3)
-R3_KEEP = Rules(players=3, nonbuilder_tie="keep")
-R4 = Rules(players=4)
+R2 = Config(players=2)
+R3 = Config(players=3)
+R3_KEEP = Config(players=3, nonbuilder_tie="keep")
+R4 = Config(players=4)
 J = 13
 NONE = -1
 
@@ -69,9 +69,9 @@ SCENARIOS = [
     ("six-win: builder wins with 6 showing (not scored)", R2, 0, 6, (11, 3), Outcome(0, 6, 0, 0, True, False)),
     ("six-win by a tie", R2, 1, 6, (4, 4), Outcome(1, 6, 1, 0, True, False)),
     ("six-win by two Jokers", R2, 1, 6, (J, J), Outcome(1, 6, 1, 0, True, False)),
-    ("six-win variant scores the 6", Rules(six_win_scores=True), 0, 6, (11, 3), Outcome(0, 6, 0, 6, True, False)),
-    ("die_faces=3: the top face is 3", Rules(die_faces=3), 0, 3, (5, 1), Outcome(0, 3, 0, 0, True, False)),
-    ("die_faces=8: 6 is an ordinary face", Rules(die_faces=8), 0, 6, (5, 1), Outcome(0, 7, 0, 6, False, False)),
+    ("six-win variant scores the 6", Config(six_win_scores=True), 0, 6, (11, 3), Outcome(0, 6, 0, 6, True, False)),
+    ("die_faces=3: the top face is 3", Config(die_faces=3), 0, 3, (5, 1), Outcome(0, 3, 0, 0, True, False)),
+    ("die_faces=8: 6 is an ordinary face", Config(die_faces=8), 0, 6, (5, 1), Outcome(0, 7, 0, 6, False, False)),
     ("losing with 6 showing is no six-win", R2, 0, 6, (1, 5), Outcome(1, 1, -1, 0, False, True)),
 ]
 
@@ -84,13 +84,13 @@ def test_round_resolution(name, rules, builder, die, cards, expected):
 def _play(rules, rounds):
     state = initial_state(rules)
     for cards in rounds:
-        state = step(rules, state, cards)
+        state = apply(rules, state, cards)
     return state
 
 
 def test_a_traced_two_player_game_scores_and_streaks():
     # suit of 4 (ranks 0..3) + Joker (4): 5 rounds
-    rules = Rules(suit_size=4)
+    rules = Config(suit_size=4)
     state = _play(rules, [(3, 0), (2, 1), (4, 2), (1, 3), (0, 4)])
     # r1 p1 takes the die at 1; r2 p1 scores 1 (die 2); r3 one Joker -> centre;
     # r4 p2 takes the die; r5 one Joker -> centre.
@@ -102,10 +102,10 @@ def test_a_traced_two_player_game_scores_and_streaks():
 
 
 def test_streak_to_a_six_win_ends_the_game_at_once():
-    rules = Rules()  # die 1..6: take, then 5 scoring wins (1+2+3+4+5) and the win on the 6
+    rules = Config()  # die 1..6: take, then 5 scoring wins (1+2+3+4+5) and the win on the 6
     state = _play(rules, [(12, 0), (11, 1), (10, 2), (9, 3), (8, 4), (7, 5)])
     assert state.scores == (15, 0) and state.die == 6 and state.streak == 5
-    state = step(rules, state, (6, 7))  # p2's 7 beats p1's 6: no six-win, p2 takes the die
+    state = apply(rules, state, (6, 7))  # p2's 7 beats p1's 6: no six-win, p2 takes the die
     assert state.builder == 1 and state.die == 1 and state.six_winner == -1
     state = _play(rules, [(12, 0), (11, 1), (10, 2), (9, 3), (8, 4), (7, 5), (6, 6)])
     assert state.six_winner == 0 and state.round == 7 and is_over(rules, state)
@@ -113,11 +113,11 @@ def test_streak_to_a_six_win_ends_the_game_at_once():
     res = result(rules, state)
     assert res.winners == (0,) and res.reason == "six_win" and res.six_win_round == 7
     with pytest.raises(InputError, match="game is over"):
-        step(rules, state, (5, 8))
+        apply(rules, state, (5, 8))
 
 
 def test_six_win_wins_even_with_fewer_points():
-    rules = Rules(suit_size=7, die_faces=2)  # ranks 0..6, Joker 7
+    rules = Config(suit_size=7, die_faces=2)  # ranks 0..6, Joker 7
     # r1 p2 takes; r2 p2 scores 1; r3 p1 takes; r4 p2 takes; r5 tie: p2 scores 1; r6 p1 takes;
     # r7 p1 scores 1 (die 2); r8 two Jokers: p1 wins on the top face -> six-win, unscored
     state = _play(rules, [(0, 6), (1, 5), (6, 0), (2, 4), (3, 3), (5, 1), (4, 2), (7, 7)])
@@ -126,7 +126,7 @@ def test_six_win_wins_even_with_fewer_points():
 
 
 def test_equal_highest_scores_are_a_shared_draw():
-    rules = Rules(players=3, suit_size=4)
+    rules = Config(players=3, suit_size=4)
     # p1 takes, scores 1; p2 takes; p3 takes; three Jokers: a tie favouring the Builder p3 (scores 1)
     state = _play(rules, [(3, 0, 1), (2, 1, 0), (0, 3, 2), (1, 2, 3), (4, 4, 4)])
     assert state.scores == (1, 0, 1)
@@ -135,7 +135,7 @@ def test_equal_highest_scores_are_a_shared_draw():
 
 
 def test_draw_result():
-    rules = Rules(suit_size=2)
+    rules = Config(suit_size=2)
     state = _play(rules, [(1, 0), (0, 1), (2, 2)])  # p1 takes; p2 takes; two Jokers: p2 scores 1
     assert state.scores == (0, 1)
     state = _play(rules, [(0, 0), (1, 1), (2, 2)])  # ties in the centre, then two Jokers: nobody
@@ -144,32 +144,32 @@ def test_draw_result():
 
 
 def test_four_players_have_four_jokers_and_suits():
-    rules = Rules(players=4)
+    rules = Config(players=4)
     state = initial_state(rules)
     assert len(state.hands) == 4 and all(legal_cards(rules, h) == tuple(range(14)) for h in state.hands)
     assert rules.rounds == 14
 
 
 def test_illegal_cards_are_clear_errors_and_states_are_immutable():
-    rules = Rules(suit_size=3)
+    rules = Config(suit_size=3)
     state = initial_state(rules)
-    after = step(rules, state, (2, 1))
+    after = apply(rules, state, (2, 1))
     assert state == initial_state(rules) and isinstance(after, State)
     with pytest.raises(InputError, match="p1 cannot play card 2"):
-        step(rules, after, (2, 0))
+        apply(rules, after, (2, 0))
     with pytest.raises(InputError, match="3 cards played for 2 players"):
-        step(rules, after, (0, 0, 0))
+        apply(rules, after, (0, 0, 0))
 
 
 @settings(max_examples=int(os.environ.get("DIETOWER_HYPOTHESIS_EXAMPLES", "60")), deadline=None)
 @given(st.data(), st.integers(2, 4), st.integers(2, 6), st.integers(2, 4), st.sampled_from(["centre", "keep"]))
 def test_any_legal_play_keeps_the_invariants(data, players, suit, faces, tie):
-    rules = Rules(players=players, suit_size=suit, die_faces=faces, nonbuilder_tie=tie)
+    rules = Config(players=players, suit_size=suit, die_faces=faces, nonbuilder_tie=tie)
     state = initial_state(rules)
     while not is_over(rules, state):
         cards = tuple(data.draw(st.sampled_from(legal_cards(rules, h))) for h in state.hands)
         before = state
-        state = step(rules, state, cards)
+        state = apply(rules, state, cards)
         assert all(b <= a for b, a in zip(before.scores, state.scores, strict=True))  # scores never fall
         assert sum(state.scores) - sum(before.scores) <= faces
         assert 0 <= state.die <= faces and (state.die == 0) == (state.builder == -1)

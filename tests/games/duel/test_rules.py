@@ -14,6 +14,7 @@ from scipy.stats import binomtest, chisquare
 
 from tests.games.duel.events import play_game
 from workbench.core.errors import InputError
+from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
 from workbench.games.duel import results, rules, shuffle
 from workbench.games.duel.agents import GreedyAgent, RandomAgent
@@ -524,7 +525,7 @@ def test_random_first_player_is_a_fair_coin_and_reported():
     seats = []
     for seed in range(60):
         final = play_game(config(max_turns=1), [DiscardFirst(), DiscardFirst()], seed, "random")
-        assert final.first == results.first_seat("random", seed)
+        assert final.first == first_seat("random", seed)
         assert results.result_row(final, CFG)["first_seat"] == ("p1", "p2")[final.first]
         seats.append(final.first)
     assert binomtest(sum(seats), len(seats)).pvalue > 0.01

@@ -3,7 +3,7 @@
 ``play_chunk`` turns the agents into integer and float arrays (kind, the random agent's turn cap,
 greedy's weights), runs ``kernel.play_games`` over all seeds in one compiled loop and builds
 the result frame from flat arrays (the list columns through pyarrow offsets).  Core picks this
-engine for the agents the model declares in ``fast_agents`` and falls back to the reference loop
+engine for the agents the model's ``engine`` declaration names and falls back to the reference loop
 for the others (``search``); the conformance parity test and ``tests/games/babel/test_babel_fast.py``
 prove the frames equal.
 """
@@ -15,19 +15,17 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from workbench.core.model import AgentSpec
 from workbench.core.play import RunawayGame
+from workbench.core.results import grown, kernel_frame, list_column, outcome_codes, padded
 from workbench.games.babel import agents as babel_agents
 from workbench.games.babel import kernel as K
 from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
 from workbench.games.babel.rules import REASONS, Config
 
 FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}
-_WINNERS = pl.Series("winner", [*SEATS, "draw"], dtype=pl.String)
-_REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
-_SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
+_CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in a finished frame)
 _DECLS = {d.name: d for d in babel_agents.DECLS}
 
 
@@ -49,11 +47,6 @@ def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray, n
     return kinds, caps, weights
 
 
-def _padded(size: int, dtype: type) -> np.ndarray:
-    """A zeroed scratch array with 128 bytes of its own on each side (two threads never share a cache line)."""
-    return np.zeros(size + 32, dtype)[16:16 + size]
-
-
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
                values_per_game: int = 32) -> tuple[np.ndarray, ...]:
     """The raw kernel output for one chunk: ``res``, ``values`` and their ``offsets`` (``kernel.play_games``).
@@ -69,12 +62,12 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     values = np.empty((2, max(64, values_per_game * n_games)), np.int64)
     offsets = np.zeros(n_games + 1, np.int64)
     status = np.zeros(1, np.int64)
-    s = _padded(K.STATE_SIZE, np.int64)
-    saved = _padded(K.HEADER, np.int64)
-    stacks = _padded(2 * K.STACK_CAP, np.int64).reshape(2, K.STACK_CAP)
-    legal = _padded(64, np.int64)
-    hist = _padded(2 * max_turns, np.int64).reshape(2, max_turns)
-    rng = _padded(5, np.uint64)
+    s = padded(K.STATE_SIZE, np.int64)
+    saved = padded(K.HEADER, np.int64)
+    stacks = padded(2 * K.STACK_CAP, np.int64).reshape(2, K.STACK_CAP)
+    legal = padded(64, np.int64)
+    hist = padded(2 * max_turns, np.int64).reshape(2, max_turns)
+    rng = padded(5, np.uint64)
     g = 0
     while True:
         g = K.play_games(seeds, g, FIRST_MODES[config.first], int(config.start_hands[0]), int(config.start_hands[1]),
@@ -87,37 +80,29 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
         if g == n_games:
             return res, values, offsets
         # the values buffer is full: grow it to what the games so far suggest, then go on
-        want = max(2 * values.shape[1], int(1.25 * offsets[g] * n_games / max(g, 1)) + max_turns)
-        grown = np.empty((2, want), np.int64)
-        grown[:, :offsets[g]] = values[:, :offsets[g]]
-        values = grown
+        values = grown(values, int(offsets[g]), g, n_games, extra=max_turns)
 
 
-def _list_column(values: np.ndarray, offsets: np.ndarray) -> pl.Series:
-    return pl.from_arrow(pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(values)))
+def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
+    """The model's declared compiled engine (``CompiledEngine.play``): :func:`play_chunk`."""
+    return play_chunk(config, agents, seeds)
 
 
 def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
     """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
     res, values, offsets = run_kernel(config, agents, seeds)
     n_games = len(res)
-    cols: dict[str, Any] = {
-        "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
-        "reason": _REASONS.gather(res[:, K.RES_REASON]),
-        "length": res[:, K.RES_LENGTH],
-        "first_seat": _SEATS.gather(res[:, K.RES_FIRST]),
-        "end_phase": res[:, K.RES_END_PHASE].astype(bool),
-    }
+    outcome = {"winner": res[:, K.RES_WINNER], "reason": res[:, K.RES_REASON], "length": res[:, K.RES_LENGTH],
+               "first_seat": res[:, K.RES_FIRST]}
+    cols: dict[str, Any] = {"end_phase": res[:, K.RES_END_PHASE].astype(bool)}
     temple_offsets = np.arange(0, K.N * n_games + 1, K.N, dtype=np.int64)
     for seat, name in enumerate(SEATS):
         b = K.RES_SEAT + seat * K.SEAT_COLS
         cols[f"value_{name}"] = res[:, b + K.SEAT_VALUE]
-        cols[f"values_{name}"] = _list_column(values[seat, :offsets[-1]], offsets)
+        cols[f"values_{name}"] = list_column(values[seat, :offsets[-1]], offsets)
         cols[f"hand_{name}"] = res[:, b + K.SEAT_HAND]
         temples = np.ascontiguousarray(res[:, b + K.SEAT_TEMPLES:b + K.SEAT_TEMPLES + K.N]).reshape(-1)
-        cols[f"temples_{name}"] = _list_column(temples, temple_offsets)
+        cols[f"temples_{name}"] = list_column(temples, temple_offsets)
         for t, column in enumerate(TALLY_COLUMNS):
             cols[f"{column}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
-    frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
-    frame = frame.select(list(RESULT_SCHEMA))
-    return frame if frame.schema == pl.Schema(RESULT_SCHEMA) else frame.cast(RESULT_SCHEMA)
+    return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)

@@ -27,15 +27,15 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.model import TERMINAL, GameModel, Param, seat_name
+from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, first_seat, seat_name
 from workbench.core.rng import SplitMix64
 from workbench.games.babel import agents as babel_agents
 from workbench.games.babel import rules
-from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
+from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_COLUMNS, SEATS, TALLY_COLUMNS
 from workbench.games.babel.rules import Action, Config, GameState
 
 RULES_VERSION = "babel-1"
-DECK_STREAM, QUARRY_STREAM, SEAT_STREAMS, FIRST_STREAM = 1, 2, (3, 4), 5
+DECK_STREAM, QUARRY_STREAM, SEAT_STREAM_BASE = 1, 2, 3  # and core's FIRST_STREAM, 5
 START_HANDS = {"3/5": (3, 5), "5/5": (5, 5)}
 
 PARAMS = (
@@ -48,7 +48,7 @@ PARAMS = (
     Param("hand_other", None, int, "nation cards dealt to the other player (none: as start_hands says)", 0, 20,
           optional=True),
     Param("universal", True, bool, "the universal ability (the opponent discards half their hand)"),
-    Param("first", "random", str, "who moves first", choices=("random", "p1", "p2")),
+    FIRST,
     Param("max_turns", 200, int, "turns before the game is a draw (turn_limit)", 1, 100_000),
 )
 
@@ -61,13 +61,6 @@ def trajectory(state: GameState) -> tuple[tuple[int, int], ...]:
     return state.history
 
 
-def first_seat(first: str, seed: int) -> int:
-    """Seat that moves first: fixed, or drawn from stream 5 for ``"random"``."""
-    if first == "random":
-        return SplitMix64.for_stream(seed, FIRST_STREAM).below(2)
-    return SEATS.index(first)
-
-
 class BabelModel(GameModel):
     """Babel: temple building on 5 sites with 5 nations (rules file 001)."""
 
@@ -76,10 +69,14 @@ class BabelModel(GameModel):
     rules_version = RULES_VERSION
     params = PARAMS
     agent_types = babel_agents.DECLS
-    fast_agents = ("random", "greedy")
     limit_reasons = (rules.TURN_LIMIT,)
+    agent_stream_base = SEAT_STREAM_BASE
     studies = "workbench.games.babel.studies:STUDIES"
     report = "workbench.games.babel.report:build_report"
+    # capabilities
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.babel.fast:play", chunk=10_000,
+                            variants="workbench.games.babel.fast:VARIANTS")
+    text = "workbench.games.babel.text"
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Turns."""
@@ -97,18 +94,9 @@ class BabelModel(GameModel):
         """No chance nodes: the decks are shuffled from the state's streams."""
         return 0
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
         """The columns of the module docstring."""
-        return RESULT_SCHEMA
-
-
-    def releases_gil(self, engine: str) -> bool:
-        """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""
-        return engine == "fast"
-
-    def chunk_hint(self, engine: str) -> int:
-        """Fast chunks are large (a few seconds of greedy games); reference chunks keep the progress bar moving."""
-        return 10_000 if engine == "fast" else 200
+        return RESULT_COLUMNS
 
     def catalogue(self) -> dict[str, Any]:
         """Sites and end reasons for ``workbench games``."""
@@ -157,10 +145,6 @@ class BabelModel(GameModel):
         """``(seat, state)``: a full state consistent with ``view``, its hidden cards dealt from ``rng``."""
         return view.me, babel_agents.determinise(view, rng)
 
-    def agent_stream(self, seat: int) -> int:
-        """Streams 3 (p1) and 4 (p2)."""
-        return SEAT_STREAMS[seat]
-
     def result_row(self, config: Config, state: GameState) -> dict[str, Any]:
         """The columns of ``RESULT_SCHEMA``."""
         winner, reason = state.outcome
@@ -179,38 +163,6 @@ class BabelModel(GameModel):
         """Cards conserved, temples strictly ascending in 1..6, counts in range, the start card's life."""
         return (_nation_cards(state) + _temple_cards(state) + _temples_ascend(state) + _counts(config, state)
                 + _start_cards(state))
-
-    # -- playthroughs ---------------------------------------------------------------------------
-    def describe_config(self, config: Config) -> list[str]:
-        """Sites, deal, run detection, universal ability."""
-        from workbench.games.babel.text import config_lines
-
-        return config_lines(config)
-
-    def describe(self, config: Config, state: GameState) -> list[str]:
-        """Who moves first, both hands after turn 1's draw, the piles."""
-        from workbench.games.babel.text import deal_lines
-
-        return deal_lines(state)
-
-    def describe_step(self, config: Config, before: GameState, who: Any, action: Any, after: GameState) -> list[str]:
-        """The action and what it changed."""
-        from workbench.games.babel.text import step_lines
-
-        return step_lines(before, who, Action(*action), after)
-
-    def describe_end(self, config: Config, state: GameState) -> list[str]:
-        """Winner, reason, turns, values and hands."""
-        from workbench.games.babel.text import end_lines
-
-        return end_lines(state)
-
-    # -- engines --------------------------------------------------------------------------------
-    def play_fast(self, config: Config, params: dict[str, Any], agents: tuple[Any, ...], seeds: Any) -> pl.DataFrame:
-        """The compiled kernel (``fast.py``): ``AgentSpec`` per seat, a ``uint64`` array of game seeds."""
-        from workbench.games.babel import fast
-
-        return fast.play_chunk(config, agents, seeds)
 
 
 # -- invariants -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.core.model import seat_names
+from workbench.core.model import OUTCOME_COLUMNS, seat_names
 from workbench.games.babel import rules
 
 SEATS = seat_names(2)
@@ -18,7 +18,6 @@ def _seat_columns(seat: str) -> dict[str, pl.DataType]:
             **{f"{c}_{seat}": pl.Int64 for c in TALLY_COLUMNS}}
 
 
-RESULT_SCHEMA: dict[str, pl.DataType] = {
-    "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-    "end_phase": pl.Boolean, **_seat_columns(SEATS[0]), **_seat_columns(SEATS[1]),
-}
+RESULT_COLUMNS: dict[str, pl.DataType] = {"end_phase": pl.Boolean, **_seat_columns(SEATS[0]),
+                                          **_seat_columns(SEATS[1])}
+RESULT_SCHEMA: dict[str, pl.DataType] = {**OUTCOME_COLUMNS, **RESULT_COLUMNS}

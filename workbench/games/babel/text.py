@@ -1,10 +1,11 @@
 """How a game of Babel reads in a playthrough: the lines behind the model's ``describe`` hooks.
 
-Core's one writer (``workbench/core/playthrough.py``) plays the game with the reference loop and
-asks the model for lines: the rules in force, the deal, every action with what it changed (pawns,
-stacks, temples, hands, the temple stacks, owed discards, reshuffles, the next turn's draw), and
-the end.  Cards are written by letter: A Assyrians, H Hittites, M Medes, P Persians, S Sumerians;
-site ``M`` is the site in the Medes' colour.  Stacks and piles are written bottom → top.
+The model declares this module as its ``text`` capability; core's one writer
+(``workbench/core/playthrough.py``) plays the game with the reference loop and asks it for lines:
+the rules in force, the deal, every action with what it changed (pawns, stacks, temples, hands,
+the temple stacks, owed discards, reshuffles, the next turn's draw), and the end.  Cards are
+written by letter: A Assyrians, H Hittites, M Medes, P Persians, S Sumerians; site ``M`` is the
+site in the Medes' colour.  Stacks and piles are written bottom → top.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def config_lines(config: Config) -> list[str]:
             f"{'on' if config.universal else 'off'}; turn limit {config.max_turns}"]
 
 
-def deal_lines(state: GameState) -> list[str]:
+def deal_lines(config: Config, state: GameState) -> list[str]:
     """Who moves first and the hands after turn 1's draw."""
     return [f"first to move: {seat_name(state.first)}",
             *(f"{seat_name(s)} hand: {hand(state.hands[s])}" for s in (0, 1)),
@@ -78,8 +79,9 @@ def _pile_changes(before: GameState, after: GameState) -> list[str]:
     return parts
 
 
-def step_lines(before: GameState, who: Any, action: Action, after: GameState) -> list[str]:
+def step_lines(config: Config, before: GameState, who: Any, action: Action, after: GameState) -> list[str]:
     """One action and what it changed; an end of turn adds the next turn's draw."""
+    action = Action(*action)
     changes = _site_changes(before, after) + _pile_changes(before, after)
     if action.kind == rules.END_TURN:
         return _end_turn_lines(before, who, after)
@@ -104,7 +106,7 @@ def _end_turn_lines(before: GameState, who: int, after: GameState) -> list[str]:
     return lines
 
 
-def end_lines(state: GameState) -> list[str]:
+def end_lines(config: Config, state: GameState) -> list[str]:
     """Winner, reason, turns, values, hands and temples."""
     winner, reason = state.outcome
     result = "a draw" if winner == rules.DRAW_SEAT else f"{seat_name(winner)} wins"

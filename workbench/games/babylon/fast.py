@@ -5,7 +5,7 @@ opcode rows (trigger → actions: verb, target, amount, per, may) — into one i
 edited cards CSV runs without recompiling the kernel.  ``play_chunk`` turns the agents into arrays
 (kind and greedy's weights), runs ``kernel.play_games`` over all seeds in one compiled loop
 and builds the result frame from flat arrays (the list columns through pyarrow offsets).  Core
-picks this engine for the agents the model declares in ``fast_agents`` and falls back to the
+picks this engine for the agents the model's ``engine`` declaration names and falls back to the
 reference loop for the others (``search``); ``tests/games/babylon/test_babylon_fast.py`` and the
 conformance suite prove the frames equal.
 """
@@ -18,19 +18,17 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from workbench.core.model import AgentSpec
 from workbench.core.play import RunawayGame
+from workbench.core.results import kernel_frame, list_column, outcome_codes, padded
 from workbench.games.babylon import agents as babylon_agents
 from workbench.games.babylon import kernel as K
 from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
 from workbench.games.babylon.rules import REASONS, TALLIES, WITCHERY, Config
 
 FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}
-_WINNERS = pl.Series("winner", [*SEATS, "draw"], dtype=pl.String)
-_REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
-_SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
+_CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in a finished frame)
 _DECLS = {d.name: d for d in babylon_agents.DECLS}
 _FLAGS = {"rules": ("crush", "twinstrike", "tunnel", "lethal", "thief", "retreating", "regenerating"),
           "columns": (K.C_CRUSH, K.C_TWINSTRIKE, K.C_TUNNEL, K.C_LETHAL, K.C_THIEF, K.C_RETREATING,
@@ -138,12 +136,6 @@ def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
     return kinds, weights
 
 
-def _padded(shape: int | tuple[int, ...], dtype: type) -> np.ndarray:
-    """A zeroed scratch array with 128 bytes of its own on each side (two threads never share a cache line)."""
-    size = int(np.prod(shape))
-    return np.zeros(size + 32, dtype)[16:16 + size].reshape(shape)
-
-
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
                trace: int = 0) -> tuple[np.ndarray, ...]:
     """The raw kernel output for one chunk: ``res``, ``towers``, ``flags`` (and the first game's ``trace`` rows)."""
@@ -158,9 +150,9 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     flags = np.zeros((n_games, 4 * n_cards), np.uint8)
     status = np.zeros(1, np.int64)
     size = K.state_size(n_cards)
-    s, v, w, x = (_padded(size, np.int64) for _ in range(4))
-    lg = _padded((3, legal_capacity(config), 3), np.int64)
-    rng = _padded(5, np.uint64)
+    s, v, w, x = (padded(size, np.int64) for _ in range(4))
+    lg = padded((3, legal_capacity(config), 3), np.int64)
+    rng = padded(5, np.uint64)
     steps = np.full((max(trace, 0), 4), -9, np.int64)
     done = K.play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status, s, v, w, x, lg, rng, steps)
     if status[0] == K.STATUS_RUNAWAY:
@@ -170,11 +162,6 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     return res, towers, flags, steps
 
 
-def _list_column(values: pl.Series | np.ndarray, offsets: np.ndarray) -> pl.Series:
-    flat = values.to_arrow() if isinstance(values, pl.Series) else pa.array(values)
-    return pl.from_arrow(pa.LargeListArray.from_arrays(pa.array(offsets), flat))
-
-
 def _id_lists(config: Config, flags: np.ndarray) -> pl.Series:
     """Rows of card flags (pool order) → lists of the flagged cards' ids, sorted as strings."""
     ids = [c.id for c in config.cards]
@@ -182,7 +169,12 @@ def _id_lists(config: Config, flags: np.ndarray) -> pl.Series:
     rows, cols = np.nonzero(flags[:, order])
     offsets = np.zeros(len(flags) + 1, np.int64)
     np.cumsum(np.bincount(rows, minlength=len(flags)), out=offsets[1:])
-    return _list_column(pl.Series([ids[c] for c in order], dtype=pl.String).gather(cols), offsets)
+    return list_column(pl.Series([ids[c] for c in order], dtype=pl.String).gather(cols), offsets)
+
+
+def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
+    """The model's declared compiled engine (``CompiledEngine.play``): :func:`play_chunk`."""
+    return play_chunk(config, agents, seeds)
 
 
 def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
@@ -190,12 +182,9 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
     res, towers, flags, _ = run_kernel(config, agents, seeds)
     n_games = len(res)
     n_cards = len(config.cards)
-    cols: dict[str, Any] = {
-        "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
-        "reason": _REASONS.gather(res[:, K.RES_REASON]),
-        "length": res[:, K.RES_LENGTH],
-        "first_seat": _SEATS.gather(res[:, K.RES_FIRST]),
-    }
+    outcome = {"winner": res[:, K.RES_WINNER], "reason": res[:, K.RES_REASON], "length": res[:, K.RES_LENGTH],
+               "first_seat": res[:, K.RES_FIRST]}
+    cols: dict[str, Any] = {}
     counts = res[:, K.RES_HIST]
     offsets = np.zeros(n_games + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
@@ -203,7 +192,7 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
     for seat, name in enumerate(SEATS):
         b = K.RES_SEAT + seat * K.SEAT_COLS
         cols[f"tower_{name}"] = res[:, b + K.SEAT_TOWER]
-        cols[f"towers_{name}"] = _list_column(towers[:, seat][kept], offsets)
+        cols[f"towers_{name}"] = list_column(towers[:, seat][kept], offsets)
         cols[f"tp_{name}"] = res[:, b + K.SEAT_TP]
         cols[f"sources_{name}"] = res[:, b + K.SEAT_SOURCES]
         cols[f"hand_{name}"] = res[:, b + K.SEAT_HAND]
@@ -212,6 +201,4 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
             cols[f"{tally}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
         cols[f"drawn_{name}"] = _id_lists(config, flags[:, seat * n_cards:(seat + 1) * n_cards])
         cols[f"played_{name}"] = _id_lists(config, flags[:, (2 + seat) * n_cards:(3 + seat) * n_cards])
-    frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
-    frame = frame.select(list(RESULT_SCHEMA))
-    return frame if frame.schema == pl.Schema(RESULT_SCHEMA) else frame.cast(RESULT_SCHEMA)
+    return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)

@@ -35,22 +35,22 @@ import polars as pl
 
 from workbench.core.cardtable import CardTable
 from workbench.core.errors import InputError
-from workbench.core.model import TERMINAL, GameModel, Param, seat_name
+from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, first_seat, seat_name
 from workbench.core.rng import SplitMix64
 from workbench.games.babylon import agents as babylon_agents
 from workbench.games.babylon import rules
 from workbench.games.babylon.cards import CARDS_CSV, load_cards, load_decks
-from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
+from workbench.games.babylon.results import RESULT_COLUMNS, SEATS, STEPS_PER_TURN
 from workbench.games.babylon.rules import Action, Config, State
 
 RULES_VERSION = "babylon-1"
-DECK_STREAMS, SEAT_STREAMS, FIRST_STREAM = (1, 2), (3, 4), 5
+DECK_STREAMS, SEAT_STREAM_BASE = (1, 2), 3  # and core's FIRST_STREAM, 5
 DECK_KEYS = tuple(load_decks())
 
 PARAMS = (
     Param("deck_p1", DECK_KEYS[0], str, "p1's deck (data/babylon/decks.toml)", choices=DECK_KEYS),
     Param("deck_p2", DECK_KEYS[1], str, "p2's deck (data/babylon/decks.toml)", choices=DECK_KEYS),
-    Param("first", "random", str, "who moves first", choices=("random", "p1", "p2")),
+    FIRST,
     Param("start_hand", 4, int, "cards the first player draws at the start", 1, 10),
     Param("second_cards", 1, int, "extra cards the second player draws at the start (compensation)", 0, 5),
     Param("second_tp", 1, int, "Transformed Power the second player starts with (compensation)", 0, 20),
@@ -61,13 +61,6 @@ PARAMS = (
     Param("cards", None, str, "cards CSV (none: data/babylon/cards.csv)", optional=True),
     Param("decks", None, str, "decks TOML (none: data/babylon/decks.toml)", optional=True),
 )
-
-
-def first_seat(first: str, seed: int) -> int:
-    """Seat that moves first: fixed, or drawn from stream 5 for ``"random"``."""
-    if first == "random":
-        return SplitMix64.for_stream(seed, FIRST_STREAM).below(2)
-    return SEATS.index(first)
 
 
 def _path(value: Any) -> str | None:
@@ -117,6 +110,11 @@ class BabylonModel(GameModel):
                                      "keywords", "text"),
                            shown=("name", "faction", "type", "rarity"), validate=load_cards, title="cards")
     report = "workbench.games.babylon.report:build_report"
+    agent_stream_base = SEAT_STREAM_BASE
+    reference_chunk = 100  # a reference game takes tens of milliseconds
+    # capabilities (card_table above)
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.fast:play", chunk=5_000)
+    text = "workbench.games.babylon.text"
 
     def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
         """With a decks file given, its decks are the ones to choose from."""
@@ -156,9 +154,9 @@ class BabylonModel(GameModel):
         """No chance nodes: the decks are shuffled from the state's streams."""
         return 0
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
         """The columns of the module docstring."""
-        return RESULT_SCHEMA
+        return RESULT_COLUMNS
 
     def default_agents(self, params: dict[str, Any]) -> tuple[str, ...]:
         """Greedy for both seats: random play says little about a deck."""
@@ -208,10 +206,6 @@ class BabylonModel(GameModel):
         """``(seat, state)``: the unseen cards dealt afresh from ``rng``."""
         return view.me, babylon_agents.determinise(config, view, rng)
 
-    def agent_stream(self, seat: int) -> int:
-        """Streams 3 (p1) and 4 (p2)."""
-        return SEAT_STREAMS[seat]
-
     def result_row(self, config: Config, state: State) -> dict[str, Any]:
         """The columns of ``RESULT_SCHEMA``."""
         winner, reason = state.outcome  # type: ignore[misc]
@@ -253,48 +247,6 @@ class BabylonModel(GameModel):
         if len({m.uid for m in state.minions}) != len(state.minions):
             broken.append("two minions share an id")
         return broken
-
-    # -- playthroughs ---------------------------------------------------------------------------
-    def describe_config(self, config: Config) -> list[str]:
-        """Decks and the numbers in force."""
-        from workbench.games.babylon.text import config_lines
-
-        return config_lines(config)
-
-    def describe(self, config: Config, state: State) -> list[str]:
-        """Who moves first and both opening hands."""
-        from workbench.games.babylon.text import deal_lines
-
-        return deal_lines(config, state)
-
-    def describe_step(self, config: Config, before: State, who: Any, action: Any, after: State) -> list[str]:
-        """The action and what it changed."""
-        from workbench.games.babylon.text import step_lines
-
-        return step_lines(config, before, who, Action(*action), after)
-
-    def describe_end(self, config: Config, state: State) -> list[str]:
-        """Winner, reason, towers."""
-        from workbench.games.babylon.text import end_lines
-
-        return end_lines(config, state)
-
-    # -- engines --------------------------------------------------------------------------------
-    fast_agents = ("random", "greedy")
-
-    def play_fast(self, config: Config, params: dict[str, Any], agents: tuple[Any, ...], seeds: Any) -> pl.DataFrame:
-        """The compiled kernel (``fast.py``): ``AgentSpec`` per seat, a ``uint64`` array of game seeds."""
-        from workbench.games.babylon import fast
-
-        return fast.play_chunk(config, agents, seeds)
-
-    def releases_gil(self, engine: str) -> bool:
-        """The compiled kernel runs without the GIL: worker threads, no process start-up."""
-        return engine == "fast"
-
-    def chunk_hint(self, engine: str) -> int:
-        """Games per chunk: a compiled chunk takes seconds; a reference game tens of milliseconds."""
-        return 5_000 if engine == "fast" else 100
 
 
 def trajectory(state: State) -> tuple[tuple[int, int], ...]:

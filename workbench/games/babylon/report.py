@@ -22,7 +22,7 @@ from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.report import Report
 from workbench.games.babylon import studies as st
-from workbench.games.babylon.cards import load_cards
+from workbench.games.babylon.cards import load_cards, load_decks
 from workbench.games.babylon.model import DECK_KEYS, MODEL
 
 __all__ = ["FAST", "QUICK", "REFERENCE", "Settings", "build_report", "settings_for", "whatif_edit"]
@@ -102,8 +102,15 @@ def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: 
     return out
 
 
+def _named(frame: pl.DataFrame) -> pl.DataFrame:
+    """The table a reader sees: deck keys replaced by the decks' display names (``siege_of_ur`` → Siege of Ur)."""
+    names = {deck.key: deck.name for deck in load_decks().values()}
+    return frame.with_columns(pl.col(c).replace(names) for c in ("deck", "opponent") if c in frame.columns)
+
+
 def _cell_text(row: dict[str, Any], rate: str = "win") -> str:
-    return (f"{row['deck']} against {row['opponent']}: {100 * row[rate]:.1f} % "
+    names = {deck.key: deck.name for deck in load_decks().values()}
+    return (f"{names[row['deck']]} against {names[row['opponent']]}: {100 * row[rate]:.1f} % "
             f"[{100 * row[f'{rate}_low']:.1f}–{100 * row[f'{rate}_high']:.1f}], n = {row['n']:,}")
 
 
@@ -125,12 +132,14 @@ def _matchups(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings) -
     rep.text(f"{len(uneven) // 2} of {len(off) // 2} matchups are uneven at the 5 % level (cells (A, B) and (B, A) "
              f"count once). The most uneven: {_cell_text(best)}.")
     rep.chart("matrix_chart", charts["matrix"], caption="Row deck's win rate against the column deck (95 % interval)")
-    rep.table("matrix", tables["matrix"], caption="The matrix: win rate, draws, moving first and moving second, the "
-                                                  "exact test against an even matchup", max_rows=30)
-    rep.table("deck_vs_field", tables["decks"], caption="Each deck against the other decks (mirror matches left out)")
+    rep.table("matrix", _named(tables["matrix"]), max_rows=30,
+              caption="The matrix: win rate, draws, moving first and moving second, the exact test against an even "
+                      "matchup")
+    rep.table("deck_vs_field", _named(tables["decks"]),
+              caption="Each deck against the other decks (mirror matches left out)")
     rep.chart("deck_vs_field_chart", charts["decks"], caption="Each deck against the field")
-    rep.table("matrix_seats", tables["seats"], caption="The matrix per seat: the row deck moving first / second",
-              max_rows=20)
+    rep.table("matrix_seats", _named(tables["seats"]), max_rows=20,
+              caption="The matrix per seat: the row deck moving first / second")
     rep.chart("matrix_seats_chart", charts["seats"], caption="Row deck's win rate moving first and second")
 
 
@@ -244,7 +253,7 @@ def _whatif(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, cos
         f"Significant changes: {len(moved)} of {tables['matrix_delta'].height} cells (at 5 %, about one in twenty "
         "of the cells that hold the edited card may look significant by chance alone). The edit is a content-hashed "
         "copy of data/babylon/cards.csv (`workbench study babylon whatif --edits \"F10.power_cost=3\"`)."))
-    rep.table("whatif_matrix", tables["matrix_delta"], caption="Row deck's win rate, unchanged and edited, per "
+    rep.table("whatif_matrix", _named(tables["matrix_delta"]), caption="Row deck's win rate, unchanged and edited, per "
                                                                "matchup", max_rows=30)
     charts = st.whatif_charts(tables)
     rep.chart("whatif_matrix_chart", charts["matrix_delta"], caption="Change per cell, points (* significant)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.core.model import seat_names
+from workbench.core.model import OUTCOME_COLUMNS, seat_names
 from workbench.games.babylon.rules import TALLIES
 
 SEATS = seat_names(2)
@@ -18,7 +18,5 @@ def _seat_columns(seat: str) -> dict[str, pl.DataType]:
             f"drawn_{seat}": pl.List(pl.String), f"played_{seat}": pl.List(pl.String)}
 
 
-RESULT_SCHEMA: dict[str, pl.DataType] = {
-    "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-    **_seat_columns(SEATS[0]), **_seat_columns(SEATS[1]),
-}
+RESULT_COLUMNS: dict[str, pl.DataType] = {**_seat_columns(SEATS[0]), **_seat_columns(SEATS[1])}
+RESULT_SCHEMA: dict[str, pl.DataType] = {**OUTCOME_COLUMNS, **RESULT_COLUMNS}

@@ -31,6 +31,7 @@ import polars as pl
 from workbench.core import charts, metrics
 from workbench.core.balance import BalanceResult, search
 from workbench.core.cardstats import compare_card_rates, costed_lists, empirical_values
+from workbench.core.cardtable import ProgressTotal, paired_runs
 from workbench.core.compare import first_seat_won
 from workbench.core.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError
@@ -151,20 +152,6 @@ def balance_table(result: BalanceResult) -> pl.DataFrame:
                         schema_overrides={"value": pl.Float64, "value_low": pl.Float64, "value_high": pl.Float64})
 
 
-def _counter(on_progress: Progress, total: int) -> Callable[[int, int], None]:
-    """A run's ``on_progress(done, total)`` that adds up over several runs (a study's whole progress)."""
-    state = {"before": 0, "last": 0}
-
-    def tick(done: int, _: int) -> None:
-        if done < state["last"]:  # a new run started
-            state["before"] += state["last"]
-        state["last"] = done
-        if on_progress is not None:
-            on_progress(state["before"] + done, total)
-
-    return tick
-
-
 def _compensation(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
                   on_progress: Progress, should_stop: Stop) -> Tables:
     decks = deck_choice(model, settings["decks"], params)
@@ -172,7 +159,7 @@ def _compensation(model: GameModel, settings: dict[str, Any], params: dict[str, 
         raise InputError(f"setting 'low' ({settings['low']}) is above 'high' ({settings['high']})")
     agents, cells = _agents(settings["agents"]), 2 * len(decks) ** 2
     evals = settings["evaluations"]
-    tick = _counter(on_progress, cells * (4 * settings["games"] + evals * settings["balance_games"]))
+    tick = ProgressTotal(on_progress, cells * (4 * settings["games"] + evals * settings["balance_games"]))
     frame = play(model, decks, settings["games"], agents, params, seed=seed, workers=workers, grid=ARMS,
                  on_progress=tick, should_stop=should_stop)
     tables = compensation_tables(frame)
@@ -324,19 +311,21 @@ def what_if(model: GameModel, decks: list[str], games: int, agents: Any, params:
             should_stop: Stop = None, baseline: pl.DataFrame | None = None) -> Tables:
     """The matrix with ``edits`` against the unchanged cards on the same seeds, cell by cell.
 
-    ``baseline``: the unchanged arm when already played (the same grid, games and seed), else both
-    arms are played here, in one grid.
+    Both arms are core's :func:`~workbench.core.cardtable.paired_runs` over the deck grid (common
+    random numbers); ``baseline``: the unchanged arm when already played (the same grid, games and
+    seed), else it is played here first.
     """
     base_cards = params.get("cards")
     edited = edited_cards_csv(edits, base_cards, params.get("decks"))
-    if baseline is None:
-        both = play(model, decks, games, agents, params, seed=seed, workers=workers,
-                    grid={"cards": [base_cards, str(edited)]}, on_progress=on_progress, should_stop=should_stop)
-        pick = pl.col("cards") == str(edited)
-        baseline, variant = both.filter(~pick.fill_null(False)), both.filter(pick.fill_null(False))
-    else:
-        variant = play(model, decks, games, agents, {**params, "cards": str(edited)}, seed=seed, workers=workers,
-                       on_progress=on_progress, should_stop=should_stop)
+
+    def arm(cards: dict[str, Any], progress: ProgressTotal) -> pl.DataFrame:
+        return play(model, decks, games, agents, params, seed=seed, workers=workers, grid=cards, on_progress=progress,
+                    should_stop=should_stop)
+
+    total = (1 if baseline is not None else 2) * games * 2 * len(decks) ** 2
+    baseline, variant, _ = paired_runs(arm, {"cards": [base_cards]}, {"cards": [str(edited)]}, total,
+                                       on_progress=on_progress, baseline=baseline, keys=(*analysis.GRID_KEYS,
+                                                                                          "game_index"))
     changes = edit_table(edits, base_cards, edited)
     delta = analysis.matrix_delta(baseline, variant, decks)
     held = cardstats.holders(load_decks(params.get("decks"), load_cards(edited)), decks)

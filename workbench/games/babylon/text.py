@@ -53,6 +53,7 @@ def board_lines(config: Config, state: State) -> list[str]:
 
 def step_lines(config: Config, before: State, who: Any, action: Action, after: State) -> list[str]:
     """The action, then the board when a turn ended or towers changed."""
+    action = Action(*action)
     lines = [f"- {seat_name(who)}: {rules.describe_action(action, config)}"]
     towers = lambda s: (s.sides[0].tower, s.sides[1].tower)  # noqa: E731
     if after.turn != before.turn:

@@ -1,7 +1,7 @@
 """Static value model of Towers of Babylon's cards: what a card's stats and text are worth in cost.
 
 Each card becomes a few *features*; the exchange rates that best explain the printed costs are
-fitted by least squares (``scipy.optimize.lsq_linear``, rates ≥ 0, intercepts free)::
+fitted by core's bounded least squares (:mod:`workbench.core.valuation`: rates ≥ 0, intercepts free)::
 
     cost ≈ base[type] + Σ rate[f] · feature[f]
 
@@ -28,13 +28,11 @@ keyword or trigger ≈ 1 power) is the ``paper`` column of a minion, beside the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
 import polars as pl
-from scipy import optimize
 
+from workbench.core import valuation as value_model
 from workbench.core.errors import InputError
+from workbench.core.valuation import ValueModel
 from workbench.games.babylon.cards import TYPES, Card, CardPool, load_cards
 from workbench.games.babylon.effects import Action
 
@@ -112,65 +110,15 @@ def feature_frame(cards: CardPool | None = None) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-@dataclass(frozen=True)
-class ValueModel:
-    """Fitted exchange rates ``rates[f]`` (cost per unit of feature ``f``) and ``base[type]`` intercepts.
-
-    ``rate_se`` are ordinary least-squares standard errors (``σ²(XᵀX)⁻¹``; only indicative for a rate
-    held at its zero bound), ``r2`` the share of the cost variance explained, ``n`` the cards.
-    """
-
-    rates: dict[str, float]
-    rate_se: dict[str, float]
-    base: dict[str, float]
-    r2: float
-    rmse: float
-    n: int
-
-    def value(self, features: pl.DataFrame) -> np.ndarray:
-        """Fitted cost of the cards of a :func:`feature_frame`."""
-        x = features.select(FEATURES).to_numpy()
-        return x @ np.array([self.rates[f] for f in FEATURES]) + np.array(
-            [self.base.get(t, 0.0) for t in features.get_column("type").to_list()])
-
-    def rates_frame(self) -> pl.DataFrame:
-        """The exchange rates and intercepts as a table (term, kind, rate, se)."""
-        rows = [{"term": f, "kind": "rate", "rate": self.rates[f], "se": self.rate_se[f]} for f in FEATURES]
-        rows += [{"term": f"base_{t}", "kind": "intercept", "rate": v, "se": None} for t, v in self.base.items()]
-        return pl.DataFrame(rows, schema={"term": pl.String, "kind": pl.String, "rate": pl.Float64, "se": pl.Float64})
-
-
-def _design(features: pl.DataFrame) -> tuple[np.ndarray, list[str]]:
-    types = [t for t in TYPES if t in set(features.get_column("type").to_list())]
-    dummies = np.array([[1.0 if t == u else 0.0 for u in types] for t in features.get_column("type").to_list()])
-    return np.hstack([features.select(FEATURES).to_numpy(), dummies.reshape(features.height, len(types))]), types
-
-
 def fit_value_model(features: pl.DataFrame | None = None, cost: str = "cost", nonnegative: bool = True) -> ValueModel:
     """Least-squares exchange rates explaining ``cost`` from the features of a :func:`feature_frame`.
 
-    A feature no card has is held at 0 (it cannot be identified).
+    Core's bounded least squares (:func:`workbench.core.valuation.fit_value_model`), one base per
+    card type; a feature no card has is held at 0 (it cannot be identified).
     """
     features = feature_frame() if features is None else features
-    if features.height == 0:
-        raise InputError("cannot fit a value model to no cards")
-    a, types = _design(features)
-    y = features.get_column(cost).cast(pl.Float64).to_numpy()
-    k = len(FEATURES)
-    unused = ~np.any(a[:, :k] != 0, axis=0)
-    lower = np.r_[np.zeros(k) if nonnegative else np.full(k, -np.inf), np.full(len(types), -np.inf)]
-    upper = np.full(a.shape[1], np.inf)
-    lower[:k][unused], upper[:k][unused] = 0.0, 1e-12
-    coef = optimize.lsq_linear(a, y, bounds=(lower, upper), method="bvls").x
-    resid = y - a @ coef
-    sigma2 = float(resid @ resid) / max(1, len(y) - a.shape[1])
-    se = np.sqrt(np.clip(np.diag(sigma2 * np.linalg.pinv(a.T @ a)), 0, None))
-    ss_tot = float(((y - y.mean()) ** 2).sum())
-    return ValueModel(rates={f: float(coef[i]) for i, f in enumerate(FEATURES)},
-                      rate_se={f: float(se[i]) for i, f in enumerate(FEATURES)},
-                      base={t: float(coef[k + j]) for j, t in enumerate(types)},
-                      r2=1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0,
-                      rmse=float(np.sqrt((resid ** 2).mean())), n=len(y))
+    return value_model.fit_value_model(features, FEATURES, group="type", groups=TYPES, cost=cost,
+                                       nonnegative=nonnegative)
 
 
 def costing_table(cards: CardPool | None = None, model: ValueModel | None = None) -> pl.DataFrame:
@@ -183,9 +131,6 @@ def costing_table(cards: CardPool | None = None, model: ValueModel | None = None
     features = feature_frame(pool)
     model = fit_value_model(features) if model is None else model
     text = {c.id: "; ".join(filter(None, (";".join(c.keywords), c.text))) for c in pool}
-    frame = features.with_columns(pl.Series("value", model.value(features)),
-                                  pl.col("id").replace_strict(text).alias("text"))
-    frame = frame.with_columns((pl.col("cost") - pl.col("value")).alias("residual")).with_columns(
-        (pl.col("residual") / (model.rmse or 1.0)).alias("residual_z"))
-    lead = ["id", "name", "faction", "type", "cost", "paper", "value", "residual", "residual_z", "text"]
-    return frame.select(lead + list(FEATURES)).sort("residual", descending=True)
+    frame = features.with_columns(pl.col("id").replace_strict(text).alias("text"))
+    return value_model.costing_table(frame, model, lead=["id", "name", "faction", "type", "cost", "paper",
+                                                         *value_model.FITTED, "text"])

@@ -18,7 +18,7 @@ from workbench.core.runner import simulate
 from workbench.core.stats import wilson, z_value
 from workbench.games.dietower.exact import random_play_odds, simulate_streak_model, streak_odds
 from workbench.games.dietower.optimal import heuristic_losses, solve
-from workbench.games.dietower.rules import Rules, card_name
+from workbench.games.dietower.rules import Config, card_name
 
 CONFIDENCE = 0.95
 EXACT_COLOUR, SIM_COLOUR = "#1f77b4", "#d62728"
@@ -175,7 +175,7 @@ def reduced_deck_table(suits: range | list[int], players: int = 2, die_faces: in
     """Exact odds of random play on reduced decks (as fractions and floats), optionally beside a simulation."""
     rows = []
     for suit in suits:
-        rules = Rules(players=players, suit_size=suit, die_faces=die_faces)
+        rules = Config(players=players, suit_size=suit, die_faces=die_faces)
         exact = random_play_odds(rules).summary()
         sim = None
         if games:
@@ -207,7 +207,7 @@ def equilibrium_frames(suit_size: int = 4, die_faces: int = 6, objectives: tuple
                        agents: tuple[str, ...] = HEURISTICS) -> dict[str, pl.DataFrame]:
     """First-round equilibrium strategy, game value, solve time and heuristic losses per objective."""
     strategy, losses, facts = [], [], []
-    rules = Rules(suit_size=suit_size, die_faces=die_faces)
+    rules = Config(suit_size=suit_size, die_faces=die_faces)
     for objective in objectives:
         sol = solve(rules, objective)
         for card, prob in sol.first_round().items():

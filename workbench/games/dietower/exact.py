@@ -10,7 +10,7 @@
     its hand each round (the ``random`` agent).  Every pair of card orders is equally likely, so
     the game is a forward pass over (hands, Builder, die, scores) counting orders with integers;
     probabilities are exact Fractions.  :func:`enumerate_orders` is the brute-force check (every
-    combination of card orders played through :func:`rules.step`) for tiny decks.
+    combination of card orders played through :func:`rules.apply`) for tiny decks.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.games.dietower.rules import Rules, initial_state, is_over, resolve_round, result, step
+from workbench.games.dietower.rules import Config, apply, initial_state, is_over, resolve_round, result
 
 # --------------------------------------------------------------------------------------------- (a)
 
@@ -154,7 +154,7 @@ def simulate_streak_model(p: float, die_faces: int, rounds: int, players: int, g
 class GameOdds:
     """Exact outcome distribution of the real game under given play (probabilities as Fractions)."""
 
-    rules: Rules
+    rules: Config
     outcomes: dict[tuple, Fraction]  # (scores tuple, six-win round or 0, winners tuple) -> probability
 
     def prob(self, predicate) -> Fraction:
@@ -195,12 +195,12 @@ class GameOdds:
         return out
 
 
-def _check_small(rules: Rules, limit: int) -> None:
+def _check_small(rules: Config, limit: int) -> None:
     if rules.suit_size > limit:
         raise InputError(f"exact enumeration is for reduced decks: suit_size <= {limit}, got {rules.suit_size}")
 
 
-def random_play_odds(rules: Rules) -> GameOdds:
+def random_play_odds(rules: Config) -> GameOdds:
     """Exact outcome distribution when every player plays uniformly at random (suit_size <= 8)."""
     _check_small(rules, 8 if rules.players == 2 else 5)
     n, full = rules.players, rules.full_hand
@@ -240,8 +240,8 @@ def _cards(hand: int) -> tuple[int, ...]:
     return tuple(c for c in range(hand.bit_length()) if hand >> c & 1)
 
 
-def enumerate_orders(rules: Rules) -> GameOdds:
-    """Brute force for tiny decks: play every combination of card orders through ``rules.step``."""
+def enumerate_orders(rules: Config) -> GameOdds:
+    """Brute force for tiny decks: play every combination of card orders through ``rules.apply``."""
     if math.factorial(rules.rounds) ** rules.players > 3_000_000:
         raise InputError("enumerate_orders is a check for tiny decks: (suit_size+1)!^players must be <= 3e6")
     orders = list(itertools.permutations(range(rules.rounds)))
@@ -249,7 +249,7 @@ def enumerate_orders(rules: Rules) -> GameOdds:
     for combo in itertools.product(orders, repeat=rules.players):
         state = initial_state(rules)
         while not is_over(rules, state):
-            state = step(rules, state, tuple(order[state.round] for order in combo))
+            state = apply(rules, state, tuple(order[state.round] for order in combo))
         res = result(rules, state)
         counts[(res.scores, res.six_win_round or 0, res.winners)] += 1
     total = len(orders) ** rules.players

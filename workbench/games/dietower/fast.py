@@ -7,26 +7,19 @@ frame, column for column.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from workbench.core.model import SEAT_NAMES as SEATS
+from workbench.core.model import AgentSpec
+from workbench.games.dietower import agents as ag
+from workbench.games.dietower.kernel import Columns, play_fast
+from workbench.games.dietower.rules import Config
 
-REASONS = ("score", "six_win", "draw")
-
-
-class Columns(NamedTuple):
-    """Result columns as numpy arrays (one row per game), filled by the compiled engine."""
-
-    winners_mask: np.ndarray  # uint8 bit mask of the winning seats
-    reason: np.ndarray  # int8 index in REASONS
-    length: np.ndarray  # int64 rounds played
-    scores: np.ndarray  # int64 (games, players)
-    six_win_round: np.ndarray  # int64, 0 when there was no six-win
-    longest: np.ndarray  # int64 (games, players)
-    builder_changes: np.ndarray  # int64
+REASONS = ("score", "six_win", "draw")  # the kernel's reason codes
 
 
 def _mask_names(players: int) -> tuple[dict[int, str], dict[int, str]]:
@@ -60,3 +53,8 @@ def to_frame(cols: Columns, players: int) -> pl.DataFrame:
     data["builder_changes"] = pl.Series(cols.builder_changes, dtype=pl.Int64)
     frame = pl.DataFrame(data)
     return frame.with_columns(pl.when(pl.col("six_win")).then(pl.col("six_win_round")).alias("six_win_round"))
+
+
+def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
+    """The model's declared compiled engine (``CompiledEngine.play``): the kernel, then :func:`to_frame`."""
+    return to_frame(play_fast(config, [ag.config(a) for a in agents], seeds), config.players)

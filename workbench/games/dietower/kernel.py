@@ -10,6 +10,7 @@ the two engines give identical frames.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -19,8 +20,20 @@ from workbench.core.rng_numba import mix as _mix
 from workbench.core.rng_numba import random as _random
 from workbench.core.rng_numba import stream_keys
 from workbench.games.dietower.agents import HIGHEST, JOKER, LOWEST, MIXED, RANDOM, AgentConfig
-from workbench.games.dietower.fast import Columns
-from workbench.games.dietower.rules import Rules
+from workbench.games.dietower.rules import Config
+
+
+class Columns(NamedTuple):
+    """Result columns as numpy arrays (one row per game), filled by the compiled engine."""
+
+    winners_mask: np.ndarray  # uint8 bit mask of the winning seats
+    reason: np.ndarray  # int8 index in REASONS
+    length: np.ndarray  # int64 rounds played
+    scores: np.ndarray  # int64 (games, players)
+    six_win_round: np.ndarray  # int64, 0 when there was no six-win
+    longest: np.ndarray  # int64 (games, players)
+    builder_changes: np.ndarray  # int64
+
 
 _STREAM_K = stream_keys(4)  # one SplitMix64 stream per seat
 
@@ -140,7 +153,7 @@ def _play(seeds, select, players, suit_size, faces, keep_tie, six_scores, kinds,
             reason[g] = 0 if k == 1 else 2
 
 
-def play_fast(rules: Rules, configs: Sequence[AgentConfig], seeds: np.ndarray) -> Columns:
+def play_fast(rules: Config, configs: Sequence[AgentConfig], seeds: np.ndarray) -> Columns:
     """Play every seed with the compiled engine."""
     g, n = len(seeds), rules.players
     cols = Columns(np.zeros(g, np.uint8), np.zeros(g, np.int8), np.zeros(g, np.int64), np.zeros((g, n), np.int64),

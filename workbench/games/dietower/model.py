@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from workbench.core.model import TERMINAL, AgentSpec, GameModel, Param, seat_name, seat_names
+from workbench.core.model import TERMINAL, CompiledEngine, GameModel, Param, seat_name, seat_names
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower import rules as R
-from workbench.games.dietower.rules import NONBUILDER_TIES, Rules, State
+from workbench.games.dietower.rules import NONBUILDER_TIES, Config, State
 
 TITLE = "Tower of Babel (die streak)"
 
@@ -48,37 +47,31 @@ class DieTowerModel(GameModel):
         Param("six_win_scores", False, bool, "a six-win also scores the top face"),
     )
     agent_types = ag.DECLS
-    fast_agents = ag.AGENTS
     limit_reasons = ()
+    agent_stream_base = 0  # seat i's agent draws from sub-stream i (the game draws nothing itself)
+    reference_chunk = 2_000
     simultaneous = True
     studies = "workbench.games.dietower.studies:STUDIES"
     report = "workbench.games.dietower.report:build_report"
+    # capabilities
+    engine = CompiledEngine(ag.AGENTS, "workbench.games.dietower.fast:play", chunk=1_000_000)
     lessons = "workbench.games.dietower.lessons:LESSONS"  # the teaching page (core/lessons.py)
+    text = "workbench.games.dietower.text"
 
-    def players(self, params: dict[str, Any]) -> int:
+    def players(self, config: Config) -> int:
         """Seats: the ``players`` parameter."""
-        return int(params["players"])
-
-    def players_of(self, config: Rules) -> int:
-        """Seats of a game with these rules."""
         return config.players
 
     def max_length(self, params: dict[str, Any]) -> int:
         """At most ``suit_size + 1`` rounds."""
         return int(params["suit_size"]) + 1
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
         """The columns listed in the module docstring, for ``players`` seats."""
-        seats = seat_names(self.players(params))
-        return {"winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-                **{f"score_{s}": pl.Int64 for s in seats}, "winners": pl.String, "six_win": pl.Boolean,
+        seats = seat_names(int(params["players"]))
+        return {**{f"score_{s}": pl.Int64 for s in seats}, "winners": pl.String, "six_win": pl.Boolean,
                 "six_win_round": pl.Int64, **{f"longest_streak_{s}": pl.Int64 for s in seats},
                 "builder_changes": pl.Int64}
-
-
-    def chunk_hint(self, engine: str) -> int:
-        """Large chunks for the compiled engine (per-chunk overhead dominates below ~10^5)."""
-        return 1_000_000 if engine == "fast" else 2_000
 
     def catalogue(self) -> dict[str, Any]:
         """Result vocabulary for ``workbench games``."""
@@ -88,42 +81,38 @@ class DieTowerModel(GameModel):
         }
 
     # -- the protocol ---------------------------------------------------------------------------
-    def make_config(self, params: dict[str, Any]) -> Rules:
+    def make_config(self, params: dict[str, Any]) -> Config:
         """The rules of one game."""
-        return Rules.from_params(params)
+        return Config.from_params(params)
 
-    def initial_state(self, config: Rules, seed: int) -> State:
+    def initial_state(self, config: Config, seed: int) -> State:
         """Full hands, the die in the centre (the game draws no random numbers of its own)."""
         return R.initial_state(config)
 
-    def current_player(self, config: Rules, state: State) -> int | tuple[int, ...]:
+    def current_player(self, config: Config, state: State) -> int | tuple[int, ...]:
         """Every seat at once each round; TERMINAL after a six-win or the last round."""
         return TERMINAL if R.is_over(config, state) else tuple(range(config.players))
 
-    def legal_actions(self, config: Rules, state: State, seat: int) -> tuple[int, ...]:
+    def legal_actions(self, config: Config, state: State, seat: int) -> tuple[int, ...]:
         """The cards in the seat's hand, ascending, the Joker last."""
         return R.legal_cards(config, state.hands[seat])
 
-    def apply(self, config: Rules, state: State, action: tuple[int, ...]) -> State:
+    def apply(self, config: Config, state: State, action: tuple[int, ...]) -> State:
         """Every seat reveals its card; the round resolves."""
-        return R.step(config, state, action)
+        return R.apply(config, state, action)
 
-    def observation(self, config: Rules, state: State, seat: int) -> ag.View:
+    def observation(self, config: Config, state: State, seat: int) -> ag.View:
         """The seat's own hand and the public state (everyone's hand is public knowledge anyway)."""
         return ag.View(seat, R.legal_cards(config, state.hands[seat]), config.joker, state.builder, state.die,
                        state.scores, state.round)
 
-    def agent_stream(self, seat: int) -> int:
-        """Seat ``i`` draws from sub-stream ``i`` (as the compiled engine)."""
-        return seat
-
-    def returns(self, config: Rules, state: State) -> tuple[float, ...]:
+    def returns(self, config: Config, state: State) -> tuple[float, ...]:
         """A sole winner +1 and the others −1; in a draw the tied leaders 0 and the others −1."""
         res = R.result(config, state)
         top = 1.0 if len(res.winners) == 1 else 0.0
         return tuple(top if s in res.winners else -1.0 for s in range(config.players))
 
-    def result_row(self, config: Rules, state: State) -> dict[str, Any]:
+    def result_row(self, config: Config, state: State) -> dict[str, Any]:
         """The columns of the module docstring."""
         res = R.result(config, state)
         seats = seat_names(config.players)
@@ -138,7 +127,7 @@ class DieTowerModel(GameModel):
         }
         return row
 
-    def invariants(self, config: Rules, state: State) -> list[str]:
+    def invariants(self, config: Config, state: State) -> list[str]:
         """Each seat has played one card a round; scores, die and Builder stay in range."""
         broken = []
         for seat, hand in enumerate(state.hands):
@@ -150,54 +139,15 @@ class DieTowerModel(GameModel):
             broken.append(f"builder {state.builder} with die {state.die}")
         return broken
 
-    def describe(self, config: Rules, state: State) -> list[str]:
-        """The deal: every hand is the full suit and a Joker."""
-        hand = " ".join(R.card_name(c, config) for c in R.legal_cards(config, config.full_hand))
-        return [f"every player holds: {hand}; the die ({config.die_faces} faces) is in the centre"]
-
-    def describe_step(self, config: Rules, before: State, who: Any, action: Any, after: State) -> list[str]:
-        """The cards revealed and how the round resolved."""
-        cards = ", ".join(f"{seat_name(s)} {R.card_name(c, config)}" for s, c in zip(who, action, strict=True))
-        gained = [s for s in range(config.players) if after.scores[s] != before.scores[s]]
-        if after.six_winner >= 0:
-            what = f"{seat_name(after.six_winner)} wins on the top face {before.die}: six-win"
-        elif gained:
-            who = gained[0]
-            what = f"{seat_name(who)} scores {after.scores[who] - before.scores[who]}, die to {after.die}"
-        elif after.builder != before.builder and after.builder != R.NO_BUILDER:
-            what = f"{seat_name(after.builder)} takes the die at 1"
-        elif after.builder == R.NO_BUILDER and before.builder != R.NO_BUILDER:
-            what = "the die goes to the centre"
-        elif after.builder == R.NO_BUILDER:
-            what = "the die stays in the centre"
-        else:
-            what = f"{seat_name(after.builder)} keeps the die at {after.die}, unscored"
-        return [f"- round {after.round}: {cards} → {what}; scores "
-                + ", ".join(f"{seat_name(s)} {v}" for s, v in enumerate(after.scores))]
-
-    def describe_end(self, config: Rules, state: State) -> list[str]:
-        """Winner(s), reason and rounds."""
-        row = self.result_row(config, state)
-        who = "draw between " + row["winners"] if row["winner"] == "draw" else f"{row['winner']} wins"
-        return ["", f"end after {row['length']} rounds: {who} ({row['reason']})"]
-
     # -- declarations for search and solvers ------------------------------------------------------
-    def max_legal_actions(self, config: Rules) -> int:
+    def max_legal_actions(self, config: Config) -> int:
         """The ranks and the Joker."""
         return config.suit_size + 1
 
-    def max_chance_outcomes(self, config: Rules) -> int:
+    def max_chance_outcomes(self, config: Config) -> int:
         """No chance nodes: the only randomness is the agents'."""
         return 0
 
-    # -- engines --------------------------------------------------------------------------------
-    def play_fast(self, config: Rules, params: dict[str, Any], agents: tuple[AgentSpec, ...],
-                  seeds: np.ndarray) -> pl.DataFrame:
-        """The compiled batch engine."""
-        from workbench.games.dietower.fast import to_frame
-        from workbench.games.dietower.kernel import play_fast
-
-        return to_frame(play_fast(config, [ag.config(a) for a in agents], seeds), config.players)
 
 
 MODEL = DieTowerModel()

@@ -39,7 +39,7 @@ from scipy.optimize import linprog
 
 from workbench.core.errors import InputError
 from workbench.games.dietower import agents as ag
-from workbench.games.dietower.rules import Rules, resolve_round
+from workbench.games.dietower.rules import Config, resolve_round
 
 OBJECTIVES = ("win", "points")
 Policy = Callable[[int, tuple], dict[int, float]]  # (seat, state) -> {card: probability}
@@ -76,7 +76,7 @@ def _cards(hand: int) -> tuple[int, ...]:
 class Solution:
     """Values and equilibrium strategies of every state reached by the induction."""
 
-    rules: Rules
+    rules: Config
     objective: str
     values: dict[tuple, float] = field(default_factory=dict)
     strategies: dict[tuple, tuple[tuple[int, ...], np.ndarray, tuple[int, ...], np.ndarray]] = \
@@ -113,7 +113,7 @@ def _terminal(objective: str, diff: int) -> float:
     return 1.0 if diff > 0 else (0.5 if diff == 0 else 0.0)
 
 
-def _transition(rules: Rules, objective: str, state: tuple, c1: int, c2: int) -> tuple[float, tuple | None]:
+def _transition(rules: Config, objective: str, state: tuple, c1: int, c2: int) -> tuple[float, tuple | None]:
     """Immediate payoff and next state (None when the game ends by a six-win)."""
     h1, h2, builder, die, diff = state
     out = resolve_round(rules, builder, die, (c1, c2))
@@ -127,7 +127,7 @@ def _transition(rules: Rules, objective: str, state: tuple, c1: int, c2: int) ->
     return (float(gain) if objective == "points" else 0.0), nxt
 
 
-def solve(rules: Rules, objective: str = "win", max_suit: int = 8) -> Solution:
+def solve(rules: Config, objective: str = "win", max_suit: int = 8) -> Solution:
     """Backward induction over every reachable state of a two-player reduced deck."""
     if rules.players != 2:
         raise InputError("optimal play is solved for 2 players")
@@ -164,7 +164,7 @@ def _value(sol: Solution, state: tuple) -> float:
     return v
 
 
-def evaluate(rules: Rules, objective: str, p1: Policy, p2: Policy | None) -> float:
+def evaluate(rules: Config, objective: str, p1: Policy, p2: Policy | None) -> float:
     """p1's expected payoff when p1 plays ``p1`` and p2 plays ``p2`` (``None``: p2 best-responds)."""
     full = rules.full_hand
     memo: dict[tuple, float] = {}
@@ -190,7 +190,7 @@ def evaluate(rules: Rules, objective: str, p1: Policy, p2: Policy | None) -> flo
     return value((full, full, -1, 0, 0))
 
 
-def agent_policy(spec: str, rules: Rules) -> Policy:
+def agent_policy(spec: str, rules: Config) -> Policy:
     """A workbench agent (e.g. ``"highest"``, ``"joker:at=3"``) as a :data:`Policy` over states."""
     from workbench.core.model import AgentSpec
 

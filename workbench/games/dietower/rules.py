@@ -35,7 +35,7 @@ NONBUILDER_TIES = ("centre", "keep")
 
 
 @dataclass(frozen=True)
-class Rules:
+class Config:
     """The rule parameters of one game (see ``MODEL.params`` for the allowed values)."""
 
     players: int = 2
@@ -45,8 +45,8 @@ class Rules:
     six_win_scores: bool = False
 
     @classmethod
-    def from_params(cls, params: dict[str, Any]) -> Rules:
-        """Rules from resolved model parameters."""
+    def from_params(cls, params: dict[str, Any]) -> Config:
+        """Config from resolved model parameters."""
         return cls(int(params["players"]), int(params["suit_size"]), int(params["die_faces"]),
                    str(params["nonbuilder_tie"]), bool(params["six_win_scores"]))
 
@@ -66,7 +66,7 @@ class Rules:
         return (1 << (self.suit_size + 1)) - 1
 
 
-def card_name(card: int, rules: Rules) -> str:
+def card_name(card: int, rules: Config) -> str:
     """Human name of a card: the top ``suit_size`` ranks of 2..A, or "Joker"."""
     return "Joker" if card == rules.joker else RANK_NAMES[13 - rules.suit_size + card]
 
@@ -103,20 +103,20 @@ class Outcome(NamedTuple):
     took: bool  # a new Builder took the die this round
 
 
-def initial_state(rules: Rules) -> State:
+def initial_state(rules: Config) -> State:
     """Every player holds the full suit and a Joker; the die is in the centre."""
     n = rules.players
     return State((rules.full_hand,) * n, NO_BUILDER, 0, (0,) * n, 0, -1, 0, (0,) * n, 0)
 
 
-def _builder_wins(rules: Rules, builder: int, die: int) -> Outcome:
+def _builder_wins(rules: Config, builder: int, die: int) -> Outcome:
     """The Builder wins the round (outright or by a tie that favours the Builder)."""
     if die == rules.die_faces:
         return Outcome(builder, die, builder, die if rules.six_win_scores else 0, True, False)
     return Outcome(builder, die + 1, builder, die, False, False)
 
 
-def resolve_round(rules: Rules, builder: int, die: int, cards: tuple[int, ...]) -> Outcome:
+def resolve_round(rules: Config, builder: int, die: int, cards: tuple[int, ...]) -> Outcome:
     """Resolve one round given the current Builder, die face and the cards revealed."""
     jokers = sum(1 for c in cards if c == rules.joker)
     if jokers == 1:
@@ -136,12 +136,12 @@ def resolve_round(rules: Rules, builder: int, die: int, cards: tuple[int, ...]) 
     return Outcome(NO_BUILDER, 0, -1, 0, False, False)
 
 
-def is_over(rules: Rules, state: State) -> bool:
+def is_over(rules: Config, state: State) -> bool:
     """The game ends by a six-win or after ``rounds`` rounds."""
     return state.six_winner >= 0 or state.round >= rules.rounds
 
 
-def legal_cards(rules: Rules, hand: int) -> tuple[int, ...]:
+def legal_cards(rules: Config, hand: int) -> tuple[int, ...]:
     """Cards in a hand mask, ascending (the Joker, if held, last)."""
     return _cards(rules.suit_size + 1, hand)
 
@@ -152,7 +152,7 @@ def _cards(bits: int, hand: int) -> tuple[int, ...]:
     return tuple(c for c in range(bits) if hand >> c & 1)
 
 
-def step(rules: Rules, state: State, cards: tuple[int, ...]) -> State:
+def apply(rules: Config, state: State, cards: tuple[int, ...]) -> State:
     """Play one round: every seat reveals ``cards[seat]``; returns the new state."""
     if is_over(rules, state):
         raise InputError("the game is over; no more rounds can be played")
@@ -187,7 +187,7 @@ class Result(NamedTuple):
     builder_changes: int
 
 
-def result(rules: Rules, state: State) -> Result:
+def result(rules: Config, state: State) -> Result:
     """Winner(s) and reason of a finished game: a six-win, else the highest score (ties draw)."""
     if state.six_winner >= 0:
         return Result((state.six_winner,), "six_win", state.round, state.scores, state.round,

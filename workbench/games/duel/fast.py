@@ -2,8 +2,8 @@
 
 ``play_chunk`` compiles the parsed card effects into integer tables (once per card set and
 variant), runs ``kernel.play_games`` over all seeds in one compiled loop and builds the
-result frame from flat arrays.  Core picks this engine for the agents the model declares in
-``fast_agents`` and falls back to the reference loop for the others; the conformance parity test
+result frame from flat arrays.  Core picks this engine for the agents the model's ``engine``
+declaration names and falls back to the reference loop for the others; the conformance parity test
 and ``tests/games/duel/test_fast.py`` prove the frames equal.
 """
 
@@ -15,9 +15,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from workbench.core.model import AgentSpec
+from workbench.core.results import grown, kernel_frame, list_column, outcome_codes, padded
 from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import kernel as K
 from workbench.games.duel.data import CardSet
@@ -27,9 +27,7 @@ from workbench.games.duel.rules import REASONS, Config
 
 _KIND = {ADD: K.K_ADD, DAMAGE: K.K_DAMAGE, SET: K.K_SET, SWAP: K.K_SWAP, STEAL: K.K_STEAL}
 _SIDE = {"self": 0, "enemy": 1}
-_WINNERS = pl.Series("winner", ["p1", "p2", "draw"], dtype=pl.String)
-_REASONS = pl.Series("reason", ["", *REASONS], dtype=pl.String)
-_SEATS = pl.Series("first_seat", list(SEATS), dtype=pl.String)
+_CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in a finished frame)
 
 
 class Tables(NamedTuple):
@@ -127,10 +125,10 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
     cap = max(64 * h, 96 * n_games)
     drawn, played = np.empty((2, cap), np.int64), np.empty((2, cap // 2), np.int64)
     offsets = np.zeros((4, n_games + 1), np.int64)
-    cursors = _padded(4, np.int64)
-    scratch = (_padded(16, np.int64), _padded(16 * (h + 2), np.int64).reshape(h + 2, 16),
-               _padded(2 * (h + 2), np.int64).reshape(2, h + 2), _padded(n, np.int64), _padded(n, np.int64),
-               _padded(5, np.int64), _padded(5, np.uint64), _padded(h + 2, np.int64))
+    cursors = padded(4, np.int64)
+    scratch = (padded(16, np.int64), padded(16 * (h + 2), np.int64).reshape(h + 2, 16),
+               padded(2 * (h + 2), np.int64).reshape(2, h + 2), padded(n, np.int64), padded(n, np.int64),
+               padded(5, np.int64), padded(5, np.uint64), padded(h + 2, np.int64))
     g = 0
     while True:
         g = K.play_games(seeds, g, int(first_mode), kinds, weights, w8, values, t.cards, t.stmts, t.ops, start,
@@ -140,47 +138,27 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
         if g == n_games:
             return res, drawn, played, offsets
         # an id buffer is nearly full: grow it to what the games so far suggest, then go on
-        drawn = _grown(drawn, cursors[:2].max(), g, n_games)
-        played = _grown(played, cursors[2:].max(), g, n_games)
+        drawn = grown(drawn, int(cursors[:2].max()), g, n_games)
+        played = grown(played, int(cursors[2:].max()), g, n_games)
 
 
-def _padded(size: int, dtype: type) -> np.ndarray:
-    """A zeroed scratch array with 128 bytes of its own on each side.
-
-    Kernels running in two threads then never write to one cache line (numpy packs small arrays
-    next to each other; sharing a line made two greedy threads no faster than one).
-    """
-    return np.zeros(size + 32, dtype)[16:16 + size]
-
-
-def _grown(buf: np.ndarray, used: int, done: int, total: int) -> np.ndarray:
-    want = max(2 * buf.shape[1], int(1.25 * used * total / max(done, 1)))
-    out = np.empty((2, want), np.int64)
-    out[:, :buf.shape[1]] = buf
-    return out
-
-
-def _list_column(values: np.ndarray, offsets: np.ndarray) -> pl.Series:
-    arr = pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(values))
-    return pl.from_arrow(arr)
+def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
+    """The model's declared compiled engine (``CompiledEngine.play``): :func:`play_chunk`."""
+    return play_chunk(config, agents, seeds, config.first)
 
 
 def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str) -> pl.DataFrame:
     """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
     res, drawn, played, offsets = run_kernel(config, agents, seeds, first)
-    cols: dict[str, Any] = {
-        "winner": _WINNERS.gather(res[:, K.RES_WINNER]),
-        "reason": _REASONS.gather(res[:, K.RES_REASON]),
-        "length": res[:, K.RES_LENGTH],
-        "first_seat": _SEATS.gather(res[:, K.RES_FIRST]),
-    }
+    outcome = {"winner": res[:, K.RES_WINNER], "reason": res[:, K.RES_REASON], "length": res[:, K.RES_LENGTH],
+               "first_seat": res[:, K.RES_FIRST]}
+    cols: dict[str, Any] = {}
     for seat, name in enumerate(SEATS):
         for i, stat in enumerate(STATS):
             cols[f"{stat}_{name}"] = res[:, K.RES_STATS + 8 * seat + i]
     for seat, name in enumerate(SEATS):
         cols[f"missed_{name}"] = res[:, K.RES_MISSED + seat]
     for seat, name in enumerate(SEATS):
-        cols[f"drawn_{name}"] = _list_column(drawn[seat, :offsets[seat, -1]], offsets[seat])
-        cols[f"played_{name}"] = _list_column(played[seat, :offsets[2 + seat, -1]], offsets[2 + seat])
-    frame = pl.DataFrame({k: pl.Series(k, v) if isinstance(v, np.ndarray) else v.alias(k) for k, v in cols.items()})
-    return frame.cast(RESULT_SCHEMA) if frame.schema != RESULT_SCHEMA else frame
+        cols[f"drawn_{name}"] = list_column(drawn[seat, :offsets[seat, -1]], offsets[seat])
+        cols[f"played_{name}"] = list_column(played[seat, :offsets[2 + seat, -1]], offsets[2 + seat])
+    return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)

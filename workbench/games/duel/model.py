@@ -17,18 +17,17 @@ import json
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-import numpy as np
 import polars as pl
 
 from workbench.core.cardtable import CardTable
 from workbench.core.errors import InputError
-from workbench.core.model import CHANCE, TERMINAL, AgentSpec, GameModel, Param
+from workbench.core.model import CHANCE, FIRST, TERMINAL, CompiledEngine, GameModel, Param, first_seat
 from workbench.core.rng import SplitMix64
 from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import rules
 from workbench.games.duel.data import BATTLEFIELDS_CSV, CARDS_CSV, load_battlefields, load_cards
 from workbench.games.duel.effects import STATS
-from workbench.games.duel.results import DECK_STREAM, RESULT_SCHEMA, SEAT_STREAMS, TIMER_STREAM, first_seat, result_row
+from workbench.games.duel.results import DECK_STREAM, RESULT_COLUMNS, SEAT_STREAM_BASE, TIMER_STREAM, result_row
 from workbench.games.duel.rules import Action, Config, GameState
 
 RULES_VERSION = "duel-1.0"
@@ -47,7 +46,7 @@ PARAMS = (
     Param("battlefield", "crystal_garden", str, "battlefield (data/duel/battlefields.csv)", choices=BATTLEFIELD_KEYS),
     Param("deck", "regular", str, "regular: each card once, discards reshuffled; unlimited: uniform draws",
           choices=("regular", "unlimited")),
-    Param("first", "random", str, "who moves first", choices=("random", "p1", "p2")),
+    FIRST,
     Param("hand_size", 6, int, "cards in hand after each turn", 1, 20),
     Param("max_turns", 400, int, "player turns before the game is a draw (turn_limit)", 1, 100_000),
     Param("miss_rate", 0.0, float, "chance a player misses a turn (duel timer)", 0.0, 1.0),
@@ -124,14 +123,16 @@ class DuelModel(GameModel):
     rules_version = RULES_VERSION
     params = PARAMS
     agent_types = duel_agents.DECLS
-    fast_agents = ("random", "greedy")
     limit_reasons = (rules.TURN_LIMIT, rules.TIMEOUT)
+    agent_stream_base = SEAT_STREAM_BASE
     studies = "workbench.games.duel.studies:STUDIES"
     commands = "workbench.games.duel.shuffle:COMMAND"
     report = "workbench.games.duel.report:build_report"
     # the table a designer edits in the studio (core/cardtable.py): the `cards` parameter takes the file
     card_table = CardTable("cards", CARDS_CSV, key=("key", "id"), editable=("cost", "effect"),
                            shown=("name_en", "colour"), validate=load_cards)
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.fast:play")
+    text = "workbench.games.duel.text"
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Player turns."""
@@ -141,9 +142,9 @@ class DuelModel(GameModel):
         """A turn is a chance node and at most a hand's worth of actions (play again, draw-discard)."""
         return int(params["max_turns"]) * (2 * int(params["hand_size"]) + 8) + 10
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
-        """Final positions, missed turns and the cards each seat drew and played (``play.py``)."""
-        return RESULT_SCHEMA
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """Final positions, missed turns and the cards each seat drew and played (``results.py``)."""
+        return RESULT_COLUMNS
 
     def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
         """With a battlefields file given, its battlefields are the ones to choose from."""
@@ -158,14 +159,6 @@ class DuelModel(GameModel):
         """Impossible combinations (start tower above the win tower, a hand larger than the deck)."""
         build_config(params)
 
-
-    def releases_gil(self, engine: str) -> bool:
-        """The compiled kernel is ``nogil``: workers are threads, with no process start-up."""
-        return engine == "fast"
-
-    def chunk_hint(self, engine: str) -> int:
-        """Fast chunks are large; reference chunks keep the progress bar moving."""
-        return 20_000 if engine == "fast" else 200
 
     def params_hash(self, params: dict[str, Any]) -> str:
         """Hash of the parameters, the rules version and the *content* of the data files."""
@@ -238,12 +231,8 @@ class DuelModel(GameModel):
         """Own hand, both positions, the discard pile, the draw pile's and enemy hand's sizes."""
         return duel_agents.observe(state.game, seat)
 
-    def agent_stream(self, seat: int) -> int:
-        """Streams 2 (p1) and 3 (p2)."""
-        return SEAT_STREAMS[seat]
-
     def result_row(self, config: Config, state: DuelState) -> dict[str, Any]:
-        """The columns of ``play.RESULT_SCHEMA``."""
+        """The columns of ``results.RESULT_SCHEMA``."""
         return result_row(state.game, config)
 
     def invariants(self, config: Config, state: DuelState) -> list[str]:
@@ -262,30 +251,6 @@ class DuelModel(GameModel):
             broken.append(f"turn {game.turn} beyond the turn limit {config.max_turns}")
         return broken
 
-    def describe(self, config: Config, state: DuelState) -> list[str]:
-        """The deal: who moves first, both hands, the draw pile."""
-        from workbench.games.duel.text import deal_lines
-
-        return deal_lines(config, state.game)
-
-    def describe_step(self, config: Config, before: DuelState, who: Any, action: Any, after: DuelState) -> list[str]:
-        """A turn's start (production, a missed turn) or an action with what it changed."""
-        from workbench.games.duel.text import step_lines
-
-        return step_lines(config, before.game, who == CHANCE, action, after.game)
-
-    def describe_end(self, config: Config, state: DuelState) -> list[str]:
-        """Winner, reason, turns and missed turns."""
-        from workbench.games.duel.text import end_lines
-
-        return end_lines(state.game)
-
-    def describe_config(self, config: Config) -> list[str]:
-        """The battlefield's victory conditions, the deck and the hand size."""
-        bf = config.battlefield
-        return [f"battlefield {bf.key}: win at tower {bf.win_tower} or {bf.win_resources} of a resource; "
-                f"deck {config.deck}; hand {config.hand_size}"]
-
     # -- declarations for search and solvers ------------------------------------------------------
     def max_legal_actions(self, config: Config) -> int:
         """Plays and discards of a hand holding at most one card over the hand size."""
@@ -299,14 +264,6 @@ class DuelModel(GameModel):
         """The unseen cards dealt at random (``agents.determinise``), fresh deck and timer streams."""
         game = duel_agents.determinise(observation, config, rng)
         return observation.me, DuelState(game, rng.next_u64(), rng.next_u64())
-
-    # -- engines --------------------------------------------------------------------------------
-    def play_fast(self, config: Config, params: dict[str, Any], agents: tuple[AgentSpec, ...],
-                  seeds: np.ndarray) -> pl.DataFrame:
-        """The compiled kernel (``fast.py``)."""
-        from workbench.games.duel import fast
-
-        return fast.play_chunk(config, agents, seeds, config.first)
 
 
 MODEL = DuelModel()

@@ -13,28 +13,20 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.model import seat_names
-from workbench.core.rng import SplitMix64
+from workbench.core.model import OUTCOME_COLUMNS, seat_names
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
 from workbench.games.duel.rules import Config, GameState
 
-DECK_STREAM, SEAT_STREAMS, TIMER_STREAM, FIRST_STREAM = 1, (2, 3), 4, 5
+DECK_STREAM, SEAT_STREAM_BASE, TIMER_STREAM = 1, 2, 4  # agents: 2 (p1) and 3 (p2); core's FIRST_STREAM 5
 SEATS = seat_names(2)
 
-RESULT_SCHEMA: dict[str, pl.DataType] = {
-    "winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
+RESULT_COLUMNS: dict[str, pl.DataType] = {
     **{f"{stat}_{seat}": pl.Int64 for seat in SEATS for stat in STATS},
     **{f"missed_{seat}": pl.Int64 for seat in SEATS},
     **{f"{kind}_{seat}": pl.List(pl.Int64) for seat in SEATS for kind in ("drawn", "played")},
 }
-
-
-def first_seat(first: str, seed: int) -> int:
-    """Seat that moves first: fixed, or drawn from stream 5 for ``"random"``."""
-    if first == "random":
-        return SplitMix64.for_stream(seed, FIRST_STREAM).below(2)
-    return SEATS.index(first)
+RESULT_SCHEMA: dict[str, pl.DataType] = {**OUTCOME_COLUMNS, **RESULT_COLUMNS}
 
 
 def result_row(state: GameState, config: Config) -> dict[str, Any]:

@@ -1,10 +1,10 @@
 """How a duel reads in a playthrough: the lines behind the model's ``describe`` hooks.
 
-Core's one writer (``workbench/core/playthrough.py``) plays the game with the reference loop and
-asks the model for lines: the deal, each turn's start (production, a missed turn), every action
-with the card's name, cost and effect, what changed, the cards drawn, both positions after every
-action, and the end.  ``python -m workbench.core.playthrough duel --seed 7 --agents greedy,greedy``
-prints one game.
+The model declares this module as its ``text`` capability; core's one writer
+(``workbench/core/playthrough.py``) plays the game with the reference loop and asks it for lines:
+the rules in force, the deal, each turn's start (production, a missed turn), every action with the
+card's name, cost and effect, what changed, the cards drawn, both positions after every action, and
+the end.  ``python -m workbench.core.playthrough duel --seed 7 --agents greedy,greedy`` prints one game.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from workbench.core.model import CHANCE
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
 from workbench.games.duel.results import SEATS
@@ -91,17 +92,26 @@ def _miss_lines(config: Config, state: GameState, slot: int, after: GameState) -
             *_positions(after)]
 
 
-def deal_lines(config: Config, state: GameState) -> list[str]:
-    """Who moves first, both hands and the draw pile."""
+def config_lines(config: Config) -> list[str]:
+    """The battlefield's victory conditions, the deck and the hand size."""
+    bf = config.battlefield
+    return [f"battlefield {bf.key}: win at tower {bf.win_tower} or {bf.win_resources} of a resource; "
+            f"deck {config.deck}; hand {config.hand_size}"]
+
+
+def deal_lines(config: Config, duel: Any) -> list[str]:
+    """Who moves first, both hands and the draw pile (``duel``: the model's state)."""
+    state = duel.game
     return [f"first to move: {SEATS[state.first]}",
             *(f"{name} is dealt: {hand_text(config, state.hands[seat])}" for seat, name in enumerate(SEATS)),
             f"draw pile: {len(state.deck)} cards" if config.deck == "regular"
             else "unlimited deck: every draw is uniform over all card kinds"]
 
 
-def step_lines(config: Config, before: GameState, turn_start: bool, action: Any, after: GameState) -> list[str]:
-    """A turn's start (the timer's outcome ``action``: production, maybe a miss) or one action."""
-    if not turn_start:
+def step_lines(config: Config, before_duel: Any, who: Any, action: Any, after_duel: Any) -> list[str]:
+    """A turn's start (``who`` is chance: the timer's outcome, production, maybe a miss) or one action."""
+    before, after = before_duel.game, after_duel.game
+    if who != CHANCE:
         return _action_lines(config, before, action, after)
     started = rules.begin_turn(before, config)
     lines = _turn_lines(config, started)
@@ -110,8 +120,9 @@ def step_lines(config: Config, before: GameState, turn_start: bool, action: Any,
     return lines
 
 
-def end_lines(state: GameState) -> list[str]:
+def end_lines(config: Config, duel: Any) -> list[str]:
     """Winner, reason, turns and missed turns."""
+    state = duel.game
     winner, reason = state.outcome
     who = "draw" if winner == rules.DRAW_SEAT else f"{SEATS[winner]} wins"
     return ["", f"end after {state.turn} turns: {who} ({reason}); missed turns p1 {state.missed_total[0]}, "

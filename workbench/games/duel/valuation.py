@@ -2,7 +2,7 @@
 
 Every card effect is turned into a few *features*, each the change in one player's advantage
 (mine minus the enemy's) the effect makes, then the exchange rates that best explain the printed
-costs are fitted by least squares (``scipy.optimize.lsq_linear``)::
+costs are fitted by core's bounded least squares (:mod:`workbench.core.valuation`)::
 
     cost ≈ base[colour] + Σ rate[f] · feature[f]
 
@@ -34,14 +34,14 @@ the card "should" have.  The engine's ``worst_card="value"`` option discards the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import polars as pl
-from scipy import optimize
 
+from workbench.core import valuation as value_model
 from workbench.core.errors import InputError
+from workbench.core.valuation import ValueModel
 from workbench.games.duel.data import CardSet, load_cards
 from workbench.games.duel.effects import ADD, DAMAGE, SET, STEAL, SWAP, Effect, Op
 
@@ -108,75 +108,22 @@ def feature_frame(cards: CardSet) -> pl.DataFrame:
     })
 
 
-@dataclass(frozen=True)
-class ValueModel:
-    """Fitted exchange rates: ``rates[f]`` cost per unit of feature ``f``, ``base[colour]`` intercepts.
-
-    ``rate_se`` are ordinary least-squares standard errors (from ``σ²(XᵀX)⁻¹``; for a rate held at
-    its zero bound they are only indicative), ``r2`` the share of the cost variance explained.
-    """
-
-    rates: dict[str, float]
-    rate_se: dict[str, float]
-    base: dict[str, float]
-    r2: float
-    rmse: float
-    n: int
-
-    def value(self, features: np.ndarray, colours: list[str]) -> np.ndarray:
-        """Fitted cost of cards with these feature rows and colours."""
-        w = np.array([self.rates[f] for f in FEATURES])
-        return np.asarray(features) @ w + np.array([self.base.get(c, 0.0) for c in colours])
-
-    def rates_frame(self) -> pl.DataFrame:
-        """The exchange rates and intercepts as a table (term, kind, rate, se)."""
-        rows = [{"term": f, "kind": "rate", "rate": self.rates[f], "se": self.rate_se[f]} for f in FEATURES]
-        rows += [{"term": f"base_{c}", "kind": "intercept", "rate": self.base[c], "se": None} for c in self.base]
-        return pl.DataFrame(rows, schema={"term": pl.String, "kind": pl.String, "rate": pl.Float64, "se": pl.Float64})
-
-
-def _design(cards: CardSet) -> tuple[np.ndarray, list[str]]:
-    colours = [c for c in COLOUR_ORDER if any(card.colour == c for card in cards.cards)]
-    x = card_features(cards)
-    dummies = np.array([[1.0 if card.colour == c else 0.0 for c in colours] for card in cards.cards])
-    return np.hstack([x, dummies.reshape(len(cards), len(colours))]), colours
-
-
 def fit_value_model(cards: CardSet | None = None, nonnegative: bool = True) -> ValueModel:
-    """Fit the exchange rates that best explain the card costs (least squares)."""
+    """Fit the exchange rates that best explain the card costs (core's bounded least squares, one base per colour)."""
     cards = load_cards() if cards is None else cards
-    if len(cards) == 0:
-        raise InputError("cannot fit a value model to an empty card set")
-    a, colours = _design(cards)
-    y = np.array([c.cost for c in cards.cards], dtype=float)
-    k = len(FEATURES)
-    lower = np.r_[np.zeros(k) if nonnegative else np.full(k, -np.inf), np.full(len(colours), -np.inf)]
-    # features that no card uses cannot be identified: hold them at 0
-    unused = ~np.any(a[:, :k] != 0, axis=0)
-    upper = np.full(a.shape[1], np.inf)
-    upper[:k][unused] = 1e-12
-    lower[:k][unused] = 0.0
-    fit = optimize.lsq_linear(a, y, bounds=(lower, upper), method="bvls")
-    coef = fit.x
-    resid = y - a @ coef
-    dof = max(1, len(y) - a.shape[1])
-    sigma2 = float(resid @ resid) / dof
-    se = np.sqrt(np.clip(np.diag(sigma2 * np.linalg.pinv(a.T @ a)), 0, None))
-    ss_tot = float(((y - y.mean()) ** 2).sum())
-    r2 = 1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0
-    return ValueModel(
-        rates={f: float(coef[i]) for i, f in enumerate(FEATURES)},
-        rate_se={f: float(se[i]) for i, f in enumerate(FEATURES)},
-        base={c: float(coef[k + j]) for j, c in enumerate(colours)},
-        r2=r2, rmse=float(np.sqrt((resid ** 2).mean())), n=len(y),
-    )
+    return value_model.fit_value_model(feature_frame(cards), FEATURES, group="colour", groups=COLOUR_ORDER,
+                                       nonnegative=nonnegative)
+
+
+def _values(cards: CardSet) -> tuple[float, ...]:
+    frame = feature_frame(cards)
+    model = value_model.fit_value_model(frame, FEATURES, group="colour", groups=COLOUR_ORDER)
+    return tuple(float(v) for v in model.value(frame))
 
 
 @lru_cache(maxsize=16)
 def _values_for(digest: str, source: str) -> tuple[float, ...]:
-    cards = load_cards(source)
-    model = fit_value_model(cards)
-    return tuple(float(v) for v in model.value(card_features(cards), [c.colour for c in cards.cards]))
+    return _values(load_cards(source))
 
 
 def card_values(cards: CardSet) -> tuple[float, ...]:
@@ -190,24 +137,19 @@ def card_values(cards: CardSet) -> tuple[float, ...]:
                 return _values_for(cards.digest, cards.source)
         except (OSError, InputError):
             pass
-    model = fit_value_model(cards)
-    return tuple(float(v) for v in model.value(card_features(cards), [c.colour for c in cards.cards]))
+    return _values(cards)
 
 
 def costing_table(cards: CardSet | None = None, model: ValueModel | None = None) -> pl.DataFrame:
     """Every card with its cost, fitted value and residual (cost − value), most over-costed first.
 
     ``residual > 0``: the card costs more than its effects are worth (over-costed); ``< 0``:
-    under-costed.  ``residual_z`` is the residual over the model's RMSE.
+    under-costed.  ``residual_z`` is the residual over the model's RMSE (core's
+    :func:`~workbench.core.valuation.costing_table`).
     """
     cards = load_cards() if cards is None else cards
     model = fit_value_model(cards) if model is None else model
-    value = model.value(card_features(cards), [c.colour for c in cards.cards])
-    frame = feature_frame(cards).with_columns(
-        pl.Series("name_en", [c.name_en for c in cards.cards]),
-        pl.Series("effect", [c.effect_text for c in cards.cards]),
-        pl.Series("value", value),
-    ).with_columns((pl.col("cost") - pl.col("value")).alias("residual"))
-    frame = frame.with_columns((pl.col("residual") / (model.rmse or 1.0)).alias("residual_z"))
-    lead = ["id", "key", "name_en", "colour", "cost", "value", "residual", "residual_z", "effect"]
-    return frame.select(lead + list(FEATURES)).sort("residual", descending=True)
+    frame = feature_frame(cards).with_columns(pl.Series("name_en", [c.name_en for c in cards.cards]),
+                                              pl.Series("effect", [c.effect_text for c in cards.cards]))
+    return value_model.costing_table(frame, model, lead=["id", "key", "name_en", "colour", "cost",
+                                                         *value_model.FITTED, "effect"])

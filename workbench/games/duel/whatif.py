@@ -1,11 +1,12 @@
 """What-if comparisons for the duel: edited cards, battlefields or parameters on the same seeds.
 
 A *what-if* plays the same games (same master seed, so the same game seeds: common random
-numbers) under the unchanged baseline and under a variant — edited card costs/effects, edited
-battlefield rows, or other parameter values — and reports every difference with its interval
-and significance.  Edited data reach the engine as files: the edited CSV is written once to a
-cache directory under a name made of its content hash (:func:`workbench.core.edits.edit_csv`), so
-the same edit is the same file and the runs' ``params_hash`` changes exactly when the content does.
+numbers; core's :func:`workbench.core.cardtable.play_pair`, the what-if every card game uses) under
+the unchanged baseline and under a variant — edited card costs/effects, edited battlefield rows, or
+other parameter values — and reports every difference with its interval and significance.  Edited
+data reach the engine as files: the edited CSV is written once to a cache directory under a name
+made of its content hash (:func:`workbench.core.edits.edit_csv`), so the same edit is the same file
+and the runs' ``params_hash`` changes exactly when the content does.
 
 Outcome rates (first-seat win, seat wins, draw, an end reason) are compared pair by pair
 (:func:`workbench.core.compare.compare_outcomes`: McNemar's exact test on the paired games);
@@ -25,10 +26,10 @@ import polars as pl
 
 from workbench.core import charts
 from workbench.core.cardstats import compare_card_rates
+from workbench.core.cardtable import play_pair
 from workbench.core.compare import compare_outcomes
 from workbench.core.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError
-from workbench.games.duel.analysis import run_blocks
 from workbench.games.duel.cardstats import card_rates
 from workbench.games.duel.data import BATTLEFIELDS_CSV, CARDS_CSV, load_battlefields, load_cards
 from workbench.games.duel.effects import ADD, DAMAGE, STEAL, Op, format_effect, format_op, parse_effect
@@ -98,34 +99,22 @@ def what_if(params: dict[str, Any] | None = None, *, changes: dict[str, Any] | N
             engine: str | None = None, workers: int = 1, alpha: float = 0.05, directory: Path | None = None,
             on_progress: Callable[[int, int], None] | None = None,
             should_stop: Callable[[], bool] | None = None) -> WhatIf:
-    """Play baseline and variant on the same seeds and compare them.
+    """Play baseline and variant on the same seeds (core's :func:`~workbench.core.cardtable.play_pair`), compare them.
 
     ``params``: the baseline parameters (e.g. ``{"battlefield": "free_steppe"}``); ``changes``:
     parameter overrides of the variant (e.g. ``{"start_wall": 20}``); ``card_edits`` /
-    ``battlefield_edits``: edited data rows (see :func:`edited_cards_csv`).  A stopped run
-    compares the games both arms finished.
+    ``battlefield_edits``: edited data rows (see :func:`edited_cards_csv`).  Stopped while the
+    baseline plays, :class:`~workbench.core.errors.RunInterrupted` carries its games; stopped later,
+    the games both arms finished are compared.
     """
     params = dict(params or {})
     MODEL.resolve_params(params)
     variant = _variant_params(params, changes, card_edits, battlefield_edits, directory)
     if variant == params:
         raise InputError("the what-if changes nothing; give changes, card_edits or battlefield_edits")
-    done = 0
-
-    def tick(n: int) -> None:
-        nonlocal done
-        done += n
-        if on_progress is not None:
-            on_progress(done, 2 * games)
-
-    base_frame = run_blocks(params, agents, games, seed, engine=engine, workers=workers, on_block=tick,
-                            should_stop=should_stop)
-    var_frame = run_blocks(variant, agents, games, seed, engine=engine, workers=workers, on_block=tick,
-                           should_stop=should_stop)
-    if base_frame is None or var_frame is None:
-        raise InputError("the what-if was stopped before both arms finished a block of games")
-    common = min(base_frame.height, var_frame.height)
-    base_frame, var_frame = base_frame.head(common), var_frame.head(common)
+    base_frame, var_frame, _ = play_pair(MODEL, params, variant, games=games, agents=list(agents), seed=seed,
+                                         workers=workers, engine=engine, on_progress=on_progress,
+                                         should_stop=should_stop)
     outcomes = compare_outcomes(base_frame, var_frame, alpha)
     cards_base = load_cards(params.get("cards") or CARDS_CSV)
     cards_var = load_cards(variant.get("cards") or CARDS_CSV)

@@ -66,7 +66,10 @@ class RescueModel(GameModel):
     simultaneous = True
     studies = "workbench.games.rescue.studies:STUDIES"
     report = "workbench.games.rescue.report:build_report"
+    agent_stream_base = 0  # seat i's agent draws from sub-stream i (the auction draws nothing itself)
+    # capabilities
     lessons = ("auction", "dragon", "trophies")  # exact beside simulated: the teaching page (core/lessons.py)
+    text = "workbench.games.rescue.text"
 
     def check_params(self, params: dict[str, Any]) -> None:
         """A per-seat override must name a seat that plays."""
@@ -76,23 +79,18 @@ class RescueModel(GameModel):
                     raise InputError(f"parameter '{kind}_{s}' is given but only {params['players']} players bid; "
                                      f"drop it or raise players")
 
-    def players(self, params: dict[str, Any]) -> int:
+    def players(self, config: Auction) -> int:
         """Seats: the ``players`` parameter."""
-        return int(params["players"])
-
-    def players_of(self, config: Auction) -> int:
-        """Seats of an auction."""
         return config.players
 
     def max_length(self, params: dict[str, Any]) -> int:
         """At most two auctions."""
         return 2
 
-    def result_schema(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
         """The columns listed in the module docstring."""
-        seats = seat_names(self.players(params))
-        return {"winner": pl.String, "reason": pl.String, "length": pl.Int64, "first_seat": pl.String,
-                "price": pl.Int64, "tied": pl.Int64, **{f"bid_{s}": pl.Int64 for s in seats},
+        seats = seat_names(int(params["players"]))
+        return {"price": pl.Int64, "tied": pl.Int64, **{f"bid_{s}": pl.Int64 for s in seats},
                 **{f"second_bid_{s}": pl.Int64 for s in seats}, **{f"surplus_{s}": pl.Int64 for s in seats},
                 **{f"crystals_{s}": pl.Int64 for s in seats}}
 
@@ -133,10 +131,6 @@ class RescueModel(GameModel):
         """Own crystals and value, the stage and the seats of a second auction."""
         return ag.View(seat, config.budgets[seat], config.values[seat], state.stage, state.tied)
 
-    def agent_stream(self, seat: int) -> int:
-        """Seat ``i`` draws from sub-stream ``i``."""
-        return seat
-
     def returns(self, config: Auction, state: State) -> tuple[float, ...]:
         """Each seat's surplus."""
         return tuple(float(x) for x in A.surplus(config, state))
@@ -167,24 +161,6 @@ class RescueModel(GameModel):
         if state.winner == A.NOBODY and state.price:
             broken.append(f"nobody won but {state.price} crystals were paid")
         return broken
-
-    def describe(self, config: Auction, state: State) -> list[str]:
-        """Every seat's crystals and value."""
-        return ["a Mercenary is auctioned; " + ", ".join(
-            f"{seat_name(s)} holds {b} crystals and values it {v}"
-            for s, (b, v) in enumerate(zip(config.budgets, config.values, strict=True)))]
-
-    def describe_step(self, config: Auction, before: State, who: Any, action: Any, after: State) -> list[str]:
-        """The bids revealed and what they decide."""
-        bids = ", ".join(f"{seat_name(s)} {b}" for s, b in zip(who, action, strict=True))
-        label = "first auction" if before.stage == A.FIRST else "second auction"
-        if after.stage == A.SECOND:
-            what = f"{', '.join(seat_name(s) for s in after.tied)} tie at {max(action)}: a second auction"
-        elif after.winner != A.NOBODY:
-            what = f"{seat_name(after.winner)} gets the Mercenary for {after.price}"
-        else:
-            what = "nobody gets the Mercenary" + (" (everyone bid 0)" if after.reason == "no_bids" else " (tie again)")
-        return [f"- {label}: {bids} → {what}"]
 
     # -- declarations for search and solvers ------------------------------------------------------
     def max_legal_actions(self, config: Auction) -> int:

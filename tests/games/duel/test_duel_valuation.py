@@ -87,11 +87,29 @@ def test_card_values_one_per_card_and_on_the_cost_scale():
     assert valuation.card_values(cards) == values  # cached, same answer
 
 
-def test_costing_table_sorted_by_residual():
-    table = valuation.costing_table()
-    assert table.height == 102
-    assert (table.get_column("residual") - (table.get_column("cost") - table.get_column("value"))).abs().max() < 1e-9
-    assert table.get_column("residual").is_sorted(descending=True)
-    rates = valuation.fit_value_model().rates_frame()
-    assert set(rates.get_column("term")) >= set(valuation.FEATURES)
-    assert (rates.filter(pl.col("kind") == "rate").get_column("rate") >= 0).all()
+def test_the_shipped_costing_table_is_the_plain_least_squares_fit_numpy_finds():
+    # On the shipped cards no rate wants to go below 0, so the bounded fit is the unbounded one:
+    # numpy's lstsq on a design built here (features, then one 0/1 column per colour).
+    cards = load_cards()
+    frame = valuation.feature_frame(cards)
+    colours = ["red", "blue", "green"]
+    x = np.hstack([frame.select(valuation.FEATURES).to_numpy(),
+                   np.array([[float(c == k) for k in colours] for c in frame["colour"]])])
+    y = frame["cost"].cast(pl.Float64).to_numpy()
+    beta = np.linalg.lstsq(x, y, rcond=None)[0]
+    assert (beta[:len(valuation.FEATURES)] > 0).all()  # the bound is not active
+    model = valuation.fit_value_model(cards)
+    assert [model.rates[f] for f in valuation.FEATURES] == pytest.approx(beta[:7], abs=1e-8)
+    assert [model.base[c] for c in colours] == pytest.approx(beta[7:], abs=1e-8)
+    resid = y - x @ beta
+    assert model.rmse == pytest.approx(np.sqrt((resid ** 2).mean()))
+    assert model.r2 == pytest.approx(1 - (resid ** 2).sum() / ((y - y.mean()) ** 2).sum())
+    # the table a designer reads: value = numpy's fitted cost, residual = cost − value, over-costed first
+    table = valuation.costing_table(cards)
+    fitted = dict(zip(frame["key"], x @ beta, strict=True))
+    assert table.height == 102 and table["residual"].is_sorted(descending=True)
+    for row in table.iter_rows(named=True):
+        assert row["value"] == pytest.approx(fitted[row["key"]], abs=1e-8), row["key"]
+        assert row["residual"] == pytest.approx(row["cost"] - fitted[row["key"]], abs=1e-8)
+        assert row["residual_z"] == pytest.approx(row["residual"] / np.sqrt((resid ** 2).mean()))
+    assert table.columns[:9] == ["id", "key", "name_en", "colour", "cost", "value", "residual", "residual_z", "effect"]
