@@ -88,7 +88,7 @@ class StudioServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
 
-    def start(self, timeout: float = 60) -> StudioServer:
+    def start(self, timeout: float = 240) -> StudioServer:
         self.port = free_port()
         self.log = self.workspace.parent / f"studio-server-{self.port}.log"
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),

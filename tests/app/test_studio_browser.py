@@ -28,6 +28,10 @@ CHROMIUM = chromium()  # no browser: the module skips with one line (fails when 
 
 VIEW = {"width": 1300, "height": 2000}
 TIMINGS = SHOTS / "timings.json"
+# Every wait is on an event (an element appearing, a status turning "done"), never a fixed sleep; the
+# ceilings hold on a loaded 2-core machine, where a fresh page's kernel alone can take a minute to start.
+OPEN = 300_000  # ms: a page's first element after the URL was opened
+STEP = 240_000  # ms: anything else the page is waited for (a run, a table, a chart)
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +61,12 @@ def _open(studio, query: str, ready: str):
     """A new page at the studio's URL with ``query``, once ``ready`` (a selector) shows; and its recorder."""
     server, browser = studio
     page = browser.new_page(viewport=VIEW, accept_downloads=True)
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(STEP)
+    page.set_default_navigation_timeout(OPEN)
     recorder = Recorder(page)
     started = time.perf_counter()
     page.goto(server.url + query)
-    page.locator(ready).first.wait_for()
+    page.locator(ready).first.wait_for(timeout=OPEN)
     return page, recorder, time.perf_counter() - started
 
 
@@ -215,12 +220,14 @@ def test_teaching_slider_shows_dietower_exact_odds(studio):
     handle.press("ArrowRight")  # die faces 6 -> 7
     exact = streak_odds(Fraction(1, 2), 7, 14, 2).six_win
     page.locator("[data-table=six_win] td", has_text=re.compile(rf"^{re.escape(str(exact))}$")).wait_for()
-    shown_after = time.perf_counter() - started
-    _note_timing("teaching: slider moved → exact value shown", shown_after)
+    _note_timing("teaching: slider moved → exact value shown", time.perf_counter() - started)
     assert _cell(page, "six_win", "exact") == display_frame(pl.DataFrame({"x": [float(exact)]}))["x"][0]
-    computed = float(page.locator(".wb-teach-status [data-computed]").get_attribute("data-computed"))
-    assert computed < 1.0 and shown_after < 3.0  # the exact model itself: milliseconds
-    page.locator(".wb-teach-status [data-state=done]").wait_for()  # then the simulation beside it
+    # then the simulation beside it; the status keeps how long the exact part took alone (in the kernel, so a
+    # loaded machine's page latency does not count): milliseconds, where the simulation takes longer
+    done = page.locator(".wb-teach-status [data-state=done][data-exact-computed]", has_text="exact and simulated")
+    done.wait_for()
+    assert "('die_faces', 7)" in done.get_attribute("data-settings")
+    assert float(done.get_attribute("data-exact-computed")) < 1.0
     assert "%" in _cell(page, "six_win", "simulated")
     assert page.locator("figure.wb-chart svg").count() == 4
     shot(page, "06-teaching-dietower")

@@ -1,9 +1,11 @@
 """The studio without a browser: its pieces in-process — forms from declarations, card tables, lessons,
-the run store, downloads, the launcher's settings — and the rule that the app holds no game's code."""
+the run store, downloads, the launcher's settings — and the rule that neither the app nor the widget
+stack (``workbench/ui``, which the studio's tabs and the notebooks share) holds any game's code."""
 
 from __future__ import annotations
 
 import ast
+import html
 import json
 import zipfile
 from fractions import Fraction
@@ -13,10 +15,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.app.forms import Form
-from workbench.app.results import export_files
 from workbench.app.store import RunStore, find_sweeps, open_sweep
-from workbench.app.studies_page import StudiesPage
 from workbench.app.workspace import Workspace
 from workbench.core import metrics
 from workbench.core.cardtable import card_table, changed_cells, read_cards, save_cards, what_if
@@ -28,22 +27,26 @@ from workbench.core.model import game_names, get_game
 from workbench.core.runner import simulate
 from workbench.core.study import get_study, outcome_tables, studies
 from workbench.core.sweep import load_sweep, run_grid
+from workbench.ui.forms import Form
+from workbench.ui.results import export_files
+from workbench.ui.studies import StudyPanel
 
-APP = Path(__file__).resolve().parents[2] / "workbench" / "app"
+WORKBENCH = Path(__file__).resolve().parents[2] / "workbench"
 
 
-# -- the app holds no game's code ------------------------------------------------------------------------
-def test_the_app_imports_no_game_and_names_none():
+# -- neither the app nor the widgets hold a game's code ------------------------------------------------------
+def test_the_app_and_the_widgets_import_no_game_and_name_none():
     from tests.test_layers import GRAPH
 
-    app = {m for m in GRAPH if m.startswith("workbench.app")}
-    assert {"workbench.app.studio", "workbench.app.cards_page", "workbench.app.teaching_page"} <= app
-    for module in app:
-        bad = {m for m in GRAPH[module] if m.startswith("workbench.games") or m in ("workbench.ui.duel",
-                                                                                 "workbench.ui.dietower")}
+    front = {m for m in GRAPH if m.startswith(("workbench.app", "workbench.ui"))}
+    assert {"workbench.app.studio", "workbench.ui.studies", "workbench.ui.cards", "workbench.ui.lessons"} <= front
+    for module in front:
+        bad = {m for m in GRAPH[module] if m.startswith("workbench.games")}
         assert not bad, f"{module} imports {sorted(bad)}"
+    for module in (m for m in front if m.startswith("workbench.ui")):  # the notebooks' widgets stand alone
+        assert not {m for m in GRAPH[module] if m.startswith("workbench.app")}, module
     names = set(game_names()) | {"free_steppe", "crystal_garden", "dragon"}
-    for path in APP.glob("*.py"):
+    for path in [*WORKBENCH.joinpath("app").glob("*.py"), *WORKBENCH.joinpath("ui").glob("*.py")]:
         tree = ast.parse(path.read_text())
         docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(
             n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr)}
@@ -80,7 +83,7 @@ def test_a_wrong_value_names_the_field_and_what_is_allowed():
 
 
 def test_the_studies_page_runs_a_study_keeps_it_and_shows_what_the_library_computes(tmp_path):
-    page = StudiesPage(Workspace(tmp_path), "toy")
+    page = StudyPanel("toy", workspace=Workspace(tmp_path))
     page.set(games=500, agents="greedy,random", board="large")
     page.seed.value = 3
     page.run()
@@ -95,7 +98,7 @@ def test_the_studies_page_runs_a_study_keeps_it_and_shows_what_the_library_compu
 
 
 def test_an_impossible_combination_is_named_and_nothing_is_played(tmp_path):
-    page = StudiesPage(Workspace(tmp_path), "duel")
+    page = StudyPanel("duel", workspace=Workspace(tmp_path))
     page.set(start_tower=500)
     page.run()
     assert not page.job.running and "tower" in page.note.value and 'data-kind="error"' in page.note.value
@@ -145,11 +148,11 @@ def test_a_card_what_if_equals_two_library_runs_on_the_same_seeds(tmp_path):
 
 
 def test_babylons_card_page_edits_a_cost_and_its_what_if_equals_the_library(tmp_path):
-    from workbench.app.cards_page import CardsPage
+    from workbench.ui.cards import CardEditor
 
     table = card_table("babylon")
     assert table.row_key == "id" and {"power_cost", "might", "text"} <= set(table.editable)
-    page = CardsPage(Workspace(tmp_path), "babylon")
+    page = CardEditor("babylon", Workspace(tmp_path))
     assert page.cards.height == 60
     page.edit("F9", power_cost="2")
     assert page.edits == {"F9": {"power_cost": "2"}}
@@ -257,29 +260,91 @@ def test_the_server_is_loopback_only_offline_and_serves_only_downloads(tmp_path)
     assert not any(p.fullmatch(name) for p in allowed for name in ("studio.ipynb", "runs/x/run.json", "../etc/passwd"))
 
 
-def _settled(page, timeout: float = 60) -> str:
-    import time
+# -- lessons follow their sliders ------------------------------------------------------------------------------
+def _exact_streak(s):
+    from workbench.games.dietower.exact import streak_odds
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        worker = page._worker
-        if (worker is None or not worker.is_alive()) and 'data-state="done"' in page.status.value:
-            return page.status.value
-        if 'data-kind="error"' in page.status.value:
-            return page.status.value
-        time.sleep(0.05)
-    raise AssertionError(f"the lesson did not settle: {page.status.value}")
+    odds = streak_odds(Fraction(s["p"]).limit_denominator(1000), s["die_faces"], s["rounds"], s["players"])
+    return {"six_win": {f"P(six-win within {s['rounds']} rounds)": str(odds.six_win)}}
+
+
+def _exact_reduced(s):
+    from workbench.games.dietower.exact import enumerate_orders
+    from workbench.games.dietower.rules import Config
+
+    return {"odds": {(suit, k): str(v) for suit in range(s["smallest_suit"], s["largest_suit"] + 1)
+                     for k, v in enumerate_orders(Config(players=s["players"], suit_size=suit,
+                                                         die_faces=s["die_faces"])).summary().items()}}
+
+
+def _exact_auction(s):
+    from workbench.games.rescue.agents import plan_of
+    from workbench.games.rescue.auction import Auction, outcome_by_profiles
+
+    n = s["players"]
+    config = Auction(n, (s["budget"],) * n, (s["value"],) * n)
+    out = outcome_by_profiles(config, [plan_of("random", config, seat) for seat in range(n)])  # every bid profile
+    return {"odds": {"nobody": str(out.nobody), "second_auction": str(out.second_auction),
+                     **{f"p{i + 1} wins": str(w) for i, w in enumerate(out.win)}}}
+
+
+def _exact_dragon(s):
+    from workbench.games.rescue import dragon
+
+    return {"trophy": {k: str(v) for k, v in dragon.trophy_odds(s["catch"], s["rounds"], s["players"]).items()}}
+
+
+def _exact_trophies(s):
+    from workbench.games.rescue import trophies
+
+    return {"trophy": {k: str(v) for k, v in trophies.trophy_odds(s["propensities"], s["players"]).items()}}
+
+
+# per lesson: the sliders moved (twice: each setting's numbers must follow) and the library's exact function
+MOVES = {
+    ("dietower", "streak"): ([{"die_faces": 7, "p": 0.35, "games": 300}, {"rounds": 9, "players": 3}], _exact_streak),
+    ("dietower", "reduced_decks"): ([{"largest_suit": 3, "games": 200}, {"die_faces": 4, "players": 3}],
+                                    _exact_reduced),
+    ("rescue", "auction"): ([{"players": 3, "budget": 2, "games": 300}, {"value": 1, "budget": 4}], _exact_auction),
+    ("rescue", "dragon"): ([{"players": 3, "catch": "1/2", "rounds": 4, "games": 300}, {"players": 5, "rounds": 7}],
+                           _exact_dragon),
+    ("rescue", "trophies"): ([{"players": 3, "games": 200}, {"propensities": "1,2,3"}], _exact_trophies),
+}
+
+
+def _shown(tables, column: str, key: tuple[str, ...]) -> dict:
+    return {(row[key[0]] if len(key) == 1 else tuple(row[k] for k in key)): row[column]
+            for row in tables.iter_rows(named=True)}
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if lessons(g)])
-def test_every_lesson_follows_its_sliders_in_the_teaching_page(tmp_path, game):
-    from workbench.app.teaching_page import TeachingPage
+def test_every_lesson_follows_its_sliders_in_the_teaching_page(game):
+    from workbench.ui.lessons import LessonPanel
 
-    page = TeachingPage(Workspace(tmp_path), game)
+    page = LessonPanel(game)
+    assert {(game, name) for name in page.lessons} == {k for k in MOVES if k[0] == game}, "a lesson without a check"
     for name in page.lessons:
         page.picker.value = name
-        status = _settled(page)
-        assert 'data-kind="error"' not in status, f"{game} {name}: {status}"
-        assert "data-table=" in page.tables.value + page.charts.value
-        figures = page.charts.value.count('class="wb-chart"')
-        assert page.charts.value.count("<svg") == figures and (figures >= 1) == (page.lessons[name].charts is not None)
+        moves, exact = MOVES[(game, name)]
+        before = None
+        for move in moves:
+            page.set(**move)
+            tables = page.wait(120)
+            assert 'data-kind="error"' not in page.status.value, f"{game} {name}: {page.status.value}"
+            settings = page.form.values()
+            assert page.settings == settings and all(settings[k] == v or str(settings[k]) == str(v)
+                                                     for k, v in move.items())
+            expected = exact(settings)
+            for table, values in expected.items():
+                frame = tables[table]
+                key = ("suit_size", "measure") if table == "odds" and "suit_size" in frame.columns else (
+                    frame.columns[0],)
+                column = "exact_text" if "exact_text" in frame.columns else "exact_fraction"
+                shown = _shown(frame, column, key)
+                assert {k: shown[k] for k in values} == values, f"{game} {name} {move}"
+                for value in values.values():  # and the page shows it
+                    assert f"<td>{html.escape(value)}</td>" in page.shown.value + page.drawn.value
+            assert expected != before, f"{game} {name}: the move {move} changes no exact value"
+            before = expected
+        figures = page.drawn.value.count('class="wb-chart"')
+        assert page.drawn.value.count("<svg") == figures and (figures >= 1) == (page.lessons[name].charts is not None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from tests.scipy_intervals import wilson
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.core.study import get_study, studies
@@ -14,7 +15,7 @@ def test_every_game_lists_the_generic_studies_before_its_own():
     assert [s.name for s in studies("toy")] == ["outcomes", "balance"]
     assert [s.name for s in studies("duel")][:2] == ["outcomes", "balance"]
     assert "battlefields" in [s.name for s in studies("duel")]
-    assert [s.name for s in studies("dietower")][2:] == ["reduced_decks", "equilibrium"]
+    assert [s.name for s in studies("dietower")][2:] == ["reduced_decks", "equilibrium", "convergence", "full_deck"]
     balance = get_study("toy", "balance")
     assert balance.resolve({})["param"] == "edge"
     assert get_study("toy", "balance").settings[0].choices == ("edge", "limit")
@@ -27,8 +28,9 @@ def test_outcomes_tables_count_what_a_plain_simulation_counts():
     seats = tables["seats"]
     for seat in ("p1", "p2"):
         row = seats.filter(pl.col("seat") == seat).row(0, named=True)
-        assert (row["n"], row["k"]) == (600, int((frame["winner"] == seat).sum()))
-        assert row["low"] <= row["rate"] <= row["high"]
+        k = int((frame["winner"] == seat).sum())
+        assert (row["n"], row["k"], row["rate"]) == (600, k, pytest.approx(k / 600))
+        assert (row["low"], row["high"]) == pytest.approx(wilson(k, 600), abs=1e-12)  # scipy's Wilson interval
     assert tables["duration"]["length_max"].item() == frame["length"].max()
 
 

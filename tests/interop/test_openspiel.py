@@ -233,6 +233,15 @@ def test_ismcts_plays_legal_moves_reproducibly_from_the_seed(toy_hook, name, spe
 
 
 def test_ismcts_draws_only_from_the_seat_stream_and_uses_it():
+    """Its decisions follow the seat's stream and nothing else: same stream, same pick; other streams, other picks.
+
+    An agent that ignored its stream (a fixed or global generator) would pick the same card for every
+    stream state, or different ones for the same state; one that drew from numpy's or Python's global
+    generator would move them; and the game's own streams (deck, timer) are values in the state, which
+    the search leaves as they were.
+    """
+    import random
+
     model = get_game("duel")
     config = model.make_config(model.resolve_params())
     state = model.initial_state(config, 5)
@@ -240,8 +249,19 @@ def test_ismcts_draws_only_from_the_seat_stream_and_uses_it():
     seat = model.current_player(config, state)
     view, legal = model.observation(config, state, seat), model.legal_actions(config, state, seat)
     agent = bridge.with_ismcts("ismcts:budget=10", model)
-    picks = {agent.act(view, legal, config, SplitMix64(s)) for s in (1, 1, 1)}
-    assert len(picks) == 1 and picks <= set(legal)
+    before = (state.deck, state.timer, state.game)
+    global_numpy, global_python = np.random.get_state(), random.getstate()
+    picks = {}
+    for s in (1, 2, 3, 4, 1, 2):
+        rng = SplitMix64(s)
+        pick = picks.setdefault(s, agent.act(view, legal, config, rng))
+        assert agent.act(view, legal, config, SplitMix64(s)) == pick and pick in legal  # the same state: the same
+        assert rng.state != s  # it drew from the stream it was given
+    assert len(set(picks.values())) > 1, picks  # the stream decides: different states, different picks
+    assert (state.deck, state.timer, state.game) == before  # the game's streams are untouched
+    after_numpy = np.random.get_state()
+    assert after_numpy[0] == global_numpy[0] and np.array_equal(after_numpy[1], global_numpy[1])
+    assert after_numpy[2:] == global_numpy[2:] and random.getstate() == global_python
 
 
 def test_ismcts_is_a_simulate_agent_of_every_game_that_can_determinise(toy_hook):

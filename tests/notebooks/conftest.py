@@ -11,8 +11,9 @@ after ``timeout`` seconds instead of hanging.
 Besides, no Output widget may capture a cell's output (``with output:``, ``output.clear_output()``).
 A headless front-end answers each captured output with a message on the kernel's shell socket
 while it waits on that socket for the cell's reply; now and then the reply is lost and
-``nbconvert --execute`` stalls for good with the kernel idle.  The dashboards set the widget's
-outputs instead (``workbench.ui.common.display_into``).
+``nbconvert --execute`` stalls for good with the kernel idle.  The panels (``workbench.ui``) draw into
+HTML widgets' values and put a cell's own tables and charts there with plain ``display``
+(``workbench.ui.common.show_here``).
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def execute_notebook(path: str | Path, overrides: dict[str, Any] | None = None, 
         executor.preprocess(run, {"metadata": {"path": str(path.parent)}})
     assert not executor.captured, (
         f"{path.name}: an Output widget captured cell output ({len(executor.captured)} times); headless "
-        "execution can stall on that — set the widget's outputs (workbench.ui.common.display_into)")
+        "execution can stall on that — set an HTML widget's value, or display into the cell "
+        "(workbench.ui.common.show_here)")
     return run
 
 

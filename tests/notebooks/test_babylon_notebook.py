@@ -21,7 +21,8 @@ def test_notebook_is_committed_thin_and_without_outputs():
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
     code = thin_code_cells(PATH, max_lines=8)
     assert all(f"{name} =" in code[0].source for name in ("STUDY", "SETTINGS", "WHATIF", "SEED", "RUN"))
-    assert 'StudyPanel("babylon", STUDY, settings=SETTINGS, seed=SEED' in code[1].source
+    assert 'study_panel("babylon", STUDY, seed=SEED, workers=2, **SETTINGS).show(run=RUN)' in code[1].source
+    assert 'card_editor("babylon")' in code[2].source
 
 
 def _text(shown: list[dict]) -> str:

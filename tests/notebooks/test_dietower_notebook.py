@@ -6,8 +6,10 @@ import nbformat
 import pytest
 from conftest import NOTEBOOKS, mime_types, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
+from tests.independent import wilson
+
 PATH = NOTEBOOKS / "dietower_odds.ipynb"
-SMALL = {"GAMES": 3000, "CONVERGENCE_GAMES": 3000, "FULL_DECK_GAMES": 2000, "REDUCED_SUITS": [2, 3],
+SMALL = {"GAMES": 3000, "CONVERGENCE_GAMES": 3000, "FULL_DECK_GAMES": 2000, "SMALLEST_SUIT": 2, "LARGEST_SUIT": 3,
          "EQ_SUIT": 3, "ROUNDS": 10}
 
 
@@ -40,38 +42,55 @@ def _rows_with(spec: dict, column: str) -> list[dict]:
     return rows
 
 
+def _tables(nb, code: str) -> dict[str, str]:
+    """The shown tables (their text) of the one code cell whose source contains ``code``, by title."""
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and code in c.source]
+    texts = [str(o["data"]["text/plain"]) for o in cell.outputs if "text/plain" in o.get("data", {})]
+    return {t.split("\n", 1)[0]: t for t in texts if not t.startswith(("<altair", "VBox("))}
+
+
 @pytest.mark.slow
 def test_notebook_runs_with_small_sizes(run_notebook):
     nb = run_notebook(PATH, SMALL)
     errors = [o for o in outputs(nb) if o.get("output_type") == "error"]
     assert not errors
     kinds = mime_types(nb)
-    assert "application/vnd.jupyter.widget-view+json" in kinds  # the slider dashboard
+    assert "application/vnd.jupyter.widget-view+json" in kinds  # the panels
     text = "".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("data", {}).get("text/html", ""))
                    for o in outputs(nb))
     assert "P(six-win)" in text and "loss_vs_equilibrium" in text
     specs = [v for o in outputs(nb) for k, v in o.get("data", {}).items() if k.startswith("application/vnd.vegalite")]
-    streak, conv, strategy, losses = specs  # the streak grid, convergence, equilibrium strategy, losses
+    six_win, points, longest, first_streak, conv, strategy, losses = specs  # lesson, convergence, equilibrium
+    assert [s["title"] for s in (points, longest)] == ["p1's points: exact (bars), simulated (points)",
+                                                       "longest streak of the game"]
     # the notebook's streak model (P = 0.5, 6 faces) at the small ROUNDS and GAMES
     exact = six_win_by_round(Fraction(1, 2), 6, SMALL["ROUNDS"])
-    by_round = _rows_with(streak, "round")
+    by_round = _rows_with(six_win, "round")
     assert [r["round"] for r in by_round] == list(range(1, SMALL["ROUNDS"] + 1))
     for r in by_round:
         assert r["exact"] == pytest.approx(float(exact[r["round"] - 1]), abs=1e-15)
         assert r["n"] == SMALL["GAMES"] and r["simulated"] == pytest.approx(r["count"] / r["n"])
-        assert r["low"] <= r["simulated"] <= r["high"]
+        assert (r["low"], r["high"]) == pytest.approx(wilson(r["count"], r["n"]), abs=1e-12)
+    lesson = _tables(nb, 'lesson_panel("dietower", "streak"')
+    assert exact[-1] == Fraction(5, 128) and f"  {exact[-1]}  " in lesson["six_win"]  # the headline, a fraction
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    shown = "".join(o.get("text", "") for m in state.values() if m["model_name"] == "OutputModel"
-                    for o in m["state"].get("outputs", []))
-    assert (f"exact P(six-win within {SMALL['ROUNDS']} rounds) = {float(exact[-1]):.6f}; "
-            f"simulated with {SMALL['GAMES']:,} games") in shown  # 5/128 = 0.039062
+    shown = "".join(m["state"].get("value", "") for m in state.values() if m["model_name"] == "HTMLModel")
+    assert f"<td>{exact[-1]}</td>" in shown  # the lesson panel shows the same exact fraction: 5/128
     assert conv["title"] == "convergence of the Monte Carlo estimate"
     running = _rows_with(conv, "estimate")
     assert running[-1]["n"] == SMALL["CONVERGENCE_GAMES"] and [r["n"] for r in running] == sorted(
         r["n"] for r in running)
     assert all(r["exact"] == pytest.approx(float(exact[-1]), abs=1e-15) for r in running)
-    assert all(r["low"] <= r["estimate"] <= r["high"] for r in running)
-    assert strategy["title"] == "equilibrium strategy in round 1"
+    for r in running:  # the running estimate's interval, as Wilson's formula gives it for k of n
+        k = round(r["estimate"] * r["n"])
+        assert (r["low"], r["high"]) == pytest.approx(wilson(k, r["n"]), abs=1e-12)
+    full = _tables(nb, '"full_deck"')
+    summary = full["summary"].splitlines()[3:]  # two and three players, each with its n
+    assert [line.split()[0] for line in summary if "P(six-win)" in line] == ["2", "3"]
+    assert all(line.split()[-1] == str(SMALL["FULL_DECK_GAMES"]) for line in summary)
+    reduced = _tables(nb, '"reduced_decks"')["odds"]
+    assert {line.split()[0] for line in reduced.splitlines()[3:]} == {"2", "3"}  # SMALLEST_SUIT..LARGEST_SUIT
+    assert strategy["title"] == "First-round equilibrium strategy"
     mixes = _rows_with(strategy, "probability")
     for objective in ("win", "points"):  # a mixed strategy over the top EQ_SUIT ranks and the Joker
         mine = {r["card"]: r["probability"] for r in mixes if r["objective"] == objective}
@@ -82,21 +101,24 @@ def test_notebook_runs_with_small_sizes(run_notebook):
         assert given[(agent, "loss_vs_best_response")] >= given[(agent, "loss_vs_equilibrium")] >= -1e-9
 
 
-def test_moving_a_slider_replaces_the_dashboards_output():
-    """The widget's own outputs (what JupyterLab draws) hold the last setting's line and charts, once."""
-    from workbench.ui import dietower as ui
+def test_moving_a_slider_redraws_the_lesson_with_the_exact_odds():
+    """The lesson panel's own widgets (what JupyterLab draws) hold the last setting's table and charts, once."""
+    from workbench.ui import lesson_panel
 
-    box = ui.dashboard(games=500)
-    rounds, out = box.children[1].children[0], box.children[2]
-    assert rounds.description == "rounds"
+    panel = lesson_panel("dietower", "streak", games=500)
+    panel.wait(120)
     for n in (10, 11, 12):
-        rounds.value = n
-    text, chart = out.outputs
-    exact = six_win_by_round(Fraction(1, 2), 6, 12)[-1]
-    assert text == {"output_type": "stream", "name": "stdout",
-                    "text": f"exact P(six-win within 12 rounds) = {float(exact):.6f}; simulated with 500 games\n"}
-    spec = next(v for k, v in chart["data"].items() if k.startswith("application/vnd.vegalite"))
-    assert [r["round"] for r in _rows_with(spec, "round")] == list(range(1, 13))
+        panel.set(rounds=n)
+    tables = panel.wait(120)
+    exact = six_win_by_round(Fraction(1, 2), 6, 12)
+    (row,) = tables["six_win"].iter_rows(named=True)
+    assert (row["quantity"], row["exact_fraction"]) == ("P(six-win within 12 rounds)", str(exact[-1]))
+    assert f"<td>{exact[-1]}</td>" in panel.shown.value and panel.shown.value.count('data-table="six_win"') == 1
+    assert 'data-state="done"' in panel.status.value and "(&#x27;rounds&#x27;, 12)" in panel.status.value
+    assert panel.drawn.value.count('class="wb-chart"') == panel.drawn.value.count("<svg") == 4
+    rounds = tables["six_win_by_round"]
+    assert rounds.get_column("round").to_list() == list(range(1, 13))
+    assert rounds.get_column("exact").to_list() == pytest.approx([float(x) for x in exact], abs=1e-15)
 
 
 def test_the_notebook_runner_flags_output_captured_through_the_front_end(tmp_path):

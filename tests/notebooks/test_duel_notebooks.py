@@ -15,8 +15,8 @@ from workbench.games.duel import analysis
 BATTLEFIELDS = NOTEBOOKS / "duel_battlefields.ipynb"
 CARDS = NOTEBOOKS / "duel_cards.ipynb"
 SMALL = {
-    BATTLEFIELDS: {"GAMES": 60, "BATTLEFIELDS": ["crystal_garden", "free_steppe"], "MISS_RATES": (0.0, 0.2)},
-    CARDS: {"GAMES": 80, "NEW_COST": 4},
+    BATTLEFIELDS: {"GAMES": 60, "BATTLEFIELDS": "crystal_garden,free_steppe", "MISS_RATES": "0, 0.2"},
+    CARDS: {"CARD_GAMES": 10, "GAMES": 80, "EDITS": "exchange.cost=4"},
 }
 
 
@@ -55,10 +55,10 @@ def _cell_outputs(nb, code: str) -> list[dict]:
     return cell.get("outputs", [])
 
 
-def _dashboard_outputs(nb) -> list[dict]:
-    """What the dashboard's Output widget shows, from the widget state nbclient saves in the notebook."""
+def _panel_html(nb) -> str:
+    """What the panels show (their HTML widgets), from the widget state nbclient saves in the notebook."""
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
-    return [o for m in state.values() if m["model_name"] == "OutputModel" for o in m["state"].get("outputs", [])]
+    return "".join(m["state"].get("value", "") for m in state.values() if m["model_name"] == "HTMLModel")
 
 
 def _no_errors(nb) -> None:
@@ -69,6 +69,11 @@ def _no_errors(nb) -> None:
 def _panel_rows(spec: dict, panel: dict) -> list[dict]:
     """The points of one concatenated panel (altair lifts data shared by every panel to the top)."""
     return _rows(spec, panel.get("data", spec.get("data"))["name"])
+
+
+def _tables(outputs_: list[dict]) -> dict[str, list[dict[str, str]]]:
+    """Every shown table of ``outputs_`` by its title."""
+    return dict(_table_rows(t) for t in _plain(outputs_) if not t.startswith("<altair") and "\n" in t)
 
 
 def _table_rows(text: str) -> tuple[str, list[dict[str, str]]]:
@@ -93,10 +98,10 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
     small = SMALL[BATTLEFIELDS]
     nb = run_notebook(BATTLEFIELDS, small)
     _no_errors(nb)
-    assert WIDGET in mime_types(nb)  # the dashboard
+    assert WIDGET in mime_types(nb)  # the panel
     # The notebook's defaults (SEED 0, both decks, greedy vs greedy) with the small sizes, played again
     # here: the same master seed gives the same games (README), so every number can be checked game by game.
-    fields, rates, decks = small["BATTLEFIELDS"], list(small["MISS_RATES"]), ("regular", "unlimited")
+    fields, rates, decks = ["crystal_garden", "free_steppe"], [0.0, 0.2], ("regular", "unlimited")
     frame = analysis.run_grid(fields, decks, [("greedy", "greedy")], small["GAMES"], 0, extra={"miss_rate": rates})
     games = small["GAMES"] * 2 * 2 * len(rates)  # battlefields × decks × miss rates
     assert frame.height == games == 480
@@ -104,34 +109,37 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
     def cell(field: str, deck: str, miss: float) -> pl.DataFrame:
         return frame.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck) & (pl.col("miss_rate") == miss))
 
-    # what the dashboard's Output widget shows after its run: the summary, two tables, four charts — the
-    # same as dash.display_results() prints into the notebook
-    shown = _dashboard_outputs(nb)
-    here = _cell_outputs(nb, "dash.display_results()")
-    assert [o["output_type"] for o in shown] == [o["output_type"] for o in here] == ["stream"] + ["display_data"] * 6
-    assert shown[0]["text"] == here[0]["text"] == f"{games:,} games\n"
-    assert _plain(shown)[:2] == _plain(here)[:2]
-    (title, table), (ends_title, ends) = (_table_rows(t) for t in _plain(here)[:2])
-    assert (title, ends_title) == ("rates", "end reasons")
+    here = _cell_outputs(nb, "study_panel(")
+    assert here[1]["text"] == f"{games:,} games played\n"
+    tables = _tables(here)
+    assert list(tables) == ["first_seat", "length", "end_reasons", "miss_rule"]
+    shown = _panel_html(nb)  # the panel shows the same tables as the cell
+    assert f'data-games="{games}"' in shown
     # one row per battlefield × deck × miss rate; each rate a percentage with its Wilson interval
+    table = tables["first_seat"]
     assert sorted((r["battlefield"], r["deck"], float(r["miss_rate"])) for r in table) == sorted(
         (b, d, m) for b in fields for d in decks for m in rates)
-    for r, e in zip(table, ends, strict=True):
+    for r in table:
         games_here = cell(r["battlefield"], r["deck"], float(r["miss_rate"]))
         k, n = _first_seat_rate(games_here)
         assert (r["games"], r["first_seat_win"]) == (str(small["GAMES"]), _shown(k, n))
         assert r["draws"] == _shown(int((games_here.get_column("winner") == "draw").sum()), n)
-        assert (e["battlefield"], e["deck"], e["miss_rate"]) == (r["battlefield"], r["deck"], r["miss_rate"])
         reasons = games_here.get_column("reason")
-        assert {k for k in e if k not in ("battlefield", "deck", "miss_rate", "games")} <= ENDS
-        for reason in ENDS & set(e):
-            assert e[reason] == _shown(int((reasons == reason).sum()), n)
-    assert "<td style='text-align:left'>" + table[0]["first_seat_win"] + "</td>" in here[1]["data"]["text/html"]
+        assert {c[4:] for c in r if c.startswith("end_")} <= ENDS
+        for reason in ENDS:
+            if f"end_{reason}" in r:
+                assert r[f"end_{reason}"] == _shown(int((reasons == reason).sum()), n)
+        assert f'<td class="num">{r["first_seat_win"]}</td>' in shown
+    for r in tables["end_reasons"]:
+        reasons = cell(r["battlefield"], r["deck"], float(r["miss_rate"])).get_column("reason")
+        assert r["reason"] in ENDS and r["rate"] == _shown(int((reasons == r["reason"]).sum()), reasons.len())
+    assert {(r["battlefield"], r["deck"], float(r["miss_rate"])) for r in tables["end_reasons"]} == {
+        (b, d, m) for b in fields for d in decks for m in rates}
 
     first_seat, lengths, ends_chart, miss = charts = _specs(here)
-    assert _specs(shown) == charts
     assert [c["title"] for c in charts] == ["First-seat win rate (95 % Wilson interval)", "Game length (player turns)",
                                             "How games end", "Miss rule: change of the first-seat win rate"]
+    assert shown.count('class="wb-chart"') == 4 and shown.count("<svg") == 4  # the panel draws the same four
     # every chart keeps the miss rates apart, like the table
     assert first_seat["facet"]["column"]["field"] == "miss_rate"
     bars, points, fair = _layers(first_seat)
@@ -179,6 +187,9 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
         k0, n0 = _first_seat_rate(cell(field, deck, rates[0]))
         assert (r["n"], r["n_base"]) == (n1, n0) == (small["GAMES"], small["GAMES"])
         assert r["diff"] == pytest.approx(k1 / n1 - k0 / n0) and r["low"] <= r["diff"] <= r["high"]
+    for r in tables["miss_rule"]:  # the share of games lost on time at the higher miss rate, counted here
+        timeouts = cell(r["battlefield"], r["deck"], rates[1]).get_column("reason")
+        assert r["timeout_share"] == _shown(int((timeouts == "timeout").sum()), timeouts.len())
 
 
 @pytest.mark.slow
@@ -193,26 +204,33 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     assert WIDGET in mime_types(nb)
     cost = {c.key: c.cost for c in load_cards().cards}  # the data file, read here
 
-    (rates,) = _plain(_cell_outputs(nb, "cards.model.rates_frame()"))
-    assert rates.startswith("shape: (10, ")  # 7 exchange rates + 3 colour intercepts (EFFECTS.md, valuation.py)
-    (ranked,) = _plain(_cell_outputs(nb, "cards.value_table()"))
-    assert ranked.startswith("shape: (20, ")  # the 10 most over- and the 10 most under-costed cards
-    (static,) = _specs(_cell_outputs(nb, "cards.value_chart()"))
-    assert static["title"] == "Cost against value (cost units)"
-    (panel,) = static["hconcat"]  # no games yet: the static model only
-    assert panel["title"] == "static model"
-    points = _panel_rows(static, panel)
+    card_cell = _cell_outputs(nb, 'study_panel("duel", "cards"')
+    assert card_cell[1]["text"] == f"{8 * small['CARD_GAMES']:,} games played\n"  # every battlefield
+    tables = _tables(card_cell)
+    assert len(tables["value_model"]) == 10  # 7 exchange rates + 3 colour intercepts (EFFECTS.md, valuation.py)
+    assert len(tables["static"]) == 102 and {r["key"] for r in tables["static"]} == set(cost)
+    (both,) = _specs(card_cell)
+    assert both["title"] == "Cost against value (cost units)"
+    static, empirical = both["hconcat"]
+    assert (static["title"], empirical["title"]) == ("static model", "empirical (improvement when drawn)")
+    points = _panel_rows(both, static)
     assert {r["key"]: r["cost"] for r in points} == cost  # every card once, at its printed cost
     residual = sorted(points, key=lambda r: -abs(r["cost"] - r["value"]))
-    assert {r["key"] for r in points if r["outlier"]} == {r["key"] for r in residual[:5]}  # 5 labelled
+    assert {r["key"] for r in points if r["outlier"]} == {r["key"] for r in residual[:10]}  # `lists` labelled
+    assert {r["key"] for r in _panel_rows(both, empirical)} <= set(cost)
 
-    run = _cell_outputs(nb, "cards.run(wait=True)")
-    shown = _dashboard_outputs(nb)  # the dashboard's Output widget shows the same as the cell
-    assert [o["output_type"] for o in shown] == [o["output_type"] for o in run] == ["stream"] + ["display_data"] * 4
-    assert shown[0]["text"] == run[0]["text"] == f"{small['GAMES']:,} games per arm, same seeds\n"
-    assert _plain(shown)[:2] == _plain(run)[:2] and _specs(shown) == _specs(run)
-    (title, outcomes), (card_title, card) = (_table_rows(t) for t in _plain(run)[:2])
-    assert (title, card_title) == ("outcomes", "card")
+    assert 'card_editor("duel")' in "".join(c.source for c in nb.cells)
+    assert "wb-edit-cost" in "".join(str(m) for m in nb.metadata["widgets"].values())  # the editable table
+
+    run = _cell_outputs(nb, 'study_panel("duel", "whatif"')
+    assert run[1]["text"] == f"{2 * small['GAMES']:,} games played\n"  # both arms
+    tables = _tables(run)
+    assert list(tables) == ["edits", "outcomes", "card"]
+    (edit,) = tables["edits"]
+    assert (edit["key"], edit["column"], edit["before"], edit["after"]) == ("exchange", "cost", str(cost["exchange"]),
+                                                                           "4")
+    assert edit["value_before"] == edit["value_after"]  # a cost edit leaves the card's effects, so its value
+    card = tables["card"]
     assert [r["metric"] for r in card] == ["wr_drawn", "wr_played", "play_rate"]  # of the edited card
     for r in card:  # each arm's rate with the Wilson interval of its own n
         assert r["key"] == "exchange"
@@ -220,19 +238,20 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
             n = int(r[f"n_{arm}"])
             k = round(float(r[arm].split("%")[0]) / 100 * n)
             assert r[arm] == _shown(k, n)
-    whatif, both = _specs(run)
+    whatif, value = _specs(run)
     assert whatif["title"] == "What-if: variant − baseline"
     assert [layer["mark"]["type"] for layer in whatif["layer"]] == ["errorbar", "point", "rule"]
     assert whatif["layer"][1]["encoding"]["x"]["field"] == "diff"
-    # the same two arms played here: Crystal Garden, greedy vs greedy, seed 0, exchange at cost NEW_COST
+    # the same two arms played here: Crystal Garden, greedy vs greedy, seed 0, exchange at cost 4
     params = {"battlefield": "crystal_garden"}
     base = simulate("duel", small["GAMES"], params=params, agents="greedy,greedy", seed=0, progress=False)
     variant = simulate("duel", small["GAMES"], agents="greedy,greedy", seed=0, progress=False,
-                       params={**params, "cards": str(edited_cards_csv({"exchange": {"cost": small["NEW_COST"]}}))})
+                       params={**params, "cards": str(edited_cards_csv({"exchange": {"cost": 4}}))})
     events = {"first_seat_win": pl.col("winner") == pl.col("first_seat"), "p1_win": pl.col("winner") == "p1",
               "draw": pl.col("winner") == "draw"}
     events |= {f"end_{r}": pl.col("reason") == r for r in ENDS}
     rows = _rows(whatif)
+    outcomes = tables["outcomes"]
     assert [r["metric"] for r in outcomes] == [r["metric"] for r in rows]
     assert {"first_seat_win", "p1_win", "draw"} <= {r["metric"] for r in rows}
     for r, line in zip(rows, outcomes, strict=True):
@@ -241,14 +260,15 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
         assert (line["base"], line["variant"]) == (_shown(k0, r["n"]), _shown(k1, r["n"]))
         assert r["diff"] == pytest.approx((k1 - k0) / r["n"]) and r["low"] <= r["diff"] <= r["high"]
         assert line["diff"] == f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]"
-    assert [p["title"] for p in both["hconcat"]] == ["static model", "empirical (improvement when drawn)"]
-    assert {r["key"] for r in _panel_rows(both, both["hconcat"][1])} <= set(cost)
+    assert [p["title"] for p in value["hconcat"]] == ["static model", "empirical (improvement when drawn)"]
+    empirical = _panel_rows(value, value["hconcat"][1])
+    assert {r["key"] for r in empirical} <= set(cost) and empirical  # the baseline arm's cards
 
 
 def test_run_panel_runs_in_the_background_and_keeps_results_when_stopped():
     import threading
 
-    from workbench.ui.common import RunPanel
+    from workbench.ui.run import RunPanel
 
     release = threading.Event()
     finished: list = []
@@ -264,138 +284,137 @@ def test_run_panel_runs_in_the_background_and_keeps_results_when_stopped():
                 release.wait(5)  # the caller presses Stop while the task is busy
         return done
 
-    panel = RunPanel(task, on_done=finished.append)
-    assert panel.run() is None and panel.running  # returned at once: the notebook is not blocked
+    panel = RunPanel()
+    assert panel.start(task, lambda result, took: finished.append(result)) and panel.running  # not blocked
+    assert not panel.start(task, finished.append)  # one task at a time
     panel.stop()
     release.set()
     assert panel.wait(10) == [0, 1, 2]
-    assert finished == [[0, 1, 2]] and panel.progress.value == 3 and "stopped" in panel.status.value
+    assert finished == [[0, 1, 2]] and panel.progress.value == 3 and 'data-state="stopped"' in panel.status.value
     assert not panel.run_button.disabled and panel.stop_button.disabled
 
 
-def test_dashboards_call_the_library():
-    from workbench.ui import duel
+def test_the_battlefield_numbers_what_if_plays_both_arms_on_the_same_seeds():
+    from workbench.ui import study_panel
 
-    dash = duel.BattlefieldDashboard(games=40, battlefields=["free_steppe"], decks=("regular",))
-    dash.overrides["start_wall"].value = "30"
-    dash.compare.value = True
-    frame = dash.run(wait=True)
+    panel = study_panel("duel", "battlefields", games=40, battlefields="free_steppe", decks="regular", compare=True,
+                        start_wall="30")
+    tables = panel.run(wait=True)
+    frame = tables["games"]
     assert frame.height == 40 and (frame.get_column("start_wall") == 30).all()
-    assert dash.comparison.height == 1
-    charts = [c.to_dict() for c in dash.charts()]
-    assert [c["title"] for c in charts] == ["First-seat win rate (95 % Wilson interval)", "Game length (player turns)",
-                                            "How games end", "What-if: first-seat win rate, edited − own numbers"]
+    assert tables["what_if"].height == 1
+    charts = {name: c.to_dict() for name, c in panel.charts().items()}
+    assert charts["what_if"]["title"] == "What-if: first-seat win rate, edited − own numbers"
     k, n = _first_seat_rate(frame)
-    (point,) = _rows(charts[0])
+    (point,) = _rows(charts["first_seat"])
     assert (point["battlefield"], point["deck"], point["games"]) == ("free_steppe", "regular", 40)
     assert point["first_seat_win"] == pytest.approx(k / n)
     # the baseline arm (each battlefield's own numbers, same seeds), played again here
     own = analysis.run_grid(["free_steppe"], ("regular",), [("greedy", "greedy")], 40, 0)
     assert (own.get_column("start_wall") != 30).all()
     k0, n0 = _first_seat_rate(own)
-    (delta,) = _rows(charts[3])
+    (delta,) = _rows(charts["what_if"])
     assert (delta["metric"], delta["n"]) == ("free_steppe / regular", 40)
     assert delta["diff"] == pytest.approx(k / n - k0 / n0) and delta["low"] <= delta["diff"] <= delta["high"]
+    assert 'data-table="what_if"' in panel.results.body.value
 
-    cards = duel.CardDashboard(card="ruby", games=40)
-    assert cards.edit() == {}
-    cards.amount_box.children[0].value = 9
-    assert cards.edit() == {"ruby": {"effect": "self.tower +9"}}
-    result = cards.run(wait=True)
-    assert result.cards.get_column("key").unique().to_list() == ["ruby"]
-    whatif, value = (c.to_dict() for c in cards.charts())
-    assert whatif["title"] == "What-if: variant − baseline"
-    rows = _rows(whatif)
-    assert [r["metric"] for r in rows] == result.outcomes.get_column("metric").to_list()
+
+def test_the_card_whatif_study_recounts_from_both_arms():
+    from workbench.games.duel import valuation
+    from workbench.ui import study_panel
+
+    panel = study_panel("duel", "whatif", edits="ruby.effect=self.tower +9", games=40)
+    tables = panel.run(wait=True)
+    (edit,) = tables["edits"].iter_rows(named=True)
+    assert (edit["before"], edit["after"]) == ("self.tower +5", "self.tower +9")
+    assert edit["value_after"] > edit["value_before"]  # more tower, more value in the model's eyes
+    assert tables["card"].get_column("key").unique().to_list() == ["ruby"]
+    charts = {name: c.to_dict() for name, c in panel.charts().items()}
+    rows = _rows(charts["what_if"])
+    baseline, variant = (tables["games"].filter(pl.col("arm") == arm) for arm in ("baseline", "variant"))
+    assert [r["metric"] for r in rows] == tables["outcomes"].get_column("metric").to_list()
     for r in rows:  # each plotted difference is variant − baseline over the same 40 seeds, recounted
         event = {"first_seat_win": pl.col("winner") == pl.col("first_seat"), "p1_win": pl.col("winner") == "p1",
                  "draw": pl.col("winner") == "draw"}.get(r["metric"], pl.col("reason") == r["metric"][4:])
-        change = result.variant.select(event.mean()).item() - result.baseline.select(event.mean()).item()
+        change = variant.select(event.mean()).item() - baseline.select(event.mean()).item()
         assert r["n"] == 40 and r["diff"] == pytest.approx(change) and r["low"] <= r["diff"] <= r["high"]
-    assert [p["title"] for p in value["hconcat"]] == ["static model", "empirical (improvement when drawn)"]
+    value = charts["cost_vs_value"]
     static = _panel_rows(value, value["hconcat"][0])
-    assert len(static) == len(cards.cards) == 102
+    costing = valuation.costing_table()
+    assert len(static) == 102
     assert {r["key"]: r["value"] for r in static} == pytest.approx(
-        dict(zip(cards.costing.get_column("key"), cards.costing.get_column("value"), strict=True)))
+        dict(zip(costing.get_column("key"), costing.get_column("value"), strict=True)))
 
 
-def _vegalite(outputs_: list[dict]) -> int:
-    return sum(any(k.startswith("application/vnd.vegalite") for k in o.get("data", {})) for o in outputs_)
+def test_each_run_replaces_what_the_panel_shows():
+    """Three presses of Run: the panel holds one summary, one set of tables and one set of charts."""
+    from workbench.ui import study_panel
 
-
-def test_each_run_replaces_what_the_dashboards_show():
-    """Three presses of Run: the Output widget holds one summary, one set of tables and one set of charts."""
-    from workbench.ui import duel
-
-    dash = duel.BattlefieldDashboard(games=40, battlefields=["free_steppe"], decks=("regular",))
-    dash.overrides["start_wall"].value = "30"
-    dash.compare.value = True
+    panel = study_panel("duel", "battlefields", games=40, battlefields="free_steppe", decks="regular", compare=True,
+                        start_wall="30")
     for _ in range(3):
-        frame = dash.run(wait=True)
-    shown = dash.output.outputs  # the widget's state: what JupyterLab draws
-    assert [o["output_type"] for o in shown] == ["stream"] + ["display_data"] * 7
-    assert shown[0]["text"] == "40 games\n"
-    tables = [_table_rows(t) for t in _plain(shown)[:3]]
-    assert [title for title, _ in tables] == ["rates", "end reasons", "what-if"] and _vegalite(shown) == 4
-    (rates,) = tables[0][1]  # one cell: free_steppe / regular
-    assert (rates["battlefield"], rates["deck"], rates["games"]) == ("free_steppe", "regular", "40")
-    assert rates["first_seat_win"] == _shown(*_first_seat_rate(frame))  # "47.5% [32.9–62.5]", not 0.475
-    assert "first_seat_win_low" not in rates and "pairing" not in rates  # merged; one pairing needs no column
-
-    cards = duel.CardDashboard(card="ruby", games=40)
-    cards.amount_box.children[0].value = 9
-    for _ in range(3):
-        cards.run(wait=True)
-    shown = cards.output.outputs
-    assert [o["output_type"] for o in shown] == ["stream"] + ["display_data"] * 4
-    assert shown[0]["text"] == "40 games per arm, same seeds\n" and _vegalite(shown) == 2
-    assert [_table_rows(t)[0] for t in _plain(shown)[:2]] == ["outcomes", "card"]
+        tables = panel.run(wait=True)
+    body, drawn = panel.results.body.value, panel.results.charts.value
+    assert body.count("games played") == 1 and body.count("data-table=") == 4  # first_seat, length, ends, what-if
+    assert drawn.count('class="wb-chart"') == drawn.count("<svg") == 4
+    assert f'<td class="num">{_shown(*_first_seat_rate(tables["games"]))}</td>' in body  # "47.5% [32.9–62.5]"
 
 
 def test_each_agents_win_rate_is_shown_when_the_agents_differ():
-    from workbench.ui import duel
+    from workbench.ui import study_panel
 
-    dash = duel.BattlefieldDashboard(games=40, battlefields=["crystal_garden"], decks=("regular",),
-                                     agents=("greedy", "random"))
-    frame = dash.run(wait=True)
-    (_, (row,)), _ = (_table_rows(t) for t in _plain(dash.output.outputs)[:2])
-    wins = {seat: int((frame.get_column("winner") == seat).sum()) for seat in ("p1", "p2")}
-    assert (row["p1_win"], row["p2_win"]) == (_shown(wins["p1"], 40), _shown(wins["p2"], 40))
-    assert wins["p1"] > wins["p2"]  # greedy (p1) beats random, whichever seat moves first
+    panel = study_panel("duel", "battlefields", games=40, battlefields="crystal_garden", decks="regular",
+                        agents="greedy,random; greedy,greedy")
+    tables = panel.run(wait=True)
+    frame = tables["games"]
+    for pairing in ("greedy vs random", "greedy vs greedy"):
+        games = frame.filter(pl.col("pairing") == pairing)
+        (row,) = tables["seat_wins"].filter(pl.col("pairing") == pairing).iter_rows(named=True)
+        for seat in ("p1", "p2"):
+            k = int((games.get_column("winner") == seat).sum())
+            assert row[f"{seat}_win"] == pytest.approx(k / 40)
+            assert (row[f"{seat}_win_low"], row[f"{seat}_win_high"]) == pytest.approx(_wilson(k, 40), abs=1e-12)
+    mixed = frame.filter(pl.col("pairing") == "greedy vs random")
+    assert (mixed.get_column("winner") == "p1").sum() > (mixed.get_column("winner") == "p2").sum()  # greedy wins
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("start_wall", "ten", "field 'start wall': 'ten' is not a whole number; allowed: int in [0, 100000] (or none)"),
     ("start_wall", "-3", "field 'start wall': '-3' is out of range; allowed: int in [0, 100000] (or none)"),
-    ("miss_rates", "0, ten", "field 'miss rates': 'ten' is not a number; allowed: float in [0, 1]"),
-    ("miss_rates", "0, 1.5", "field 'miss rates': '1.5' is out of range; allowed: float in [0, 1]"),
-    ("miss_rates", "0.1, 0.1", "field 'miss rates': '0.1' is given twice; list each miss rate once"),
-    ("battlefields", (), "field 'battlefields': choose at least one; allowed: grand_wizards_fortress, "
-                         "crystal_garden, coastal_fortress, sky_blue_valley, misty_harbour, wind_square, free_steppe, "
-                         "mirror_labyrinth"),
-    ("decks", (), "field 'decks': choose at least one; allowed: regular, unlimited"),
+    ("miss_rates", "0, ten", "setting 'miss_rates': 'ten' is not a number; allowed: float in [0, 1]"),
+    ("miss_rates", "0, 1.5", "setting 'miss_rates': '1.5' is out of range; allowed: float in [0, 1]"),
+    ("miss_rates", "0.1, 0.1", "setting 'miss_rates': '0.1' is given twice; list each miss rate once"),
+    ("battlefields", " ", "choose at least one battlefield; allowed: all, grand_wizards_fortress, crystal_garden, "
+                          "coastal_fortress, sky_blue_valley, misty_harbour, wind_square, free_steppe, "
+                          "mirror_labyrinth"),
+    ("decks", "regular,huge", "unknown deck 'huge'; allowed: all, regular, unlimited"),
+    ("compare", True, "setting 'compare': no battlefield number is changed; set one of start_tower, start_wall, "
+                      "start_mines, start_monasteries, start_barracks, start_ore, start_mana, start_troops, "
+                      "win_tower, win_resources to compare it with each battlefield's own"),
 ])
 def test_a_wrong_field_is_named_with_what_is_allowed(field, value, message):
     from workbench.core.errors import InputError
-    from workbench.ui import duel
+    from workbench.ui import study_panel
 
-    dash = duel.BattlefieldDashboard(games=40, battlefields=["free_steppe"], decks=("regular",))
-    dash.run(wait=True)  # a good run first: its results give way to the message
-    widget = dash.overrides[field] if field in dash.overrides else getattr(dash, field)
-    widget.value = value
+    panel = study_panel("duel", "battlefields", games=40, battlefields="free_steppe", decks="regular")
+    panel.run(wait=True)  # a good run first: its results give way to the message
+    panel.set(**{field: value})
     with pytest.raises(InputError) as raised:
-        dash.run(wait=True)
+        panel.run(wait=True)
     assert str(raised.value) == message
-    assert dash.panel.status.value == f"<span style='color:#c00'>error: {html.escape(message)}</span>"
-    assert dash.output.outputs == ({"output_type": "stream", "name": "stdout", "text": f"error: {message}\n"},)
+    assert panel.note.value == f'<div class="wb-msg wb-msg-error" data-kind="error">{html.escape(message)}</div>'
+    assert "Traceback" not in panel.job.status.value
 
 
 def test_a_what_if_without_an_edit_says_what_to_do():
     from workbench.core.errors import InputError
-    from workbench.ui import duel
+    from workbench.ui import study_panel
 
-    cards = duel.CardDashboard(card="ruby", games=40)
-    with pytest.raises(InputError, match="^move the cost or an amount slider first: the what-if changes nothing yet$"):
-        cards.run(wait=True)
-    assert cards.output.outputs[0]["text"] == "error: move the cost or an amount slider first: the what-if changes " \
-                                              "nothing yet\n"
+    panel = study_panel("duel", "whatif", edits="ruby.effect=self.tower +5", games=40)  # Ruby's own effect
+    with pytest.raises(InputError, match="^setting 'edits': the what-if changes nothing — every value given is the "
+                                         "card's own$"):
+        panel.run(wait=True)
+    panel.set(edits="ruby.colour=red")
+    with pytest.raises(InputError, match="^setting 'edits': 'ruby.colour=red' is not CARD.column=value"):
+        panel.run(wait=True)
+    assert "columns: cost, effect" in panel.note.value

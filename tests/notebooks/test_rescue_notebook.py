@@ -17,7 +17,7 @@ def test_notebook_is_committed_thin_and_without_outputs():
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
     code = thin_code_cells(PATH, max_lines=8)
     assert all(f"{name} =" in code[0].source for name in ("STUDY", "SETTINGS", "SEED", "RUN"))
-    assert 'StudyPanel("rescue", STUDY, settings=SETTINGS, seed=SEED)' in code[1].source
+    assert 'study_panel("rescue", STUDY, seed=SEED, **SETTINGS).show(run=RUN)' in code[1].source
 
 
 def test_executed_notebook_shows_the_dragons_exact_fractions_and_simulated_rates(run_notebook):

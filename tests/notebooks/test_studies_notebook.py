@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import html
+
 import nbformat
 import polars as pl
+import pytest
 from conftest import NOTEBOOKS, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
+from workbench.core.errors import InputError
 from workbench.core.runner import simulate
-from workbench.ui.studies import NONE, StudyPanel
+from workbench.ui import study_panel
+from workbench.ui.forms import NONE
+from workbench.ui.studies import StudyPanel
 
 PATH = NOTEBOOKS / "studies.ipynb"
 
@@ -31,50 +37,52 @@ def test_executed_notebook_shows_the_toy_games_outcomes(run_notebook):
     assert len(charts) == 3
 
 
+def _kinds(panel: StudyPanel) -> dict[str, str]:
+    forms = [panel.settings, *([panel.params] if panel.params is not None else [])]
+    return {name: type(w).__name__ for form in forms for name, (_, w) in form.fields.items()}
+
+
 def test_the_form_is_generated_from_the_declarations():
-    panel = StudyPanel("duel", "outcomes")
-    kinds = {name.split(":", 1)[1]: type(w).__name__ for name, (_, w) in panel.fields.items()}
+    panel = StudyPanel("duel", "outcomes", pick_game=True)
+    kinds = _kinds(panel)
     assert kinds["games"] == "BoundedIntText" and kinds["battlefield"] == "Dropdown"
     assert kinds["hand_size"] == "IntSlider" and kinds["miss_rate"] == "FloatSlider"
     assert kinds["start_wall"] == "Text" and kinds["cards"] == "Text"  # optional: empty means the data's own
-    _, field = panel.fields["param:battlefield"]
-    assert field.tooltip == "battlefield (data/duel/battlefields.csv)"
+    _, field = panel.params.fields["battlefield"]
+    assert field.tooltip.startswith("battlefield (data/duel/battlefields.csv) — allowed: ")
     assert list(field.options)[0] == "grand_wizards_fortress"
-    panel.study.value = "battlefields"
-    assert [k for k in panel.fields][:4] == ["setting:games", "setting:battlefields", "setting:decks",
-                                             "setting:agents"]
+    panel.picker.value = "battlefields"
+    assert panel.picker.index == list(panel.studies).index("battlefields")  # the page's menu shows the choice
+    assert list(panel.settings.fields)[:4] == ["games", "battlefields", "decks", "agents"]
     panel.game.value = "dietower"
-    assert panel.study.value == "outcomes" and "param:players" in panel.fields
-    assert NONE not in panel.fields["param:nonbuilder_tie"][1].options  # not optional: no "(none)"
+    assert panel.picker.value == "outcomes" and panel.picker.index == 0 and "players" in panel.params.fields
+    assert NONE not in panel.params.fields["nonbuilder_tie"][1].options  # not optional: no "(none)"
 
 
 def test_run_shows_tables_that_match_a_plain_simulation_and_errors_name_the_field():
-    panel = StudyPanel("toy", "outcomes", settings={"games": 500}, seed=4)
-    panel.set(agents="greedy,random", board="large")
+    panel = study_panel("toy", "outcomes", games=500, seed=4, agents="greedy,random", board="large")
     tables = panel.run(wait=True)
     alone = simulate("toy", 500, params={"board": "large"}, agents="greedy,random", seed=4, progress=False)
     seats = tables["seats"].filter(pl.col("seat") == "p1")
     assert seats["k"].item() == (alone["winner"] == "p1").sum() and seats["n"].item() == 500
     assert set(panel.charts()) == {"seat_win_rates", "length", "end_reasons"}
-    shown = [o for o in panel.output.outputs]
-    assert any("500 games played" in o.get("text", "") for o in shown)
+    assert '<p class="wb-games" data-games="500">500 games played</p>' in panel.results.body.value
+    assert panel.results.charts.value.count("<svg") == 3  # drawn by the time run(wait=True) returns
     panel.set(games=0)
-    assert panel.fields["setting:games"][1].value == 1  # the number box holds only allowed values
+    assert panel.settings.fields["games"][1].value == 1  # the number box holds only allowed values
     duel = StudyPanel("duel", "outcomes")
     duel.set(start_wall="ten")
-    try:
+    wrong = "field 'start wall': 'ten' is not a whole number; allowed: int in [0, 100000] (or none)"
+    with pytest.raises(InputError) as raised:  # raised for wait=True callers, after the panel shows it
         duel.run(wait=True)
-    except Exception as exc:  # the panel re-raises for wait=True callers, after showing it
-        assert str(exc) == "field 'start wall': 'ten' is not a whole number; allowed: int in [0, 100000] (or none)"
-    else:
-        raise AssertionError("a wall of 'ten' must be refused")
-    assert "field &#x27;start wall&#x27;" in duel.panel.status.value
+    assert str(raised.value) == wrong and html.escape(wrong) in duel.note.value
+    assert duel.job.thread is None  # nothing was played
     panel.set(games=100, agents="oracle,random")
-    try:
+    with pytest.raises(InputError, match="unknown agent 'oracle'; allowed: random, greedy"):
         panel.run(wait=True)
-    except Exception as exc:
-        assert "unknown agent 'oracle'; allowed: random, greedy" in str(exc)
-    assert "Traceback" not in panel.panel.status.value
+    assert "unknown agent &#x27;oracle&#x27;" in panel.note.value and 'data-state="error"' in panel.job.status.value
+    assert "Traceback" not in panel.job.status.value + panel.note.value
+    assert panel.results.body.value == ""  # the earlier run's tables give way to the message
 
 
 def test_babel_notebook_runs_its_start_seat_study(run_notebook):

@@ -1,4 +1,4 @@
-"""Earlier runs: every run kept in the workspace and every sweep store, reopened without playing again.
+"""The studio's Runs tab: every run kept in the workspace and every sweep store, reopened without playing again.
 
 A kept run's tables are read back from its Parquet files and its charts drawn from them by the same
 declarations (the study's charts; a what-if's difference chart; the per-cell outcome charts of a
@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.app.render import error_message, message
-from workbench.app.results import ResultsView
-from workbench.app.store import find_sweeps, open_sweep, sweep_charts
+from workbench.app.store import find_sweeps, open_sweep
 from workbench.app.workspace import Workspace
 from workbench.core import charts
 from workbench.core.errors import InputError
 from workbench.core.study import get_study
 from workbench.ui.common import require_widgets
+from workbench.ui.render import error_message, message
+from workbench.ui.results import ResultsView
+from workbench.ui.studies import cell_charts
 
 __all__ = ["RunsPage", "charts_of"]
 
@@ -29,7 +30,7 @@ def charts_of(record: dict[str, Any], tables: dict[str, Any]) -> dict[str, Any]:
         return {} if table is None else {"what_if": charts.delta_chart(table, "metric", title="What-if: edited − "
                                                                        "unchanged", x_title="edited − unchanged")}
     if kind == "sweep" or record.get("status") == "stopped":
-        return sweep_charts(tables, list(record.get("keys", []))) if "seats" in tables else {}
+        return cell_charts(tables, list(record.get("keys", []))) if "seats" in tables else {}
     return get_study(record["game"], record["name"]).make_charts(tables)
 
 

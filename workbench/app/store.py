@@ -22,13 +22,12 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts
 from workbench.core.errors import InputError
 from workbench.core.store import read_json, write_json_atomic
 from workbench.core.study import outcome_tables
 from workbench.core.sweep import MANIFEST, load_sweep, read_manifest
 
-__all__ = ["RUN_FORMAT", "RunStore", "find_sweeps", "open_sweep", "sweep_charts"]
+__all__ = ["RUN_FORMAT", "RunStore", "find_sweeps", "open_sweep"]
 
 RUN_FORMAT = "workbench-studio-run/1"
 RECORD = "run.json"
@@ -145,22 +144,3 @@ def open_sweep(path: str | Path) -> tuple[dict[str, Any], Tables]:
               "total": sum(c["stop"] - c["start"] for cell in manifest["cells"] for c in cell["chunks"]),
               "rules_version": manifest.get("rules_version")}
     return record, {**outcome_tables(frame, keys), "games": frame}
-
-
-def sweep_charts(tables: Tables, keys: list[str]) -> dict[str, Any]:
-    """Seat win rates and first-mover rates per cell of a sweep."""
-    def labelled(frame: pl.DataFrame) -> pl.DataFrame:
-        if not keys:
-            return frame.with_columns(pl.lit("all games").alias("cell"))
-        return frame.with_columns(pl.concat_str([pl.col(k).cast(pl.String) for k in keys], separator=" · ")
-                                  .alias("cell"))
-
-    seats = labelled(tables["seats"])
-    out = {"seat_win_rates": charts.rate_chart(seats, "seat", color="cell", reference=None,
-                                               title="Win rate per seat and cell", y_title="win rate")}
-    first = tables["first_mover"]
-    if first.height and "first_mover" in first.columns and first.get_column("first_mover").is_not_null().any():
-        out["first_mover"] = charts.rate_chart(labelled(first), "cell", rate="first_mover", low="first_mover_low",
-                                               high="first_mover_high", n=None, title="First mover's win rate",
-                                               y_title="first mover wins")
-    return out

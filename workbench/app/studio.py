@@ -4,7 +4,8 @@ The page is built only from the registry and the declarations (``core/model.py``
 ``core/cardtable.py``, ``core/lessons.py``): a game registered through the protocol — a package in
 ``workbench/games/`` or a module named in ``WORKBENCH_GAMES`` — appears with its forms and reports
 and no line of the app changes.  Four tabs: **Studies**, **Cards** (games with an editable card
-table), **Teaching** (games with lessons) and **Runs**.  A tab is built when first shown and again
+table), **Teaching** (games with lessons) — the panels of ``workbench/ui``, which the notebooks use
+too — and **Runs** (the workspace's kept runs and the sweep stores).  A tab is built when first shown and again
 when the game changes.  The URL's query chooses where the page opens:
 ``?game=dietower&page=teaching&lesson=streak`` (``page``: studies, cards, teaching, runs;
 ``study`` and ``lesson`` name one).
@@ -19,16 +20,16 @@ import threading
 import urllib.parse
 from typing import Any
 
-from workbench.app.cards_page import CardsPage
-from workbench.app.render import CSS, error_message, message
 from workbench.app.runs_page import RunsPage
-from workbench.app.studies_page import StudiesPage
-from workbench.app.teaching_page import TeachingPage
 from workbench.app.workspace import Workspace
 from workbench.core.cardtable import card_table
 from workbench.core.lessons import lessons
 from workbench.core.model import game_names, get_game
+from workbench.ui.cards import CardEditor
 from workbench.ui.common import require_widgets
+from workbench.ui.lessons import LessonPanel
+from workbench.ui.render import CSS, error_message, message
+from workbench.ui.studies import StudyPanel
 
 __all__ = ["PAGES", "Studio", "preload", "wait_for_request"]
 
@@ -39,12 +40,13 @@ log = logging.getLogger("workbench.app")
 
 def _log_to_server() -> None:
     """Unexpected errors go to the server's console (the kernel's own stderr), never into the page."""
-    if not any(getattr(h, "studio", False) for h in log.handlers):
-        handler = logging.StreamHandler(sys.__stderr__)
-        handler.studio = True  # type: ignore[attr-defined]
-        handler.setFormatter(logging.Formatter("[studio] %(levelname)s %(message)s"))
-        log.addHandler(handler)
-        log.propagate = False
+    for logger in (log, logging.getLogger("workbench.ui")):
+        if not any(getattr(h, "studio", False) for h in logger.handlers):
+            handler = logging.StreamHandler(sys.__stderr__)
+            handler.studio = True  # type: ignore[attr-defined]
+            handler.setFormatter(logging.Formatter("[studio] %(levelname)s %(message)s"))
+            logger.addHandler(handler)
+            logger.propagate = False
 
 
 def _warm_up() -> None:
@@ -173,11 +175,11 @@ class Studio:
         box.children = [w.HTML(message(f"loading {TITLES[page].lower()} of {game}…", "info"))]
         try:
             if page == "studies":
-                built = StudiesPage(self.workspace, game, self.wanted.pop("study", None))
+                built = StudyPanel(game, self.wanted.pop("study", None), workspace=self.workspace)
             elif page == "cards":
-                built = CardsPage(self.workspace, game)
+                built = CardEditor(game, self.workspace)
             elif page == "teaching":
-                built = TeachingPage(self.workspace, game, self.wanted.pop("lesson", None))
+                built = LessonPanel(game, self.wanted.pop("lesson", None))
             else:
                 built = RunsPage(self.workspace)
         except Exception as exc:  # noqa: BLE001 - a game that cannot be shown says why; the others still work

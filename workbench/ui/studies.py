@@ -1,195 +1,267 @@
-"""Every game's studies in one widget panel, its form generated from the declared parameters.
+"""The study panel: a game's declared studies, a form generated from them, Run / Stop, results.
 
-:class:`StudyPanel` lists the registered games and their studies (``core/study.py``: core's
-generic ones and each game's own) and builds the form from the study's settings and — for a study
-that takes them — the game's parameters, every one a :class:`~workbench.core.model.Param`:
-
-* a parameter with choices → a dropdown (``(none)`` first when it is optional);
-* a boolean → a checkbox;
-* a number with a narrow declared range → a slider; a wide one → a bounded number box;
-* text → a text box (empty = none for an optional one);
-
-each with the parameter's help text as its tooltip.  No game has form code of its own.  Run plays
-the study in a background thread with a progress bar and Stop (finished games kept); the tables
-(rates with their intervals) and charts replace the previous run's.  A value a user typed wrong is
-named in the status line with what is allowed — never a traceback.
+The study picker lists core's generic studies and the game's own (``core/study.py``); the form is
+the study's settings and — for a study that takes them — the game's parameters, each a widget made
+from its :class:`~workbench.core.model.Param` (``forms.py``).  Run validates everything first (a
+wrong value or an impossible combination is named in the panel and nothing is played), then plays
+the study in the background (``run.py``); the tables (rates with their intervals) and the study's
+charts replace the previous run's.  The same panel is the studio's Studies tab — where a workspace
+keeps every finished or stopped run and offers its downloads — and a notebook's
+``study_panel(game, study, …)``, where :meth:`StudyPanel.show` also puts the tables and charts into
+the cell for a headless or exported copy.  A stopped run shows the outcome tables of the games that
+finished.
 """
 
 from __future__ import annotations
 
-import math
+import html
+import os
 from typing import Any
 
 import polars as pl
 
-from workbench.core.errors import WorkbenchError
-from workbench.core.model import Param, game_names, get_game
-from workbench.core.study import Study, get_study, studies
-from workbench.ui.common import RunPanel, ShownTable, display_into, offline_charts, require_widgets
+from workbench.core import charts
+from workbench.core.errors import RunInterrupted
+from workbench.core.model import GameModel, game_names, get_game
+from workbench.core.study import Study, outcome_tables, studies
+from workbench.ui.common import require_widgets, show_here
+from workbench.ui.forms import Form
+from workbench.ui.render import CSS, error_message, message
+from workbench.ui.results import ResultsView
+from workbench.ui.run import RunPanel
 
-__all__ = ["StudyPanel", "param_widget"]
+__all__ = ["StudyPanel", "cell_charts", "partial_tables", "varying_keys"]
 
-NONE = "(none)"
-SLIDER_SPAN = 200  # integer ranges up to this wide get a slider, wider ones a number box
-
-offline_charts()
-
-
-def param_widget(param: Param, value: Any = None) -> Any:
-    """The input widget for one declared parameter (tooltip: its help)."""
-    w = require_widgets()
-    value = param.default if value is None else value
-    common = {"description": param.name.replace("_", " "), "tooltip": param.help,
-              "style": {"description_width": "initial"}}
-    if param.choices is not None:
-        options = ([NONE] if param.optional else []) + list(param.choices)
-        return w.Dropdown(options=options, value=NONE if value is None else value, **common)
-    if param.kind is bool:
-        return w.Checkbox(value=bool(value), indent=False, **common)
-    bounded = param.low is not None and param.high is not None and math.isfinite(param.low) \
-        and math.isfinite(param.high)
-    if param.kind is int and not param.optional:
-        if bounded and param.high - param.low <= SLIDER_SPAN:
-            return w.IntSlider(value=int(value), min=int(param.low), max=int(param.high), **common)
-        low = int(param.low) if param.low is not None else -(2**53)
-        high = int(param.high) if param.high is not None else 2**53
-        return w.BoundedIntText(value=int(value), min=low, max=high, **common)
-    if param.kind is float and not param.optional and bounded and param.high - param.low <= 1000:
-        return w.FloatSlider(value=float(value), min=param.low, max=param.high, step=(param.high - param.low) / 100,
-                             readout_format=".3g", **common)
-    return w.Text(value="" if value is None else str(value), placeholder="none" if param.optional else "", **common)
+Tables = dict[str, pl.DataFrame]
 
 
-def _read(param: Param, widget: Any) -> Any:
-    """The widget's value validated against the declaration (an InputError names field and allowed values)."""
-    raw = widget.value
-    if raw == NONE or (isinstance(raw, str) and not raw.strip() and param.optional):
-        raw = None
-    return param.validate(raw, f"field {param.name.replace('_', ' ')!r}")
+def varying_keys(model: GameModel, frame: pl.DataFrame) -> list[str]:
+    """The parameters (and lineups) that vary across a frame's games: its cells."""
+    keys = [p.name for p in model.params if p.name in frame.columns and frame.get_column(p.name).n_unique() > 1]
+    keys += [c for c in frame.columns if c.startswith("agent_p") and frame.get_column(c).n_unique() > 1]
+    return keys + (["lineup"] if "lineup" in frame.columns else [])
+
+
+def partial_tables(model: GameModel, frame: pl.DataFrame) -> tuple[Tables, list[str]]:
+    """Outcome tables of the games a stopped run finished, per cell, and the cell keys."""
+    keys = varying_keys(model, frame)
+    return {**outcome_tables(frame, keys), "games": frame}, keys
+
+
+def cell_charts(tables: Tables, keys: list[str]) -> dict[str, Any]:
+    """Seat win rates and first-mover rates per cell of outcome tables (a stopped run's, a sweep's)."""
+    def labelled(frame: pl.DataFrame) -> pl.DataFrame:
+        if not keys:
+            return frame.with_columns(pl.lit("all games").alias("cell"))
+        return frame.with_columns(pl.concat_str([pl.col(k).cast(pl.String) for k in keys], separator=" · ")
+                                  .alias("cell"))
+
+    out = {"seat_win_rates": charts.rate_chart(labelled(tables["seats"]), "seat", color="cell", reference=None,
+                                               title="Win rate per seat and cell", y_title="win rate")}
+    first = tables["first_mover"]
+    if first.height and "first_mover" in first.columns and first.get_column("first_mover").is_not_null().any():
+        out["first_mover"] = charts.rate_chart(labelled(first), "cell", rate="first_mover", low="first_mover_low",
+                                               high="first_mover_high", n=None, title="First mover's win rate",
+                                               y_title="first mover wins")
+    return out
 
 
 class StudyPanel:
-    """Game and study pickers, the generated form, Run / Stop, tables and charts."""
+    """Study picker, generated form, Run / Stop and the results of one game's studies.
 
-    def __init__(self, game: str | None = None, study: str | None = None, settings: dict[str, Any] | None = None,
-                 params: dict[str, Any] | None = None, seed: int = 0, workers: int = 1) -> None:
+    ``pick_game`` adds a game picker (every registered game); ``workspace`` keeps each run and
+    offers its downloads (the studio's); ``settings`` and ``params`` fill the form.
+    """
+
+    def __init__(self, game: str, study: str | None = None, *, settings: dict[str, Any] | None = None,
+                 params: dict[str, Any] | None = None, seed: int = 0, workers: int = 1, workspace: Any = None,
+                 pick_game: bool = False) -> None:
         w = require_widgets()
-        names = game_names()
-        game = game or names[0]
-        get_game(game)  # a clear error for an unknown game
-        self.game = w.Dropdown(options=names, value=game, description="game")
-        self.study = w.Dropdown(description="study", style={"description_width": "initial"})
-        self.seed = w.BoundedIntText(value=seed, min=0, max=2**63 - 1, description="master seed")
-        self.workers = w.BoundedIntText(value=workers, min=1, max=64, description="workers")
-        self.help = w.HTML()
-        self.form = w.VBox()
-        self.output = w.Output()
-        self.fields: dict[str, tuple[Param, Any]] = {}  # "setting:games" / "param:battlefield" → widget
-        self.tables: dict[str, pl.DataFrame] = {}
-        self.panel = RunPanel(self._task, on_done=self._show, on_error=self._error)
+        self.workspace = workspace
+        self.model = get_game(game)
         self._initial = (dict(settings or {}), dict(params or {}))
+        self.game = w.Dropdown(options=game_names(), value=self.model.name, description="game",
+                               layout=w.Layout(width="420px", display="" if pick_game else "none"))
+        self.picker = w.Dropdown(description="study", layout=w.Layout(width="640px"),
+                                 style={"description_width": "initial"})
+        self.picker.add_class("wb-study-picker")
+        self.help = w.HTML()
+        self.settings_box, self.params_box = w.VBox(), w.VBox()
+        cores = os.cpu_count() or 1
+        self.seed = w.BoundedIntText(value=seed, min=0, max=2**63 - 1, description="master seed",
+                                     tooltip="the same seed plays the same games",
+                                     style={"description_width": "initial"})
+        self.workers = w.BoundedIntText(value=min(workers, max(1, cores)), min=1, max=max(1, cores),
+                                        description="workers",
+                                        tooltip=f"worker threads or processes (this machine has {cores} cores)",
+                                        style={"description_width": "initial"})
+        self.seed.add_class("wb-seed")
+        self.job = RunPanel("Run")
+        self.job.run_button.on_click(lambda _: self.run())
+        self.note = w.HTML()
+        self.note.add_class("wb-note")
+        self.results = ResultsView(workspace)
+        self.settings: Form | None = None
+        self.params: Form | None = None
+        self.tables: Tables = {}
+        self._charts: Any = dict
+        self._filling = False
+        self.picker.observe(lambda _: None if self._filling else self._build_form(), names="value")
         self._fill_studies(study)
-        self.game.observe(lambda _: self._fill_studies(None), names="value")
-        self.study.observe(lambda _: self._build_form(), names="value")
-        self.widget = w.VBox([w.HBox([self.game, self.study]), self.help, self.form,
-                              w.HBox([self.seed, self.workers]), self.panel.widget, self.output])
+        self.game.observe(lambda ch: self._switch_game(ch["new"]), names="value")
+        self.widget = w.VBox([w.HTML(CSS), self.game, self.picker, self.help, w.HTML("<b>Study settings</b>"),
+                              self.settings_box, self.params_box, w.HBox([self.seed, self.workers]), self.job.widget,
+                              self.note, self.results.widget])
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
 
         display(self.widget)
 
-    # -- the form -------------------------------------------------------------------------------
-    def current(self) -> Study:
+    # -- the form -------------------------------------------------------------------------------------
+    @property
+    def study(self) -> Study:
         """The chosen study."""
-        return get_study(self.game.value, self.study.value)
+        return self.studies[self.picker.value]
 
     def _fill_studies(self, wanted: str | None) -> None:
-        options = [(f"{s.title} ({s.name})", s.name) for s in studies(self.game.value)]
-        names = [n for _, n in options]
-        self.study.options = options
-        self.study.value = wanted if wanted in names else names[0]
+        self.studies = {s.name: s for s in studies(self.model)}
+        options = [(f"{s.title} ({s.name})", s.name) for s in self.studies.values()]
+        self._filling = True  # one form for the new list, not one per change of the picker
+        try:
+            self.picker.options = options
+            self.picker.value = wanted if wanted in self.studies else next(iter(self.studies))
+        finally:
+            self._filling = False
         self._build_form()
 
+    def _switch_game(self, game: str) -> None:
+        self.model = get_game(game)
+        self._initial = ({}, {})
+        self._fill_studies(self.picker.value)
+        self.results.clear()
+
     def _build_form(self) -> None:
-        study, model = self.current(), get_game(self.game.value)
-        settings, params = self._initial
-        self.fields = {f"setting:{p.name}": (p, param_widget(p, settings.get(p.name))) for p in study.settings}
+        w = require_widgets()
+        study, (settings, params) = self.study, self._initial
+        self.help.value = f'<div class="wb-help">{html.escape(study.help)}</div>' if study.help else ""
+        self.settings = Form(study.settings, settings, kind="setting")
+        self.settings_box.children = [self.settings.widget] if study.settings else [w.HTML("<i>none</i>")]
         if study.game_params:
             own = {p.name for p in study.settings}
-            self.fields |= {f"param:{p.name}": (p, param_widget(p, params.get(p.name))) for p in model.params
-                            if p.name not in own}
-        self.help.value = f"<b>{study.title}</b> — {study.help}" if study.help else f"<b>{study.title}</b>"
-        self.form.children = [widget for _, widget in self.fields.values()]
-
-    def values(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The form's settings and game parameters, each validated (an InputError names the field)."""
-        settings, params = {}, {}
-        for key, (param, widget) in self.fields.items():
-            kind, name = key.split(":", 1)
-            (settings if kind == "setting" else params)[name] = _read(param, widget)
-        model = get_game(self.game.value)
-        defaults = {p.name: p.default for p in model.params}
-        return settings, {k: v for k, v in params.items() if v != defaults.get(k)}
+            self.params = Form([p for p in self.model.params if p.name not in own], params, kind="param")
+            self.params_box.children = [w.HTML(f"<b>{html.escape(self.model.title)}: game parameters</b> "
+                                               "<span class='wb-more'>(hover a field for its help)</span>"),
+                                        self.params.widget]
+        else:
+            self.params = None
+            self.params_box.children = []
+        self.note.value = ""
 
     def set(self, **values: Any) -> None:
-        """Set form fields by name (a setting first, else a game parameter), e.g. ``set(games=500)``."""
+        """Set fields by name: a study setting first, else a game parameter (``set(games=500)``)."""
         for name, value in values.items():
-            key = f"setting:{name}" if f"setting:{name}" in self.fields else f"param:{name}"
-            if key not in self.fields:
-                raise KeyError(f"no field {name!r}; fields: {', '.join(k.split(':', 1)[1] for k in self.fields)}")
-            param, widget = self.fields[key]
-            widget.value = NONE if value is None and param.choices is not None else (
-                "" if value is None else (str(value) if isinstance(widget.value, str) and param.choices is None
-                                          else value))
+            form = self.settings if name in self.settings else self.params
+            if form is None or name not in form:
+                fields = [*self.settings.fields, *(self.params.fields if self.params is not None else ())]
+                raise KeyError(f"no field {name!r}; fields: {', '.join(fields)}")
+            form.set(**{name: value})
 
-    # -- running --------------------------------------------------------------------------------
-    def _task(self, on_progress: Any, should_stop: Any) -> dict[str, pl.DataFrame]:
-        settings, params = self.values()
-        return self.current().execute(self.game.value, settings, params, seed=int(self.seed.value),
-                                      workers=int(self.workers.value), on_progress=on_progress,
-                                      should_stop=should_stop)
+    def values(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The form's settings (every one, validated) and the game parameters that differ from the defaults."""
+        settings = self.study.resolve(self.settings.values())
+        params = self.params.changed() if self.params is not None else {}
+        if self.study.game_params:
+            self.model.resolve_params(params)  # an impossible combination is named here, before any game
+        return settings, params
 
-    def run(self, wait: bool = False) -> dict[str, pl.DataFrame] | None:
-        """Run the chosen study (in the background; ``wait`` blocks and returns the tables)."""
-        return self.panel.run(wait=wait)
+    # -- running ----------------------------------------------------------------------------------------
+    def run(self, wait: bool = False) -> Tables | None:
+        """Press Run: validate, then play the study in the background.
 
+        ``wait`` blocks until the results are shown and returns the tables; an error is then raised
+        as well as shown.
+        """
+        if self.job.running:
+            return self.job.wait() if wait else None
+        try:
+            settings, params = self.values()
+        except Exception as exc:  # noqa: BLE001 - every error a user can cause is named in the panel
+            self.note.value = message(error_message(exc), "error")
+            if wait:
+                raise
+            return None
+        self.note.value = ""
+        self.results.clear()
+        study, model, seed, workers = self.study, self.model, int(self.seed.value), int(self.workers.value)
+        record = {"kind": "study", "game": model.name, "name": study.name,
+                  "title": f"{model.title}: {study.title}", "settings": settings, "params": params, "seed": seed,
+                  "workers": workers, "rules_version": model.rules_version}
+
+        def task(on_progress: Any, should_stop: Any) -> Tables:
+            return study.execute(model, settings, params, seed=seed, workers=workers, on_progress=on_progress,
+                                 should_stop=should_stop)
+
+        self.job.start(task, lambda tables, took: self._done(study, record, tables, took),
+                       lambda exc, took: self._stopped(record, exc, took), self._error)
+        if not wait:
+            return None
+        self.job.wait()
+        self.results.wait()
+        if self.job.error is not None and not isinstance(self.job.error, RunInterrupted):
+            raise self.job.error
+        return self.tables
+
+    def _keep(self, record: dict[str, Any], tables: Tables) -> dict[str, Any]:
+        if self.workspace is not None:
+            record = {**record, "id": self.workspace.store.save(record, tables)}
+        return record
+
+    def _done(self, study: Study, record: dict[str, Any], tables: Tables, took: float) -> None:
+        games = tables.get("games")
+        done = games.height if games is not None else 0
+        status = "stopped" if self.job.stopped else "done"
+        record = self._keep({**record, "status": status, "done": done, "total": done, "seconds": round(took, 3)},
+                            tables)
+        self.tables, self._charts = tables, lambda: study.make_charts(tables)
+        kept = "; kept as an earlier run" if "id" in record else ""
+        note = f"{status} in {took:.1f} s{kept}" if status == "done" else \
+            f"stopped: the {done:,} games that finished, in {took:.1f} s{kept}"
+        self.results.show(record, tables, self._charts, note, "ok" if status == "done" else "info")
+
+    def _stopped(self, record: dict[str, Any], exc: RunInterrupted, took: float) -> None:
+        partial = exc.partial if isinstance(exc.partial, pl.DataFrame) else None
+        if partial is None or partial.height == 0:
+            self.tables = {}
+            self.results.clear(f"stopped before any game finished ({exc.total:,} asked); nothing to show")
+            return
+        tables, keys = partial_tables(self.model, partial)
+        record = self._keep({**record, "status": "stopped", "done": partial.height, "total": exc.total, "keys": keys,
+                             "seconds": round(took, 3)}, tables)
+        self.tables, self._charts = tables, lambda: cell_charts(tables, keys)
+        kept = ", kept as an earlier run" if "id" in record else ""
+        self.results.show(record, tables, self._charts,
+                          f"stopped: {partial.height:,} of {exc.total:,} games finished — their outcome tables "
+                          f"below{kept}", "info")
+
+    def _error(self, text: str) -> None:
+        self.note.value = message(text, "error")
+        self.results.clear()
+
+    # -- the results in a notebook cell -------------------------------------------------------------------
     def charts(self) -> dict[str, Any]:
-        """The study's charts of the last run's tables."""
-        return self.current().make_charts(self.tables) if self.tables else {}
-
-    def _items(self) -> list[Any]:
-        items: list[Any] = []
-        for name, table in self.tables.items():
-            if name == "games":
-                items.append(f"{table.height:,} games played")
-                continue
-            items.append(ShownTable(table, name))
-        return items + list(self.charts().values())
-
-    def _show(self, tables: dict[str, pl.DataFrame]) -> None:
-        self.tables = tables
-        display_into(self.output, *self._items())
+        """The charts of the last run's tables (altair)."""
+        return self._charts() if self.tables else {}
 
     def display_results(self) -> None:
         """Show the last run's tables and charts in the cell itself (a headless or exported notebook)."""
+        show_here(self.tables, self.charts())
+
+    def show(self, run: bool = False) -> None:
+        """Display the panel; with ``run``, run the study once and put its tables and charts in the cell too."""
         from IPython.display import display
 
-        for item in self._items():
-            print(item) if isinstance(item, str) else display(item)
-
-    def _error(self, exc: BaseException) -> None:
-        from workbench.core.errors import RunInterrupted
-
-        if isinstance(exc, RunInterrupted):
-            self.panel.status.value = f"stopped: {exc}"
-            return
-        text = str(exc) if isinstance(exc, WorkbenchError) else f"{type(exc).__name__}: {exc}"
-        self.panel.status.value = f"<span style='color:#c00'>{_html(text)}</span>"
-        display_into(self.output, f"error: {text}")
-
-
-def _html(text: str) -> str:
-    import html
-
-    return html.escape(text)
+        display(self.widget)
+        if run:
+            self.run(wait=True)
+            self.display_results()

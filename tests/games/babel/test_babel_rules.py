@@ -65,6 +65,27 @@ def test_the_deal_is_the_deck_streams_shuffle():
     assert state.quarry == tuple(SplitMix64(5).shuffle(rules.quarry_cards()))
 
 
+def test_initial_state_deals_from_the_game_seeds_deck_and_quarry_streams():
+    state = rules.initial_state(rules.Config(first="p2"), 7)
+    pile = SplitMix64.for_stream(7, 1).shuffle(rules.nation_deck())  # stream 1: the nation deck
+    # top = last: p2 (start player) takes 3, p1 takes 5, then p2 draws 3 for turn 1
+    assert state.hands[P2] == counts("".join(rules.LETTERS[n] for n in pile[-3:] + pile[-11:-8]))
+    assert state.hands[P1] == counts("".join(rules.LETTERS[n] for n in pile[-8:-3]))
+    assert state.quarry == tuple(SplitMix64.for_stream(7, 2).shuffle(rules.quarry_cards()))  # stream 2: the quarry
+    assert (state.first, state.current, state.turn) == (P2, P2, 1)
+
+
+def test_unchecked_apply_gives_the_checked_result_for_every_legal_action():
+    state = board(hands=("AAMPP", "HS"), stacks={(P1, A): "PPP"}, pawns=(A, M))
+    options = rules.legal_actions(CONFIG, state)
+    assert len(options) > 5
+    for action in options:
+        assert rules.apply(CONFIG, state, action, check=False) == rules.apply(CONFIG, state, action)
+    with pytest.raises(InputError, match="no Sumerians card in hand"):
+        rules.apply(CONFIG, state, Action(DEPLOY, S))
+    rules.apply(CONFIG, state, Action(DEPLOY, S), check=False)  # the agents' fast path does not check
+
+
 # -------------------------------------------------------------------------------------- phase 1/3
 def test_phase_1_draws_three_nation_cards_for_the_next_player():
     state = board(hands=("", "A"), draw_pile="AHMPS", pawns=(A, A))

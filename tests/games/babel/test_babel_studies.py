@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
+from scipy.stats import binomtest
 
 from tests.independent import wilson
+from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.core.study import get_study
@@ -69,12 +73,35 @@ def test_trajectories_follow_each_seats_values_turn_by_turn(played):
 def test_hand_sizes_covers_every_pair_and_marks_the_fair_ones():
     study = get_study("babel", "hand_sizes")
     tables = study.execute("babel", {"games": 12, "smallest": 3, "largest": 4, "agents": "greedy,greedy"}, seed=1)
-    t = tables["hand_sizes"]
+    t, games = tables["hand_sizes"], tables["games"]
     assert t.select("hand_start", "hand_other").rows() == [(3, 3), (3, 4), (4, 3), (4, 4)]
-    assert (t["fair_within_ci"] == ((t["first_mover_all_low"] <= 0.5) & (t["first_mover_all_high"] >= 0.5))).all()
-    games = tables["games"]
-    assert games.filter(pl.col("hand_start") == 4, pl.col("hand_other") == 3).height == 12
-    assert "hand_sizes" in study.make_charts(tables)
+    seeds = None
+    for row in t.iter_rows(named=True):
+        a, b = row["hand_start"], row["hand_other"]
+        cell = games.filter(pl.col("hand_start") == a, pl.col("hand_other") == b)
+        # each pair is a plain simulation with those hands, on the same seeds as every other pair
+        alone = simulate("babel", 12, params={"hand_start": a, "hand_other": b}, agents="greedy,greedy", seed=1,
+                         progress=False)
+        assert cell.select(alone.columns).equals(alone)
+        seeds = cell["game_seed"].to_list() if seeds is None else seeds
+        assert cell["game_seed"].to_list() == seeds
+        config = MODEL.make_config(MODEL.resolve_params({"hand_start": a, "hand_other": b, "first": "p1"}))
+        state = MODEL.initial_state(config, seeds[0])
+        assert (sum(state.hands[0]), sum(state.hands[1])) == (a + 3, b)  # the start player has drawn 3 more
+        # the start player's wins recounted; the interval is scipy's Wilson interval; fair: 50 % inside it
+        k = int((cell["winner"] == cell["first_seat"]).sum())
+        low, high = scipy_wilson(k, 12)
+        assert (row["first_mover_all_n"], row["first_mover_all"]) == (12, pytest.approx(k / 12))
+        assert (row["first_mover_all_low"], row["first_mover_all_high"]) == pytest.approx((low, high), abs=1e-12)
+        assert row["fair_within_ci"] == (low <= 0.5 <= high)
+    # the heat map plots the table, and writes "fair" on exactly the fair pairs
+    spec = study.make_charts(tables)["hand_sizes"].to_dict()
+    heat, marks = (spec["datasets"][layer["data"]["name"]] for layer in spec["layer"])
+    key = ("hand_start", "hand_other", "first_mover_all", "first_mover_all_low", "first_mover_all_high",
+           "first_mover_all_n")
+    assert sorted(tuple(r[c] for c in key) for r in heat) == sorted(t.select(key).rows())
+    assert sorted((r["hand_start"], r["hand_other"]) for r in marks) == sorted(
+        t.filter(pl.col("fair_within_ci")).select("hand_start", "hand_other").rows())
     with pytest.raises(InputError, match="setting 'smallest' \\(5\\) is above 'largest' \\(4\\)"):
         study.execute("babel", {"smallest": 5, "largest": 4})
 
@@ -84,19 +111,64 @@ def test_bad_study_settings_are_named():
         get_study("babel", "endings").execute("babel", {"hands": "4/4"})
 
 
+def _shown(rate: float, low: float, high: float) -> str:
+    """How a rate and its interval read in a report table (core/report.py: "52.3% [51.3–53.3]")."""
+    return f"{100 * rate:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
+
+
 def test_quick_report_answers_each_question(tmp_path):
-    from workbench.games.babel.report import build_report
+    from workbench.games.babel.report import PAIRINGS, _sizes, build_report
 
     out = build_report(tmp_path / "babel", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
     for heading in ("## 1. Is the start player's handicap fair?", "## 2. How games end", "## 3. Which nation",
                     "## 4. Temple value per turn", "## 5. Which start hands make the start seat 50 %?"):
         assert heading in md
+    size = _sizes(True)
+    n = size["games"]
+    pairings = [p.strip() for p in PAIRINGS.split(";")]
     seats = pl.read_parquet(out / "start_seat.parquet")
-    assert seats.height == 6 and set(seats["start_hands"]) == {"3/5", "5/5"}
-    assert ((seats["first_mover_all_low"] <= seats["first_mover_all"])
-            & (seats["first_mover_all"] <= seats["first_mover_all_high"])).all()
+    assert sorted(seats.select("start_hands", "pairing").rows()) == sorted(
+        (h, p.replace(",", " vs ")) for h in ("3/5", "5/5") for p in pairings)  # "greedy vs random": display names
     ends = pl.read_parquet(out / "endings.parquet")
-    assert ends.group_by("start_hands", "pairing").agg(pl.col("k").sum())["k"].unique().to_list() == [
-        seats["first_mover_all_n"][0]]
+    for row in seats.iter_rows(named=True):  # each cell recounted from a plain simulation of its games
+        games = simulate("babel", n, params={"start_hands": row["start_hands"]},
+                         agents=row["pairing"].replace(" vs ", ","), seed=2, progress=False)
+        k = int((games["winner"] == games["first_seat"]).sum())
+        decisive = games.filter(pl.col("winner") != "draw")
+        k_decisive = int((decisive["winner"] == decisive["first_seat"]).sum())
+        low, high = scipy_wilson(k, n)
+        assert (row["first_mover_all_n"], row["first_mover_all"]) == (n, pytest.approx(k / n))
+        assert (row["first_mover_all_low"], row["first_mover_all_high"]) == pytest.approx((low, high), abs=1e-12)
+        assert row["first_mover_p"] == pytest.approx(binomtest(k_decisive, decisive.height, 0.5).pvalue, abs=1e-12)
+        assert (f"| {row['start_hands']} | {row['pairing']} | {_shown(k / n, low, high)} | {n} | "
+                f"{row['first_mover_p']:.4g} |") in md
+        cell = ends.filter(pl.col("start_hands") == row["start_hands"], pl.col("pairing") == row["pairing"])
+        assert dict(cell.select("reason", "k").rows()) == {r: int((games["reason"] == r).sum())
+                                                            for r in games["reason"].unique()}
+    # the start-seat chart plots the table
+    spec = json.loads((out / "start_seat_chart.vl.json").read_text(encoding="utf-8"))
+    plotted = [r for rows in spec["datasets"].values() for r in rows if "rate" in r]
+    assert sorted((r["start_hands"], r["pairing"], r["rate"], r["low"], r["high"], r["n"]) for r in plotted) == sorted(
+        seats.select("start_hands", "pairing", "first_mover_all", "first_mover_all_low", "first_mover_all_high",
+                     "first_mover_all_n").rows())
+    # section 5: each pair's interval is scipy's Wilson interval; the sentence names exactly the fair pairs
+    hands = pl.read_parquet(out / "hand_sizes.parquet")
+    low_hand, high_hand = size["hands"]
+    assert sorted(hands.select("hand_start", "hand_other").rows()) == [
+        (a, b) for a in range(low_hand, high_hand + 1) for b in range(low_hand, high_hand + 1)]
+    fair = []
+    for row in hands.iter_rows(named=True):
+        k = round(row["first_mover_all"] * size["hand_games"])
+        low, high = scipy_wilson(k, size["hand_games"])
+        assert row["first_mover_all_n"] == size["hand_games"] and row["first_mover_all"] == pytest.approx(
+            k / size["hand_games"], abs=1e-12)
+        assert (row["first_mover_all_low"], row["first_mover_all_high"]) == pytest.approx((low, high), abs=1e-12)
+        assert row["fair_within_ci"] == (low <= 0.5 <= high)
+        fair += [f"{row['hand_start']}/{row['hand_other']}"] if low <= 0.5 <= high else []
+    assert f"Pairs whose 95 % interval contains 50 %: {', '.join(fair) or 'none'}." in md
+    spec = json.loads((out / "hand_sizes_chart.vl.json").read_text(encoding="utf-8"))
+    heat = max(spec["datasets"].values(), key=len)
+    key = ("hand_start", "hand_other", "first_mover_all", "first_mover_all_low", "first_mover_all_high")
+    assert sorted(tuple(r[c] for c in key) for r in heat) == sorted(hands.select(key).rows())
     assert (out / "hand_sizes_chart.svg").exists() and (out / "trajectories_chart.png").exists()

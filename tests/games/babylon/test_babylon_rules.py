@@ -48,6 +48,7 @@ from tests.games.babylon.scenario import (
     with_side,
 )
 from workbench.core.errors import InputError
+from workbench.core.rng import SplitMix64
 from workbench.games.babylon import rules
 from workbench.games.babylon.model import MODEL
 from workbench.games.babylon.rules import (
@@ -98,6 +99,26 @@ def test_setup_first_draws_four_second_draws_five_and_gains_one_tp(first):
         assert Counter(sd.deck) + Counter(sd.hand) == Counter(CONFIG.decks[seat])
         assert sd.available == sd.exhausted == (0,) * 5
     assert due(s) == ("mulligan", first)
+
+
+def test_initial_state_shuffles_each_deck_from_its_own_stream_of_the_game_seed():
+    s = rules.initial_state(CONFIG._replace(first="p2"), 9)
+    assert s.first == P2 and due(s) == ("mulligan", P2)
+    for seat, stream, dealt in ((P1, 1, 5), (P2, 2, 4)):  # the second seat draws one card more
+        order = SplitMix64.for_stream(9, stream).shuffle(list(CONFIG.decks[seat]))  # streams 1 and 2: the decks
+        assert s.sides[seat].hand == tuple(sorted(order[:dealt])) and s.sides[seat].deck == tuple(order[dealt:])
+
+
+def test_unchecked_apply_gives_the_checked_result_for_every_legal_action():
+    s = rules.new_game(CONFIG, P1, (11, 22))
+    for _ in range(3):  # the mulligans, then p1's start and main decisions
+        options = legal(s)
+        for action in options:
+            assert rules.apply(CONFIG, s, action, check=False) == rules.apply(CONFIG, s, action)
+        s = rules.apply(CONFIG, s, options[-1])
+    assert len(options) > 2
+    with pytest.raises(InputError, match="not among the legal actions"):
+        rules.apply(CONFIG, s, Action(K_MULLIGAN, 0))
 
 
 def test_mulligan_puts_up_to_three_at_the_bottom_in_order_and_redraws_as_many():

@@ -14,8 +14,8 @@ from typing import Any
 from workbench.core.model import CHANCE
 from workbench.core.play import play_game as core_play_game
 from workbench.games.duel import rules
-from workbench.games.duel.model import MISS, MODEL
-from workbench.games.duel.rules import Config, GameState
+from workbench.games.duel.model import MODEL
+from workbench.games.duel.rules import MISS, Config, GameState
 
 
 def play_game(cfg: Config, agents: Sequence[Any], seed: int, first: str = "random",

@@ -79,7 +79,7 @@ SCORES = {
 def test_greedy_scores_by_hand():
     v = view(HAND)
     state = GameState((ME, EN), (HAND, ()), (), (), 0, 0, 1, True, False, (0, 0), (0, 0), None, ((), ()), ((), ()))
-    legal = rules.legal_actions(state, CFG)
+    legal = rules.legal_moves(state, CFG)
     assert set(legal) == set(SCORES)  # Dragon (25 troops) is not affordable
     for action, expected in SCORES.items():
         assert score_action(v, action, CFG, Weights()) == pytest.approx(expected), action
@@ -147,7 +147,7 @@ def test_hidden_information_does_not_change_a_decision():
                   None, ((), ()), ((), ()))
     b = a._replace(hands=(hand, tuple(rest[-6:])), deck=tuple(reversed(rest[:-6])))
     assert observe(a) == observe(b)
-    legal = rules.legal_actions(a, CFG)
+    legal = rules.legal_moves(a, CFG)
     for agent in (RandomAgent(), GreedyAgent(), SearchAgent(budget=6, horizon=3)):
         assert agent.act(observe(a), legal, CFG, SplitMix64(4)) == agent.act(observe(b), legal, CFG, SplitMix64(4))
 

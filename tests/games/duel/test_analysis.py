@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 
 from tests.independent import wilson as _wilson
+from tests.scipy_intervals import newcombe, wilson
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.games.duel import analysis
@@ -41,13 +42,18 @@ def test_balance_table(grid):
                        & (pl.col("pairing") == "greedy vs greedy")).row(0, named=True)
     cell = grid.filter((pl.col("battlefield") == "grand_wizards_fortress") & (pl.col("deck") == "regular")
                        & (pl.col("pairing") == "greedy vs greedy"))
-    won = (cell.get_column("winner") == cell.get_column("first_seat")).sum()
+    won = int((cell.get_column("winner") == cell.get_column("first_seat")).sum())
     assert row["first_seat_win"] == pytest.approx(won / 120)
-    assert row["first_seat_win_low"] <= row["first_seat_win"] <= row["first_seat_win_high"]
+    assert (row["first_seat_win_low"], row["first_seat_win_high"]) == pytest.approx(wilson(won, 120), abs=1e-12)
     ends = [c for c in table.columns if c.startswith("end_") and not c.endswith(("_low", "_high"))]
-    assert ends and all((table.select(pl.sum_horizontal(ends)).to_series() - 1).abs() < 1e-9)
-    for end in ends:  # every end-reason share carries its interval
-        assert ((table[f"{end}_low"] <= table[end]) & (table[end] <= table[f"{end}_high"])).all()
+    assert sorted(ends) == sorted(f"end_{r}" for r in grid["reason"].unique())
+    assert all((table.select(pl.sum_horizontal(ends)).to_series() - 1).abs() < 1e-9)
+    for r in table.iter_rows(named=True):  # every end-reason share: recounted, with scipy's Wilson interval
+        games = grid.filter(*(pl.col(k) == r[k] for k in ("battlefield", "deck", "pairing")))
+        for end in ends:
+            k = int((games["reason"] == end[4:]).sum())
+            assert r[end] == pytest.approx(k / games.height)
+            assert (r[f"{end}_low"], r[f"{end}_high"]) == pytest.approx(wilson(k, games.height), abs=1e-12)
     lengths = analysis.length_table(grid)
     assert {"length_median", "length_q90"} <= set(lengths.columns) and lengths.height == 8
     reasons = analysis.end_reason_table(grid)
@@ -60,7 +66,9 @@ def test_miss_rule_effect(miss):
     row = table.row(0, named=True)
     assert row["miss_rate"] == 0.5 and row["n"] == row["n_base"] == 300
     assert row["timeout_share"] > 0.3  # half the turns missed: many games are lost on time
-    assert row["low"] <= row["diff"] <= row["high"]
+    won = {m: int((g["winner"] == g["first_seat"]).sum()) for (m,), g in miss.group_by(["miss_rate"])}
+    assert row["diff"] == pytest.approx((won[0.5] - won[0.0]) / 300)
+    assert (row["low"], row["high"]) == pytest.approx(newcombe(won[0.5], 300, won[0.0], 300), abs=1e-12)
     with pytest.raises(InputError, match="two or more miss rates"):
         analysis.miss_effect_table(miss.filter(pl.col("miss_rate") == 0.0))
 
@@ -111,7 +119,6 @@ def test_first_seat_chart_plots_the_tables_rates_with_intervals(grid):
         assert r["games"] == cell.height == 120
         assert r["first_seat_win"] == pytest.approx(won / 120)
         assert (r["first_seat_win_low"], r["first_seat_win_high"]) == pytest.approx(_wilson(won, 120), abs=1e-12)
-        assert r["first_seat_win_low"] <= r["first_seat_win"] <= r["first_seat_win_high"]
 
 
 def test_length_chart_bins_every_game_once_per_battlefield(grid):
@@ -156,11 +163,11 @@ def test_miss_effect_chart_shows_the_rate_change_against_no_misses(miss):
     assert (bars["encoding"]["x"]["field"], bars["encoding"]["x2"]["field"]) == ("low", "high")
     assert zero["encoding"]["x"]["datum"] == 0
     (row,) = _rows(spec)  # one battlefield, one miss rate besides 0
-    rates = {m: (g.get_column("winner") == g.get_column("first_seat")).mean()
-             for (m,), g in miss.group_by(["miss_rate"])}
+    won = {m: int((g.get_column("winner") == g.get_column("first_seat")).sum())
+           for (m,), g in miss.group_by(["miss_rate"])}
     assert (row["cell"], row["miss_rate"], row["n"], row["n_base"]) == ("grand_wizards_fortress", 0.5, 300, 300)
-    assert row["diff"] == pytest.approx(rates[0.5] - rates[0.0])
-    assert row["low"] <= row["diff"] <= row["high"]
+    assert row["diff"] == pytest.approx((won[0.5] - won[0.0]) / 300)
+    assert (row["low"], row["high"]) == pytest.approx(newcombe(won[0.5], 300, won[0.0], 300), abs=1e-12)
 
 
 def test_battlefield_charts_are_the_three_standard_charts(grid):

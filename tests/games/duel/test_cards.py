@@ -210,7 +210,7 @@ def _state(card: int, me: tuple, enemy: tuple, seat: int) -> GameState:
 def test_card(key, branch, me, enemy, me_after, enemy_after, flow, seat):
     card = CARDS.by_key(key)
     state = _state(card.index, me, enemy, seat)
-    after = rules.step(state, Action(PLAY, 0), CONFIG, SplitMix64(1))
+    after = rules.play_action(state, Action(PLAY, 0), CONFIG, SplitMix64(1))
     assert tuple(after.players[seat]) == me_after
     assert tuple(after.players[1 - seat]) == enemy_after
     assert after.discard == (card.index,)  # a played card goes onto the discard pile

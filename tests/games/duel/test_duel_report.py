@@ -18,6 +18,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.independent import wilson as _wilson
+from tests.scipy_intervals import newcombe
+from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.cli import main
 from workbench.core.runner import simulate
 from workbench.games.duel import analysis
@@ -44,7 +46,7 @@ def _check_rate(rate: float, low: float, high: float, n: int) -> str:
     """A saved rate with its interval is k/n with the Wilson interval of (k, n); returns how it reads."""
     k = _count(rate, n)
     assert (low, high) == pytest.approx(_wilson(k, n), abs=1e-12)
-    assert low <= rate <= high
+    assert (low, high) == pytest.approx(scipy_wilson(k, n), abs=1e-12)  # and scipy's, a second implementation
     return _shown(k / n, *_wilson(k, n))
 
 
@@ -249,7 +251,9 @@ def test_miss_rule_table_is_the_rate_change_against_no_misses(built, md):
         assert (row["k"], row["k_base"]) == (_count(row["rate"], row["n"]), _count(row["rate_base"], row["n_base"]))
         rate = _check_rate(row["rate"], row["rate_low"], row["rate_high"], row["n"])
         base = _check_rate(row["rate_base"], row["rate_base_low"], row["rate_base_high"], row["n_base"])
-        assert row["diff"] == pytest.approx(row["rate"] - row["rate_base"]) and row["low"] <= row["diff"] <= row["high"]
+        assert row["diff"] == pytest.approx(row["rate"] - row["rate_base"])
+        assert (row["low"], row["high"]) == pytest.approx(newcombe(row["k"], row["n"], row["k_base"], row["n_base"]),
+                                                          abs=1e-12)  # independent samples: Newcombe's interval
         _check_rate(row["timeout_share"], row["timeout_share_low"], row["timeout_share_high"], row["n"])
         diff = f"{100 * row['diff']:+.1f} pts ["
         assert (f"| {row['battlefield']} | regular | greedy vs greedy | {row['miss_rate']:g} | {row['n']} | "
@@ -274,7 +278,10 @@ def test_what_if_tables_compare_the_same_games(built, md):
     for row in card.iter_rows(named=True):  # each arm's rate with its own interval and n
         base = _check_rate(row["base"], row["base_low"], row["base_high"], row["n_base"])
         variant = _check_rate(row["variant"], row["variant_low"], row["variant_high"], row["n_variant"])
-        assert row["diff"] == pytest.approx(row["variant"] - row["base"]) and row["low"] <= row["diff"] <= row["high"]
+        assert row["diff"] == pytest.approx(row["variant"] - row["base"])
+        assert (row["low"], row["high"]) == pytest.approx(newcombe(
+            _count(row["variant"], row["n_variant"]), row["n_variant"], _count(row["base"], row["n_base"]),
+            row["n_base"]), abs=1e-12)  # different seat-games: Newcombe's interval of the difference
         assert (f"| {WHATIF_CARD} | {row['metric']} | {row['n_base']} | {base} | {row['n_variant']} | {variant} | "
                 f"{100 * row['diff']:+.1f} pts [") in md
 
@@ -331,5 +338,12 @@ def test_charts_plot_the_saved_tables(built):
               if len(rows) == static.height and {r["key"] for r in rows} == set(static.get_column("key"))]
     assert any({r["key"]: r["value"] for r in rows} == pytest.approx(
         dict(zip(static.get_column("key"), static.get_column("value"), strict=True))) for rows in panels)
+    # the costed lists: the static view's five most over- and under-costed cards are those of cost − value
     lists = _table(out, "costed_cards")
-    assert lists.height == 20 and lists.get_column("view").n_unique() == 2
+    assert lists.select("view", "side").unique().height == 4 and lists.height == 20
+    ranked = static.with_columns((pl.col("cost") - pl.col("value")).alias("gap"))
+    for side, descending in (("over-costed", True), ("under-costed", False)):
+        shown = lists.filter(pl.col("view") == "static model", pl.col("side") == side).sort("rank")
+        top = ranked.sort("gap", descending=descending).head(5)
+        assert shown["residual"].to_list() == pytest.approx(top["gap"].to_list())
+        assert set(shown["name_en"]) <= set(static["name_en"]) and shown["rank"].to_list() == [1, 2, 3, 4, 5]

@@ -113,8 +113,8 @@ def test_production_at_the_start_of_every_turn(seed):
             assert state.players[1 - me] == before.players[1 - me]
             turns += 1
             continue
-        legal = rules.legal_actions(state, CFG)
-        state = rules.step(state, legal[agent_rng.below(len(legal))], CFG, rng)
+        legal = rules.legal_moves(state, CFG)
+        state = rules.play_action(state, legal[agent_rng.below(len(legal))], CFG, rng)
     assert turns == state.turn > 10
 
 
@@ -122,7 +122,7 @@ def test_production_at_the_start_of_every_turn(seed):
 def test_legal_actions_are_affordable_plays_then_every_discard():
     hand = idx("basic_wall", "dragons_heart", "crack", "dragon", "bad_ore", "orc")
     state = make(players=(P(20, 8, 3, 3, 3, 5, 1, 3), EN), hands=(hand, ()))
-    assert rules.legal_actions(state, CFG) == (
+    assert rules.legal_moves(state, CFG) == (
         Action(PLAY, 0), Action(PLAY, 4), Action(PLAY, 5),  # 2 ore of 5, free, 3 troops of exactly 3
         *(Action(DISCARD, i) for i in range(6)))
 
@@ -134,22 +134,22 @@ def test_legal_actions_are_affordable_plays_then_every_discard():
 ])
 def test_cost_is_paid_in_the_cards_colour(key, after):
     state = make(players=(P(20, 8, 3, 3, 3, 9, 9, 9), EN), hands=(hand_with(key), ()))
-    assert rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0)).players[0] == after
+    assert rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0)).players[0] == after
 
 
 def test_unaffordable_card_is_not_playable():
     state = make(players=(P(20, 8, 3, 3, 3, 7, 20, 20), EN), hands=(idx("great_wall", "orc"), ()))  # 8 ore needed
-    assert Action(PLAY, 0) not in rules.legal_actions(state, CFG)
+    assert Action(PLAY, 0) not in rules.legal_moves(state, CFG)
     with pytest.raises(ValueError, match="costs 8 ore"):
-        rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0))
+        rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0))
 
 
 def test_a_discard_is_always_allowed_and_ends_the_turn():
     broke = P(20, 8, 3, 3, 3, 0, 0, 0)
     hand = idx("dragon", "dragons_eye", "dragons_heart", "pegasus_lancer", "diamond", "bastion")
     state = make(players=(broke, EN), hands=(hand, ()))
-    assert rules.legal_actions(state, CFG) == tuple(Action(DISCARD, i) for i in range(6))
-    out = rules.step(state, Action(DISCARD, 2), CFG, SplitMix64(0))
+    assert rules.legal_moves(state, CFG) == tuple(Action(DISCARD, i) for i in range(6))
+    out = rules.play_action(state, Action(DISCARD, 2), CFG, SplitMix64(0))
     assert out.players == (broke, EN)
     assert out.discard == idx("dragons_heart")
     assert out.hands[0] == hand[:2] + hand[3:] + (state.deck[0],)
@@ -224,14 +224,14 @@ def test_play_again_chains_without_production_and_refills_at_the_end():
     hand = idx("lucky_coin", "fertile_ground", "quartz", "basic_wall") + (x, y)
     state = make(players=(P(20, 8, 3, 3, 3, 10, 10, 10), EN), hands=(hand, ()))
     deck = state.deck
-    s1 = rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0))  # Lucky Coin: +2 ore +2 mana, again
+    s1 = rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0))  # Lucky Coin: +2 ore +2 mana, again
     assert (s1.players[0], s1.current, s1.acting, s1.turn, s1.hands[0]) == (
         P(20, 8, 3, 3, 3, 12, 12, 10), 0, True, 1, hand[1:])
-    s2 = rules.step(s1, Action(PLAY, 0), CFG, SplitMix64(0))  # Fertile Ground: 1 ore, +1 wall, again
+    s2 = rules.play_action(s1, Action(PLAY, 0), CFG, SplitMix64(0))  # Fertile Ground: 1 ore, +1 wall, again
     assert (s2.players[0], s2.current, s2.hands[0]) == (P(20, 9, 3, 3, 3, 11, 12, 10), 0, hand[2:])
-    s3 = rules.step(s2, Action(PLAY, 0), CFG, SplitMix64(0))  # Quartz: 1 mana, +1 tower, again
+    s3 = rules.play_action(s2, Action(PLAY, 0), CFG, SplitMix64(0))  # Quartz: 1 mana, +1 tower, again
     assert (s3.players[0], s3.current, s3.hands[0]) == (P(21, 9, 3, 3, 3, 11, 11, 10), 0, hand[3:])
-    s4 = rules.step(s3, Action(PLAY, 0), CFG, SplitMix64(0))  # Basic Wall: 2 ore, +3 wall; the turn ends
+    s4 = rules.play_action(s3, Action(PLAY, 0), CFG, SplitMix64(0))  # Basic Wall: 2 ore, +3 wall; the turn ends
     assert s4.players == (P(21, 12, 3, 3, 3, 9, 11, 10), EN)
     assert (s4.current, s4.acting, s4.turn) == (1, False, 1)
     assert s4.hands[0] == (x, y) + deck[:4]
@@ -241,9 +241,9 @@ def test_play_again_chains_without_production_and_refills_at_the_end():
 def test_play_again_may_be_followed_by_a_discard_which_ends_the_turn():
     hand = idx("fairy", "dragon", "orc", "ruby", "ogre", "spear")
     state = make(hands=(hand, ()))
-    s1 = rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0))
+    s1 = rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0))
     assert s1.players[1] == P(22, 4, 2, 4, 3, 10, 10, 10)
-    s2 = rules.step(s1, Action(DISCARD, 0), CFG, SplitMix64(0))
+    s2 = rules.play_action(s1, Action(DISCARD, 0), CFG, SplitMix64(0))
     assert (s2.current, s2.acting, len(s2.hands[0]), s2.discard) == (1, False, 6, idx("fairy", "dragon"))
 
 
@@ -253,19 +253,19 @@ def test_draw_then_discard_then_play_again(key, discard_slot):
     hand = idx(key, "basic_wall", "dragon", "orc", "ruby", "ogre")
     state = make(hands=(hand, ()))
     drawn = state.deck[0]
-    s1 = rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0))
+    s1 = rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0))
     assert s1.hands[0] == hand[1:] + (drawn,)
     assert (s1.current, s1.acting, s1.pending_discard) == (0, True, True)
-    assert rules.legal_actions(s1, CFG) == tuple(Action(DISCARD, i) for i in range(6))
+    assert rules.legal_moves(s1, CFG) == tuple(Action(DISCARD, i) for i in range(6))
     with pytest.raises(ValueError):
-        rules.step(s1, Action(PLAY, 0), CFG, SplitMix64(0))
-    s2 = rules.step(s1, Action(DISCARD, discard_slot), CFG, SplitMix64(0))
+        rules.play_action(s1, Action(PLAY, 0), CFG, SplitMix64(0))
+    s2 = rules.play_action(s1, Action(DISCARD, discard_slot), CFG, SplitMix64(0))
     gone = s1.hands[0][discard_slot]
     assert s2.discard == (hand[0], gone)
     assert (s2.current, s2.acting, s2.pending_discard, len(s2.hands[0])) == (0, True, False, 5)
-    assert Action(PLAY, 0) in rules.legal_actions(s2, CFG)  # plays again
+    assert Action(PLAY, 0) in rules.legal_moves(s2, CFG)  # plays again
     basic_wall_slot = s2.hands[0].index(idx("basic_wall")[0])
-    s3 = rules.step(s2, Action(PLAY, basic_wall_slot), CFG, SplitMix64(0))
+    s3 = rules.play_action(s2, Action(PLAY, basic_wall_slot), CFG, SplitMix64(0))
     assert (s3.current, s3.acting, len(s3.hands[0])) == (1, False, 6)  # refilled only now
     assert s3.hands[0][-2:] == state.deck[1:3]
 
@@ -280,9 +280,9 @@ def test_draw_then_discard_without_again_ends_the_turn():
     custom = CardSet((*CARDS.cards[:-1], last), "custom", "custom")  # (CardSet._replace trips on its __len__)
     cfg = Config(cards=custom, battlefield=FIELDS["crystal_garden"])
     hand = (N - 1,) + idx("basic_wall", "dragon", "orc", "ruby", "ogre")
-    s1 = rules.step(make(hands=(hand, ())), Action(PLAY, 0), cfg, SplitMix64(0))
+    s1 = rules.play_action(make(hands=(hand, ())), Action(PLAY, 0), cfg, SplitMix64(0))
     assert s1.pending_discard
-    s2 = rules.step(s1, Action(DISCARD, 0), cfg, SplitMix64(0))
+    s2 = rules.play_action(s1, Action(DISCARD, 0), cfg, SplitMix64(0))
     assert (s2.current, s2.acting, len(s2.hands[0])) == (1, False, 6)
 
 
@@ -295,7 +295,7 @@ def test_a_play_again_chain_that_empties_the_hand_ends_the_turn():
     hand = idx("lucky_coin", "fertile_ground", "quartz", "fairy", "smoky_quartz", "secret_cave")
     state = make(players=(P(20, 8, 3, 3, 3, 50, 50, 50), EN), hands=(hand, ()))
     for _ in range(6):
-        state = rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0))
+        state = rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0))
     assert state.players == (P(21, 9, 3, 4, 3, 43, 49, 49), P(21, 4, 2, 4, 3, 10, 10, 10))
     assert (state.current, state.acting, len(state.hands[0])) == (1, False, 6)
 
@@ -319,7 +319,7 @@ def test_hand_size_one_games_finish():
 # --------------------------------------------------------------------------------------- the deck
 def test_hand_is_refilled_to_six_after_a_play():
     hand = idx("orc", "dragon", "ruby", "ogre", "spear", "fairy")
-    out = rules.step(make(hands=(hand, ())), Action(PLAY, 0), CFG, SplitMix64(0))
+    out = rules.play_action(make(hands=(hand, ())), Action(PLAY, 0), CFG, SplitMix64(0))
     assert len(out.hands[0]) == 6 and out.hands[0][:5] == hand[1:]
 
 
@@ -348,7 +348,7 @@ def test_empty_draw_pile_reshuffles_the_discard_pile_including_the_card_just_pla
     hand = idx("basic_wall", "dragon", "spear", "fairy", "quartz", "crack")
     rest = tuple(x for x in range(N) if x not in hand + (a, b, c))
     state = make(hands=(hand, rest[:6]), deck=(), discard=(a, b) + rest[6:])  # the draw pile is empty
-    out = rules.step(state, Action(PLAY, 0), CFG, SplitMix64(9))
+    out = rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(9))
     pile = SplitMix64(9).shuffle(list((a, b) + rest[6:] + (hand[0],)))  # the documented Fisher–Yates
     assert out.hands[0] == hand[1:] + (pile[0],)
     assert out.deck == tuple(pile[1:]) and out.discard == ()
@@ -373,7 +373,7 @@ def test_unlimited_deck_allows_duplicates_and_has_no_draw_pile():
         assert all(s.deck == () for _, s, _ in events)
         doubled += any(len(set(h)) < len(h) for _, s, _ in events for h in s.hands)
     assert doubled >= 10  # P(a duplicate in one 6-card hand) ≈ 14 %, and a game shows many hands
-    state = rules.new_game(cfg, 0, SplitMix64.for_stream(5, results.DECK_STREAM))
+    state = rules.new_game(cfg, 0, SplitMix64.for_stream(5, rules.DECK_STREAM))
     deal = shuffle.deal(5, deck="unlimited", draws=12)
     assert state.hands == (deal[:6], deal[6:])
 
@@ -406,7 +406,7 @@ def test_victory_conditions(p1, p2, outcome):
 def test_victory_is_checked_after_the_card_effect(key, me, enemy, outcome):
     hand = hand_with(key)
     state = make(players=(me, enemy), hands=(hand, ()))
-    out = rules.step(state, Action(PLAY, 0), CFG, SplitMix64(0))
+    out = rules.play_action(state, Action(PLAY, 0), CFG, SplitMix64(0))
     assert out.outcome == outcome
     assert (out.current, out.hands[0]) == (0, hand[1:])  # the game stops: no refill, no turn change
 
@@ -414,11 +414,11 @@ def test_victory_is_checked_after_the_card_effect(key, me, enemy, outcome):
 def test_victory_is_checked_after_a_discard():
     winning = P(80, 0, 0, 0, 0, 0, 0, 0)  # e.g. reached through a hand-built start
     state = make(players=(EN, winning), hands=(idx("orc", "ruby"), ()))
-    out = rules.step(state, Action(DISCARD, 0), CFG, SplitMix64(0))
+    out = rules.play_action(state, Action(DISCARD, 0), CFG, SplitMix64(0))
     assert out.outcome == (1, rules.TOWER_BUILT)
     assert (out.current, out.hands[0]) == (0, idx("ruby"))
     pending = make(players=(EN, winning), hands=(idx("orc", "ruby"), ()), pending=True)
-    assert rules.step(pending, Action(DISCARD, 1), CFG, SplitMix64(0)).outcome == (1, rules.TOWER_BUILT)
+    assert rules.play_action(pending, Action(DISCARD, 1), CFG, SplitMix64(0)).outcome == (1, rules.TOWER_BUILT)
 
 
 def test_production_can_win_before_the_action():
@@ -443,9 +443,9 @@ def test_a_win_on_the_last_turn_beats_the_turn_limit():
     cfg = config(max_turns=1)
     hand = idx("quartz", "dragon", "orc", "ruby", "ogre", "spear")
     state = make(players=(ME._replace(tower=70), EN), hands=(hand, ()))
-    assert rules.step(state, Action(PLAY, 0), cfg, SplitMix64(0)).outcome is None  # again: still acting
-    assert rules.step(state, Action(PLAY, 3), cfg, SplitMix64(0)).outcome == (0, rules.TOWER_BUILT)
-    assert rules.step(state, Action(PLAY, 2), cfg, SplitMix64(0)).outcome == (rules.DRAW_SEAT, rules.TURN_LIMIT)
+    assert rules.play_action(state, Action(PLAY, 0), cfg, SplitMix64(0)).outcome is None  # again: still acting
+    assert rules.play_action(state, Action(PLAY, 3), cfg, SplitMix64(0)).outcome == (0, rules.TOWER_BUILT)
+    assert rules.play_action(state, Action(PLAY, 2), cfg, SplitMix64(0)).outcome == (rules.DRAW_SEAT, rules.TURN_LIMIT)
 
 
 # --------------------------------------------------------------------------------- missed turns
@@ -513,6 +513,52 @@ def test_miss_counter_follows_consecutive_misses():
     assert resets >= 10 and timeouts >= 1
 
 
+# ---------------------------------------------------------------- the protocol: State, timer node
+def test_initial_state_deals_the_published_shuffle_and_waits_at_the_timer():
+    state = rules.initial_state(config(first="p2"), 5)
+    deal = shuffle.deal(5)  # the deal as published for players (shuffle.py)
+    assert state.game.hands == (deal[:6], deal[6:12]) and state.game.deck == deal[12:]
+    assert (state.game.current, state.game.first, state.game.turn, state.game.acting) == (1, 1, 0, False)
+    assert rules.legal_actions(CFG, state) == ()  # the turn starts at the timer's chance node
+
+
+def test_timer_outcomes_and_draws_follow_the_miss_rate():
+    state = rules.initial_state(CFG, 3)
+    assert rules.chance_outcomes(CFG, state) == [("play", 1.0)]
+    assert rules.sample_chance(CFG, state) == ("play", state)  # no timer: nothing drawn
+    cfg = config(miss_rate=0.3)
+    assert rules.chance_outcomes(cfg, state) == [("miss", 0.3), ("play", 0.7)]
+    timer = SplitMix64.for_stream(3, 4)  # stream 4 of the game seed is the duel timer
+    misses = 0
+    for _ in range(400):
+        outcome, after = rules.sample_chance(cfg, state)
+        assert outcome == ("miss" if timer.random() < 0.3 else "play")
+        assert (after.game, after.deck, after.timer) == (state.game, state.deck, timer.state)
+        misses, state = misses + (outcome == "miss"), after
+    assert binomtest(misses, 400, 0.3).pvalue > 0.001
+
+
+def test_apply_starts_the_turn_with_the_timer_outcome_then_plays_actions():
+    hand = idx("orc", "bad_ore", "ruby", "mad_cow", "dragon", "ogre")  # costs 3 T, 0 O, 3 M, 0 T, 25 T, 6 T
+    game = make(hands=(hand, ()), acting=False, turn=3)._replace(missed=(1, 0), missed_total=(2, 0))
+    state = rules.State(game, 7, 9)
+    played = rules.apply(CFG, state, "play")
+    assert played.game.players[0] == P(20, 8, 3, 3, 3, 23, 23, 23)  # production: 3 of each
+    assert (played.game.turn, played.game.acting, played.game.missed, played.game.missed_total) == (
+        4, True, (0, 0), (2, 0))
+    assert (played.deck, played.timer) == (7, 9)
+    assert rules.legal_actions(CFG, played) == (
+        *(Action(PLAY, i) for i in (0, 1, 2, 3, 5)), *(Action(DISCARD, i) for i in range(6)))  # no dragon
+    passed = rules.apply(CFG, played, Action(PLAY, 3))  # Mad Cow, free: the turn passes, the hand refills
+    assert (passed.game.current, passed.game.acting, passed.game.hands[0]) == (
+        1, False, hand[:3] + hand[4:] + game.deck[:1])
+    missed = rules.apply(CFG, state, "miss")
+    assert missed.game.players[0] == P(20, 8, 3, 3, 3, 23, 23, 23)
+    assert missed.game.discard == idx("bad_ore")  # the first of the two cheapest cards
+    assert (missed.game.current, missed.game.acting, missed.game.missed, missed.game.missed_total) == (
+        1, False, (2, 0), (3, 0))
+
+
 # --------------------------------------------------------------------------------- first player
 @pytest.mark.parametrize(("first", "seat"), [("p1", 0), ("p2", 1)])
 def test_fixed_first_player(first, seat):
@@ -540,9 +586,9 @@ def test_lightning_variant(variant, me_after, enemy_after):
     cfg = config(lightning=variant)
     hand = idx("lightning", "dragon", "orc", "ruby", "ogre", "spear")
     state = make(players=(P(20, 5, 3, 3, 3, 20, 20, 20), P(22, 20, 2, 4, 3, 10, 10, 10)), hands=(hand, ()))
-    assert rules.step(state, Action(PLAY, 0), cfg, SplitMix64(0)).players == (me_after, enemy_after)
+    assert rules.play_action(state, Action(PLAY, 0), cfg, SplitMix64(0)).players == (me_after, enemy_after)
     high = make(players=(P(30, 5, 3, 3, 3, 20, 20, 20), P(22, 20, 2, 4, 3, 10, 10, 10)), hands=(hand, ()))
-    assert rules.step(high, Action(PLAY, 0), cfg, SplitMix64(0)).players == (
+    assert rules.play_action(high, Action(PLAY, 0), cfg, SplitMix64(0)).players == (
         P(30, 5, 3, 3, 3, 20, 9, 20), P(14, 20, 2, 4, 3, 10, 10, 10))
 
 
@@ -556,7 +602,7 @@ def test_groundwater_variant(variant, walls, me_after, enemy_after):
     cfg = config(groundwater=variant)
     hand = idx("groundwater", "dragon", "orc", "ruby", "ogre", "spear")
     state = make(players=(ME._replace(wall=walls[0]), EN._replace(wall=walls[1])), hands=(hand, ()))
-    assert rules.step(state, Action(PLAY, 0), cfg, SplitMix64(0)).players == (me_after, enemy_after)
+    assert rules.play_action(state, Action(PLAY, 0), cfg, SplitMix64(0)).players == (me_after, enemy_after)
 
 
 @pytest.mark.parametrize("size", [4, 8])

@@ -6,6 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 
+from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
 from workbench.core.runner import simulate
@@ -104,8 +105,30 @@ def test_shade_rounds_halves_up_and_caps_at_the_budget():
     (4, 2, 3, ["random"] * 4),
 ])
 def test_exact_odds_lie_inside_the_simulated_999_intervals(players, budget, value, agents):
-    table = auction_table(players, budget, value, agents, games=4000, seed=3).drop_nulls("n")
-    assert table["inside"].all(), table
+    games = 4000
+    table = {r["event"]: r for r in auction_table(players, budget, value, agents, games=games, seed=3)
+             .drop_nulls("n").iter_rows(named=True)}
+    config = A.Auction(players, (budget,) * players, (value,) * players)
+    out = A.outcome(config, [plan_of(a, config, s) for s, a in enumerate(agents)])
+    exact = {**{f"p{i + 1} wins": w for i, w in enumerate(out.win)}, "nobody": out.nobody,
+             "second_auction": out.second_auction, "double_tie": out.double_tie}
+    if agents == ["random", "random"] and budget == 3:  # by hand: bids uniform on 0..3, ties 1/4 of the time
+        assert exact == {"p1 wins": F(57, 128), "p2 wins": F(57, 128), "nobody": F(1, 16) + F(3, 16) * F(1, 4),
+                         "second_auction": F(3, 16), "double_tie": F(3, 64)}
+    # the same auctions played again; each event counted from their rows, its interval from scipy
+    frame = simulate("rescue", games, params={"players": players, "budget": budget, "value": value},
+                     agents=",".join(agents), seed=3, progress=False)
+    hits = {**{f"p{i + 1} wins": frame["winner"] == f"p{i + 1}" for i in range(players)},
+            "nobody": frame["winner"] == "draw", "second_auction": frame["length"] == 2,
+            "double_tie": frame["reason"] == "double_tie"}
+    assert set(table) == set(hits)
+    for event, hit in hits.items():
+        k = int(hit.sum())
+        low, high = scipy_wilson(k, games, 0.999)
+        assert low <= float(exact[event]) <= high, (event, k, exact[event])
+        row = table[event]
+        assert row["simulated"] == k / games and row["n"] == games
+        assert (row["low"], row["high"]) == pytest.approx((low, high), abs=1e-9) and row["inside"] is True
 
 
 def test_simulated_surplus_matches_the_exact_expectation():

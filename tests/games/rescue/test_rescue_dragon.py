@@ -5,7 +5,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core.errors import InputError
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.runner import simulate
 from workbench.core.seeding import game_seed
 from workbench.games.rescue import dragon
 from workbench.games.rescue.events import STUDIES
@@ -93,14 +94,27 @@ def test_seeded_and_replayable():
     assert_frame_equal(a, dragon.simulate("0.4", 10, 300, seed=5, players=3))
     row = a.row(123, named=True)
     assert row["game_seed"] == game_seed(5, 123)
-    appears, caught = dragon.play_game(row["game_seed"], [0.4] * 3, 10)
-    assert (appears, caught) == (row["dragon_round"], [row[f"catch_round_p{i}"] for i in (1, 2, 3)])
+    # game 123 replayed alone, from its index, through core's runner
+    alone = simulate(dragon.DRAGON, 1, params={"players": 3, "catch": "0.4", "rounds": 10}, seed=5, start=123,
+                     progress=False)
+    assert alone.row(0, named=True) == row
 
 
-def test_stop_keeps_finished_games():
-    calls = iter([False, True])
-    frame = dragon.simulate("0.3", 10, 5000, players=2, should_stop=lambda: next(calls))
-    assert frame.height == 1000
+def test_stop_keeps_finished_games_and_their_tables():
+    chunks, answers = [], iter([False, True])
+
+    def stop() -> bool:
+        return next(answers)
+
+    with pytest.raises(RunInterrupted) as stopped:
+        dragon.simulate("0.3", 10, 5000, players=2, on_progress=lambda done, total: chunks.append((done, total)),
+                        should_stop=stop)
+    kept = stopped.value.partial  # the two chunks that finished before the stop was seen
+    assert kept.height == chunks[1][0] < 5000 and chunks[1][1] == 5000
+    assert kept["game_index"].to_list() == list(range(kept.height))
+    answers = iter([False, True])
+    tables = dragon.tables("0.3", 10, 5000, players=2, should_stop=stop)
+    assert tables["games"].height == kept.height and tables["trophy"]["n"].to_list() == [kept.height] * 3
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from fractions import Fraction
 
 import polars as pl
 import pytest
 
-from workbench.games.rescue import control, dragon, trophies
+from tests.scipy_intervals import wilson as scipy_wilson
+from workbench.games.rescue import dragon, trophies
 from workbench.games.rescue import report as rr
 from workbench.games.rescue.auction import Auction
 from workbench.games.rescue.studies import exact_table
@@ -34,19 +36,67 @@ def _inside(frame: pl.DataFrame) -> None:
     assert ((frame["low"] <= frame["exact"]) & (frame["exact"] <= frame["high"])).all()
 
 
-def test_every_section_table_and_chart_is_written(built):
+def _shown(value) -> str:
+    """A number as the report's tables print it (4 significant digits, whole numbers bare)."""
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def test_a_reader_sees_each_section_its_cases_and_values_worked_by_hand(built):
     out, meta = built
     md = (out / "index.md").read_text()
+    assert md.startswith("# Age of Towers — To The Rescue: Mercenary auction, taking control, the Dragon, trophies")
     assert [md.index(s) for s in SECTIONS] == sorted(md.index(s) for s in SECTIONS)
-    assert meta["meta"]["rules_version"] == "rescue-auction-1" and meta["meta"]["quick"] is True
-    assert meta["tables"] == ["auction_2p", "auction_3p", "equilibrium_2p", "equilibrium_3p",
-                              "control_smallest_offer", "control", "dragon_appearance", "dragon_trophy", "trophies"]
-    assert len(meta["charts"]) == 13
-    for name in meta["charts"]:
-        for ext in ("png", "svg", "vl.json"):
-            assert (out / f"{name}.{ext}").stat().st_size > 0
-        assert f'id="chart-{name}"' in (out / "index.html").read_text()
-    assert "The Dragon-trophy table for 2–6 players, catch 0.3: 25 of 25 exact values" in md
+    assert "| Rules version | rescue-auction-1 |" in md and "| Master seed | 0 |" in md
+    # by hand: two uniform bids 0..3 tie at 0 with chance 1/16 (nobody) and at b >= 1 with 3/16, then tie again 1/4
+    assert "| 2 | 3 | random | nobody | 0.1094 | 7/64 |" in md
+    # an owner worth 13 holding 6 crystals refuses every offer up to 5 (refusing costs k + 1 < 13 - k) and
+    # accepts 6 (it cannot pay 7); holding 4 it is forced to take 4; holding 2 to take 2; holding nothing, any offer
+    assert "| 13 | 1 | 2 | 4 | 6 |" in md
+    # the Dragon is one of 6 shuffled cards: each round 1..6 with chance 1/6
+    assert all(f"| {r} | 1/6 | 0.1667 |" in md for r in range(1, 7))
+    # four equal random builders: p1 takes a colour's trophy when it holds strictly the most of the 5 tokens
+    counts = [sorted(((s.count(j), j) for j in range(4)), reverse=True) for s in itertools.product(range(4), repeat=5)]
+    most = sum(1 for c in counts if c[0][0] > c[1][0] and c[0][1] == 0)  # who placed each token, 4**5 ways
+    tied = sum(1 for c in counts if c[0][0] == c[1][0])
+    case = rr.TROPHY_CASES[0][0]
+    assert f"| {case} | 4 | 1 | p1 | {Fraction(most, 4**5)} |" in md
+    assert f"| {case} | 4 | 1 | nobody | {Fraction(tied, 4**5)} |" in md
+    for case, *_ in rr.TROPHY_CASES:  # each trophy case under its own name
+        assert f"| {case} |" in md
+    assert len(meta["charts"]) == 13 and all(f'id="chart-{c}"' in (out / "index.html").read_text()
+                                             for c in meta["charts"])
+
+
+def test_every_simulated_rate_is_shown_with_n_and_its_999_interval(built):
+    md = (built[0] / "index.md").read_text()
+    tables = {name: _table(built, name) for name in ("auction_2p", "auction_3p", "dragon_appearance",
+                                                     "dragon_trophy", "trophies")}
+    for name, table in tables.items():
+        rates = table.filter(pl.col("n").is_not_null())
+        assert rates.height > 0
+        for row in rates.iter_rows(named=True):
+            k = round(row["simulated"] * row["n"])
+            assert row["simulated"] == k / row["n"]
+            assert (row["low"], row["high"]) == pytest.approx(scipy_wilson(k, row["n"], 0.999), abs=1e-9), name
+            # the reader sees the rate, its interval and n side by side
+            assert (f"| {_shown(row['simulated'])} | {_shown(row['low'])} | {_shown(row['high'])} |" in md
+                    or f"| {row['k']} | {row['n']} | {_shown(row['simulated'])} | {_shown(row['low'])} | "
+                       f"{_shown(row['high'])} |" in md), (name, row)
+    # the captions count the exact values inside scipy's intervals
+    for players in rr.AUCTION_PLAYERS:
+        rates = tables[f"auction_{players}p"].filter(pl.col("n").is_not_null())
+        inside = sum(_inside_scipy(r) for r in rates.iter_rows(named=True))
+        assert f"{inside} of {rates.height} exact probabilities lie inside" in md
+    trophy = tables["dragon_trophy"]
+    inside = sum(_inside_scipy(r) for r in trophy.iter_rows(named=True))
+    assert f"catch 0.3: {inside} of {trophy.height} exact values lie inside" in md
+
+
+def _inside_scipy(row: dict) -> bool:
+    low, high = scipy_wilson(round(row["simulated"] * row["n"]), row["n"], 0.999)
+    return low - 1e-12 <= row["exact"] <= high + 1e-12
 
 
 def test_auction_tables_are_the_exact_odds_beside_intervals_that_hold_them(built):
@@ -83,16 +133,48 @@ def test_equilibrium_tables_cover_the_budgets_and_report_exploitability(built):
         assert p == pytest.approx(float(tie / (b + 1) + tie * b / (b + 1) * tie))
 
 
+# (owner worth, owner crystals, offer) → the owner's answer, worked out from its two payoffs: accepting gains k
+# crystals and loses the Mercenary (k - v), refusing pays k + 1 (-(k + 1)) and needs k + 1 crystals in hand;
+# equal payoffs: it takes the crystals.
+BY_HAND = [
+    (13, 6, 5, "refuse"),       # -6 > 5 - 13 = -8, and it holds 6
+    (13, 6, 6, "accept"),       # -7 = 6 - 13: indifferent, takes the crystals
+    (13, 4, 4, "must_accept"),  # -5 > -9, but refusing needs 5 crystals
+    (13, 4, 3, "refuse"),       # -4 > -10, holds 4
+    (6, 6, 2, "refuse"),        # -3 > 2 - 6 = -4
+    (6, 6, 3, "accept"),        # -4 < 3 - 6 = -3
+    (6, 2, 2, "must_accept"),   # -3 > -4, but refusing needs 3
+    (5, 6, 2, "accept"),        # -3 = 2 - 5: indifferent
+    (0, 0, 1, "accept"),        # a worthless Mercenary is always sold
+]
+# (owner worth, owner crystals) → the smallest offer it accepts, from the rows above and their neighbours
+SMALLEST_BY_HAND = {(13, 6): 6, (13, 4): 4, (13, 2): 2, (13, 0): 1, (6, 6): 3, (6, 4): 3, (6, 2): 2, (5, 6): 2,
+                    (0, 0): 1, (0, 6): 1}
+
+
+def _answer_from_payoffs(k: int, v: int, c: int) -> str:
+    """The owner's answer by comparing its two payoffs (a second method beside the 2k + 1 rule)."""
+    if -(k + 1) <= k - v:
+        return "accept"
+    return "refuse" if c >= k + 1 else "must_accept"
+
+
 def test_control_tables_follow_the_owners_rule(built):
     table = _table(built, "control")
-    for v, c, k, decision, k_star in table.select("owner_value", "owner_crystals", "offer", "decision",
-                                                  "smallest_offer").iter_rows():
-        assert decision == control.decision(k, v, c) and k_star == control.smallest_offer(v, c)
+    answers = {(v, c, k): d for v, c, k, d in table.select("owner_value", "owner_crystals", "offer",
+                                                           "decision").iter_rows()}
+    assert {(v, c, k): answers[(v, c, k)] for v, c, k, _ in BY_HAND} == {(v, c, k): d for v, c, k, d in BY_HAND}
+    # every cell agrees with the payoff comparison, and the smallest offer is the first offer not refused
+    assert all(d == _answer_from_payoffs(k, v, c) for (v, c, k), d in answers.items())
+    for v, c, k_star, worth_it in table.select("owner_value", "owner_crystals", "smallest_offer",
+                                               "worth_it").unique().iter_rows():
+        first = next(k for k in range(1, 100) if _answer_from_payoffs(k, v, c) != "refuse")
+        assert k_star == first and worth_it == (rr.VALUE > first)
     smallest = _table(built, "control_smallest_offer")
-    for row in smallest.iter_rows(named=True):
-        for col, k_star in row.items():
-            if col.startswith("crystals_"):
-                assert k_star == control.smallest_offer(row["owner_value"], int(col.removeprefix("crystals_")))
+    shown = {(row["owner_value"], int(col.removeprefix("crystals_"))): k for row in smallest.iter_rows(named=True)
+             for col, k in row.items() if col.startswith("crystals_")}
+    assert {key: shown[key] for key in SMALLEST_BY_HAND} == SMALLEST_BY_HAND
+    assert sorted({c for _, c in shown}) == [0, 2, 4, 6] and sorted({v for v, _ in shown}) == list(range(14))
 
 
 def test_dragon_tables_equal_the_exact_functions_and_sit_in_their_intervals(built):

@@ -210,8 +210,9 @@ class GreedyAgent:
              legal: tuple[Action, ...]) -> list[tuple[float, int, Action]]:
         """``(score, order, action)`` of every legal action, best first (ties keep the legal order)."""
         base = evaluate(state, me, config, self.weights)
-        scored = [(base if a.kind == END_TURN else evaluate(rules.perform(config, state, a), me, config, self.weights),
-                   i, a) for i, a in enumerate(legal)]
+        scored = [(base if a.kind == END_TURN
+                   else evaluate(rules.apply(config, state, a, check=False), me, config, self.weights), i, a)
+                  for i, a in enumerate(legal)]
         # ending the turn goes first unless an action beats it by more than MARGIN
         return sorted(scored, key=lambda t: (-(t[0] if t[2].kind == END_TURN else t[0] - MARGIN), t[1]))
 
@@ -261,9 +262,9 @@ class SearchAgent:
     def simulate(self, config: Config, state: GameState, action: Action, me: int, rng: SplitMix64) -> float:
         """One rollout after ``action`` from a full state; its score for ``me`` in [0, 1]."""
         stop = state.turn + self.horizon
-        state = rules.perform(config, state, action)
+        state = rules.apply(config, state, action, check=False)
         while state.outcome is None and state.turn < stop:
-            state = rules.perform(config, state, self._rollout_action(config, state, rng))
+            state = rules.apply(config, state, self._rollout_action(config, state, rng), check=False)
         if state.outcome is not None:
             return 1.0 if state.outcome[0] == me else (0.0 if state.outcome[0] == 1 - me else 0.5)
         return 1.0 / (1.0 + math.exp(-evaluate(state, me, config, self.greedy.weights) / self.scale))

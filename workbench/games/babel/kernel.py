@@ -353,7 +353,7 @@ def _ability(s, me, site, nation, arg, run_any):
 
 @nb.njit(**_JIT)
 def _perform(s, idx, run_any):
-    """``rules.perform`` of any action but ``END_TURN`` (which draws: :func:`_end_turn`)."""
+    """``rules.apply(..., check=False)`` of any action but ``END_TURN`` (which draws: :func:`_end_turn`)."""
     kind = ACTIONS[idx, 0]
     a = ACTIONS[idx, 1]
     b = ACTIONS[idx, 2]

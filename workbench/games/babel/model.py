@@ -27,15 +27,14 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, first_seat, seat_name
+from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, seat_name
 from workbench.core.rng import SplitMix64
 from workbench.games.babel import agents as babel_agents
 from workbench.games.babel import rules
 from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_COLUMNS, SEATS, TALLY_COLUMNS
-from workbench.games.babel.rules import Action, Config, GameState
+from workbench.games.babel.rules import SEAT_STREAM_BASE, Action, Config, GameState
 
 RULES_VERSION = "babel-1"
-DECK_STREAM, QUARRY_STREAM, SEAT_STREAM_BASE = 1, 2, 3  # and core's FIRST_STREAM, 5
 START_HANDS = {"3/5": (3, 5), "5/5": (5, 5)}
 
 PARAMS = (
@@ -114,10 +113,8 @@ class BabelModel(GameModel):
                       int(params["max_turns"]))
 
     def initial_state(self, config: Config, seed: int) -> GameState:
-        """Shuffle the nation deck (stream 1) and the quarry (stream 2), deal, and start turn 1."""
-        deck = SplitMix64.for_stream(seed, DECK_STREAM).state
-        quarry = SplitMix64.for_stream(seed, QUARRY_STREAM).state
-        return rules.new_game(config, first_seat(config.first, seed), deck, quarry)
+        """Shuffle the nation deck (stream 1) and the quarry (stream 2), deal, and start turn 1 (``rules``)."""
+        return rules.initial_state(config, seed)
 
     def current_player(self, config: Config, state: GameState) -> int:
         """TERMINAL once decided; the opponent while universal discards are owed; else the player to move."""

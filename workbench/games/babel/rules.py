@@ -47,7 +47,9 @@ bottom → top, the top card is the *last* element):
   (hand size announced at the seat's last phase 3, 0 below 4), ``tallies[2][10]``, the outcome as
   ``winner`` (-1 draw) + a reason code, and ``deck_rng`` (the uint64 SplitMix64 state of the deck stream).
 
-Actions are ``Action(kind, a, b)`` — three integers (see the kind constants).
+Actions are ``Action(kind, a, b)`` — three integers (see the kind constants).  The protocol
+functions are :func:`initial_state`, :func:`legal_actions` and :func:`apply` over
+``(config, state, action)``; ``apply(..., check=False)`` skips the legality test for the agents.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from workbench.core.errors import InputError
+from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
 
 NATIONS = ("Assyrians", "Hittites", "Medes", "Persians", "Sumerians")
@@ -68,6 +71,9 @@ TEMPLE_COPIES = (10, 9, 8, 7, 6, 5)  # levels 1..6
 TOP_LEVEL = 6
 RUN = 3  # identical successive cards that activate an ability
 STANDARD_WIN, STANDARD_LOSE, END_PHASE_TOP = 15, 9, 20
+# Sub-streams of the game seed: the nation deck (deal, reshuffles), the quarry (shuffled once), the
+# agents of p1 and p2 (3 and 4); core's FIRST_STREAM, 5, draws the first seat.
+DECK_STREAM, QUARRY_STREAM, SEAT_STREAM_BASE = 1, 2, 3
 
 # Action kinds.  a, b: MOVE site; DEPLOY nation; BUILD source (0/1 the temple stack of p1/p2, 2 the
 # start card); MIGRATE from-site, to-site; ABILITY run nation, argument (Medes: the nation to desert,
@@ -233,6 +239,13 @@ def new_game(config: Config, first: int, deck_seed: int, quarry_seed: int) -> Ga
     state = draw_nations(state, first, config.start_hands[0])
     state = draw_nations(state, 1 - first, config.start_hands[1])
     return begin_turn(state, first)
+
+
+def initial_state(config: Config, seed: int) -> GameState:
+    """Game seed ``seed``'s start: the nation deck (stream 1) and quarry (stream 2) shuffled, dealt, turn 1 begun."""
+    deck = SplitMix64.for_stream(seed, DECK_STREAM).state
+    quarry = SplitMix64.for_stream(seed, QUARRY_STREAM).state
+    return new_game(config, first_seat(config.first, seed), deck, quarry)
 
 
 def draw_nations(state: GameState, seat: int, count: int) -> GameState:
@@ -419,7 +432,7 @@ def _why_first_turn(config: Config, state: GameState, action: Action) -> str | N
     is_build = action.kind == BUILD and action.a != START
     if is_build or (action.kind == ABILITY and action.a in (HITTITES, PERSIANS)):
         return "the first build must be the start level-1 card"
-    if action.kind != BUILD and not start_buildable(perform(config, state, action), state.current):
+    if action.kind != BUILD and not start_buildable(apply(config, state, action, check=False), state.current):
         return "the start level-1 card could no longer be built this turn"
     return None
 
@@ -470,17 +483,17 @@ def legal_actions(config: Config, state: GameState) -> tuple[Action, ...]:
 
 
 # ----------------------------------------------------------------------------------------- effects
-def apply(config: Config, state: GameState, action: Action) -> GameState:
-    """The state after ``action``; an illegal action raises :class:`InputError` naming it and why."""
-    action = Action(*action)
-    why = why_illegal(config, state, action)
-    if why is not None:
-        raise InputError(f"babel: illegal action {action_text(action)} for p{actor(state) + 1}: {why}")
-    return perform(config, state, action)
+def apply(config: Config, state: GameState, action: Action, *, check: bool = True) -> GameState:
+    """The state after ``action``; an illegal action raises :class:`InputError` naming it and why.
 
-
-def perform(config: Config, state: GameState, action: Action) -> GameState:
-    """Carry out a legal ``action`` (no checks: :func:`apply` checks first)."""
+    ``check=False`` skips the legality test, for the agents' lookahead over actions they took from
+    :func:`legal_actions` (an illegal action then gives a state no game reaches).
+    """
+    if check:
+        action = Action(*action)
+        why = why_illegal(config, state, action)
+        if why is not None:
+            raise InputError(f"babel: illegal action {action_text(action)} for p{actor(state) + 1}: {why}")
     state = _tally(state, actor(state), T_ACTIONS)
     if action.kind == DISCARD:
         return _do_discard(state, action.a)

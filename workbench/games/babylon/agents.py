@@ -177,12 +177,13 @@ def _settle(config: Config, s: State, me: int, w: Weights, depth: int) -> State:
             return s
         legal = rules.legal_actions(config, s)
         if depth <= 0 or len(legal) == 1:
-            s = rules.step(config, s, legal[0])
+            s = rules.apply(config, s, legal[0], check=False)
             continue
         sign = 1.0 if due[1] == me else -1.0
-        scored = [(sign * evaluate(config, _settle(config, rules.step(config, s, a), me, w, depth - 1), me, w), i)
+        scored = [(sign * evaluate(config, _settle(config, rules.apply(config, s, a, check=False), me, w, depth - 1),
+                                   me, w), i)
                   for i, a in enumerate(legal)]
-        s = rules.step(config, s, legal[max(scored, key=lambda t: (t[0], -t[1]))[1]])
+        s = rules.apply(config, s, legal[max(scored, key=lambda t: (t[0], -t[1]))[1]], check=False)
     return s
 
 
@@ -218,7 +219,7 @@ class GreedyAgent:
             if a[0] == K_END:
                 scored.append((base, i))
             else:
-                after = _settle(config, rules.step(config, s, Action(*a)), me, w, 1)
+                after = _settle(config, rules.apply(config, s, Action(*a), check=False), me, w, 1)
                 if a[0] == K_PLAY and config.cards[a[1]].type == rules.INVOCATION and after.outcome is None:
                     # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
                     after = rules.run_clause(config, after, me, a[1], config.cards[a[1]].clauses["start_next"],
@@ -272,7 +273,7 @@ class SearchAgent:
         for _ in range(worlds):
             world = determinise(config, view, rng)
             for j, a in enumerate(ranked):
-                scores[j].append(self._rollout(config, rules.step(config, world, Action(*a)), view.me))
+                scores[j].append(self._rollout(config, rules.apply(config, world, Action(*a), check=False), view.me))
         best, best_gain = 0, 0.0
         for j in range(1, len(ranked)):
             diffs = [x - y for x, y in zip(scores[j], scores[0], strict=True)]
@@ -289,7 +290,7 @@ class SearchAgent:
             if due is None or s.turn >= stop:
                 break
             legal = rules.legal_actions(config, s)
-            s = rules.step(config, s, Action(*self.greedy.choose(config, s, due[1], legal)))
+            s = rules.apply(config, s, Action(*self.greedy.choose(config, s, due[1], legal)), check=False)
         if s.outcome is not None:
             return 0.5 if s.outcome[0] == DRAW_SEAT else float(s.outcome[0] == me)
         return 1.0 / (1.0 + math.exp(-evaluate(config, s, me, self.greedy.weights) / self.scale))

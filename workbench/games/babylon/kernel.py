@@ -1131,7 +1131,7 @@ def _main(s, tab, seat, k, a, b):
 
 @nb.njit(**_JIT)
 def _step(s, tab, k, a, b):
-    """``rules.step``: the decision due taken as ``(k, a, b)``, then everything automatic after it."""
+    """``rules.apply(..., check=False)``: the decision due taken as ``(k, a, b)``, then all that follows by itself."""
     kind = _decision(s)
     seat = _decider(s)
     if kind == MULLIGAN:

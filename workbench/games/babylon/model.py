@@ -35,16 +35,15 @@ import polars as pl
 
 from workbench.core.cardtable import CardTable
 from workbench.core.errors import InputError
-from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, first_seat, seat_name
+from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, seat_name
 from workbench.core.rng import SplitMix64
 from workbench.games.babylon import agents as babylon_agents
 from workbench.games.babylon import rules
 from workbench.games.babylon.cards import CARDS_CSV, load_cards, load_decks
 from workbench.games.babylon.results import RESULT_COLUMNS, SEATS, STEPS_PER_TURN
-from workbench.games.babylon.rules import Action, Config, State
+from workbench.games.babylon.rules import SEAT_STREAM_BASE, Action, Config, State
 
 RULES_VERSION = "babylon-1"
-DECK_STREAMS, SEAT_STREAM_BASE = (1, 2), 3  # and core's FIRST_STREAM, 5
 DECK_KEYS = tuple(load_decks())
 
 PARAMS = (
@@ -113,7 +112,8 @@ class BabylonModel(GameModel):
     agent_stream_base = SEAT_STREAM_BASE
     reference_chunk = 100  # a reference game takes tens of milliseconds
     # capabilities (card_table above)
-    engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.fast:play", chunk=5_000)
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.fast:play", chunk=5_000,
+                            variants="workbench.games.babylon.fast:VARIANTS")
     text = "workbench.games.babylon.text"
 
     def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
@@ -173,10 +173,8 @@ class BabylonModel(GameModel):
         return build_config(params)
 
     def initial_state(self, config: Config, seed: int) -> State:
-        """Shuffle both decks (streams 1 and 2), deal, and ask the first seat's mulligan."""
-        first = first_seat(config.first, seed)
-        return rules.new_game(config, first, tuple(SplitMix64.for_stream(seed, k).state
-                                                   for k in DECK_STREAMS))  # type: ignore[arg-type]
+        """Shuffle both decks (streams 1 and 2), deal, and ask the first seat's mulligan (``rules``)."""
+        return rules.initial_state(config, seed)
 
     def current_player(self, config: Config, state: State) -> int:
         """The seat whose decision is due (the defender during its block and Witchery window); TERMINAL at the end."""

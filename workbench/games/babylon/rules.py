@@ -49,11 +49,13 @@ from itertools import combinations
 from typing import NamedTuple
 
 from workbench.core.errors import InputError
+from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
 from workbench.games.babylon.cards import FACTIONS, Card, CardPool, Deck
 from workbench.games.babylon.effects import WITCHERY_TRIGGERS, Clause
 
 SEATS = 2
+DECK_STREAMS, SEAT_STREAM_BASE = (1, 2), 3  # sub-streams of the game seed; agents 3 and 4; core's FIRST_STREAM 5
 FACTION_LIST = tuple(FACTIONS)  # Fire Light Earth Water Shadow
 N_FACTIONS = len(FACTION_LIST)
 UNKNOWN = -1  # a card a seat cannot see (observations)
@@ -343,6 +345,12 @@ def new_game(cfg: Config, first: int, deck_states: tuple[int, int]) -> State:
                           tuple([0] * (len(TALLIES) - 2)) + (n, 0)))
     return State((sides[0], sides[1]), (), first, first, 0, Pending(MULLIGAN, first), None, (), 0, False, False,
                  None, ())
+
+
+def initial_state(cfg: Config, seed: int) -> State:
+    """Game seed ``seed``'s start: each seat's deck shuffled from its stream (1, 2), dealt, the first mulligan due."""
+    return new_game(cfg, first_seat(cfg.first, seed), (SplitMix64.for_stream(seed, DECK_STREAMS[0]).state,
+                                                      SplitMix64.for_stream(seed, DECK_STREAMS[1]).state))
 
 
 def mulligan_masks(hand: tuple[int, ...], most: int) -> tuple[int, ...]:
@@ -823,15 +831,16 @@ def _illegal(s: State, action: Action, why: str) -> InputError:
     return InputError(f"babylon: illegal action {describe_action(action)} at the {what}: {why}")
 
 
-def apply(cfg: Config, s: State, action: Action) -> State:
-    """The state after ``action``; raises :class:`InputError` naming the decision when it is not legal."""
-    if action not in legal_actions(cfg, s):
-        raise _illegal(s, action, "it is not among the legal actions")
-    return step(cfg, s, Action(*action))
+def apply(cfg: Config, s: State, action: Action, *, check: bool = True) -> State:
+    """The state after ``action``; raises :class:`InputError` naming the decision when it is not legal.
 
-
-def step(cfg: Config, s: State, action: Action) -> State:
-    """:func:`apply` without the legality check (agents' lookahead over actions they took from legal_actions)."""
+    ``check=False`` skips the legality test, for the agents' lookahead over actions they took from
+    :func:`legal_actions`.
+    """
+    if check:
+        if action not in legal_actions(cfg, s):
+            raise _illegal(s, action, "it is not among the legal actions")
+        action = Action(*action)
     kind, seat = decision(s)  # type: ignore[misc]
     k, a, b = action
     if kind == MULLIGAN:

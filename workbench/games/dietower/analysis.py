@@ -1,7 +1,7 @@
 """Analysis for teaching: exact odds beside simulation, convergence, and optimal play.
 
 Every function here is ``parameters -> polars frame`` or ``frame -> altair chart`` over
-``exact``, ``optimal`` and the runner.  The notebook (through ``workbench.ui.dietower``) and
+``exact``, ``optimal`` and the runner.  The declared studies and lessons (so the notebook and the studio) and
 ``workbench report dietower`` (``report.py``) call these same functions.
 """
 

@@ -54,7 +54,8 @@ class DieTowerModel(GameModel):
     studies = "workbench.games.dietower.studies:STUDIES"
     report = "workbench.games.dietower.report:build_report"
     # capabilities
-    engine = CompiledEngine(ag.AGENTS, "workbench.games.dietower.fast:play", chunk=1_000_000)
+    engine = CompiledEngine(ag.AGENTS, "workbench.games.dietower.fast:play", chunk=1_000_000,
+                            variants="workbench.games.dietower.fast:VARIANTS")
     lessons = "workbench.games.dietower.lessons:LESSONS"  # the teaching page (core/lessons.py)
     text = "workbench.games.dietower.text"
 

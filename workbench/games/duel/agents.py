@@ -159,14 +159,14 @@ class SearchAgent:
 
     def _simulate(self, state: GameState, action: Action, me: int, config: Config, deck_rng: SplitMix64,
                   rng: SplitMix64) -> float:
-        state = rules.step(state, action, config, deck_rng)
+        state = rules.play_action(state, action, config, deck_rng)
         stop = state.turn + self.horizon
         while state.outcome is None and state.turn < stop:
             if not state.acting:
                 state = rules.begin_turn(state, config)
                 continue
-            legal = rules.legal_actions(state, config)
-            state = rules.step(state, self.rollout.act(observe(state), legal, config, rng), config, deck_rng)
+            legal = rules.legal_moves(state, config)
+            state = rules.play_action(state, self.rollout.act(observe(state), legal, config, rng), config, deck_rng)
         if state.outcome is not None:
             winner = state.outcome[0]
             return 1.0 if winner == me else (0.0 if winner == 1 - me else 0.5)

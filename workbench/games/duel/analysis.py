@@ -42,10 +42,6 @@ def first_seat_won() -> pl.Expr:
     return pl.col("winner") == pl.col("first_seat")
 
 
-def _pairing(agents: Sequence[str]) -> str:
-    return " vs ".join(agents)
-
-
 def run_blocks(params: dict[str, Any], agents: Sequence[str], games: int, seed: int = 0, *,
                engine: str | None = None, workers: int = 1, block: int | None = None,
                on_block: Callable[[int], None] | None = None,

@@ -1,12 +1,10 @@
 """The tower duel as a workbench game: parameters, agents, the protocol over ``rules``, engines.
 
-Protocol (``core/model.py``): a :class:`DuelState` is the rules' ``GameState`` plus the integer
-states of the deck and timer streams (``play.py``), so it is a value and ``apply`` is pure.  A
-turn starts at a chance node — the duel timer: with ``miss_rate`` > 0 the player misses the turn
-with that probability (drawn from the timer stream), else the node has one outcome and draws
-nothing — whose outcome starts the turn (production, the production victory check) and, for a
-miss, discards the worst card.  Then the player to move acts until the turn passes.  The
-compiled kernel (``fast.py``) plays the same games.
+Protocol (``core/model.py``): the state is a :class:`rules.State` — the rules' ``GameState`` plus the
+integer states of the deck and timer streams — and every protocol function is ``rules``' own
+(``initial_state``, ``legal_actions``, ``apply``, ``chance_outcomes``, ``sample_chance``): a turn starts
+at the duel timer's chance node, then the player to move acts until the turn passes.  The compiled
+kernel (``fast.py``) plays the same games.
 """
 
 from __future__ import annotations
@@ -15,20 +13,20 @@ import dataclasses
 import hashlib
 import json
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import polars as pl
 
 from workbench.core.cardtable import CardTable
 from workbench.core.errors import InputError
-from workbench.core.model import CHANCE, FIRST, TERMINAL, CompiledEngine, GameModel, Param, first_seat
+from workbench.core.model import CHANCE, FIRST, TERMINAL, CompiledEngine, GameModel, Param
 from workbench.core.rng import SplitMix64
 from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import rules
 from workbench.games.duel.data import BATTLEFIELDS_CSV, CARDS_CSV, load_battlefields, load_cards
 from workbench.games.duel.effects import STATS
-from workbench.games.duel.results import DECK_STREAM, RESULT_COLUMNS, SEAT_STREAM_BASE, TIMER_STREAM, result_row
-from workbench.games.duel.rules import Action, Config, GameState
+from workbench.games.duel.results import RESULT_COLUMNS, result_row
+from workbench.games.duel.rules import SEAT_STREAM_BASE, Action, Config, State
 
 RULES_VERSION = "duel-1.0"
 BATTLEFIELD_KEYS = tuple(load_battlefields())
@@ -100,21 +98,6 @@ def _build_config(key: str) -> Config:
                   first=p["first"])
 
 
-PLAY, MISS = "play", "miss"  # outcomes of the turn-start chance node (the duel timer)
-
-
-class DuelState(NamedTuple):
-    """A duel in progress: the rules' state and the deck and timer streams' states (integers)."""
-
-    game: GameState
-    deck: int
-    timer: int
-
-
-def _deck(state: DuelState) -> SplitMix64:
-    return SplitMix64(state.deck)
-
-
 class DuelModel(GameModel):
     """Tower duel: 102 cards, 8 battlefields, regular or unlimited deck."""
 
@@ -131,7 +114,8 @@ class DuelModel(GameModel):
     # the table a designer edits in the studio (core/cardtable.py): the `cards` parameter takes the file
     card_table = CardTable("cards", CARDS_CSV, key=("key", "id"), editable=("cost", "effect"),
                            shown=("name_en", "colour"), validate=load_cards)
-    engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.fast:play")
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.fast:play",
+                            variants="workbench.games.duel.fast:VARIANTS")
     text = "workbench.games.duel.text"
 
     def max_length(self, params: dict[str, Any]) -> int:
@@ -184,58 +168,42 @@ class DuelModel(GameModel):
         """The rules configuration (cached on the parameters)."""
         return build_config(params)
 
-    def initial_state(self, config: Config, seed: int) -> DuelState:
-        """Shuffle and deal from the deck stream; the first turn's timer node is next."""
-        deck = SplitMix64.for_stream(seed, DECK_STREAM)
-        game = rules.new_game(config, first_seat(config.first, seed), deck)
-        return DuelState(game, deck.state, SplitMix64.for_stream(seed, TIMER_STREAM).state)
+    def initial_state(self, config: Config, seed: int) -> State:
+        """Shuffle and deal from the deck stream; the first turn's timer node is next (``rules.initial_state``)."""
+        return rules.initial_state(config, seed)
 
-    def current_player(self, config: Config, state: DuelState) -> int:
+    def current_player(self, config: Config, state: State) -> int:
         """TERMINAL once decided, CHANCE between turns (the timer), else the player to move."""
         game = state.game
         if game.outcome is not None:
             return TERMINAL
         return game.current if game.acting else CHANCE
 
-    def chance_outcomes(self, config: Config, state: DuelState) -> list[tuple[str, float]]:
-        """The duel timer: miss with ``miss_rate``, else play."""
-        if config.miss_rate > 0.0:
-            return [(MISS, config.miss_rate), (PLAY, 1.0 - config.miss_rate)]
-        return [(PLAY, 1.0)]
+    def chance_outcomes(self, config: Config, state: State) -> list[tuple[str, float]]:
+        """The duel timer: miss with ``miss_rate``, else play (``rules.chance_outcomes``)."""
+        return rules.chance_outcomes(config, state)
 
-    def sample_chance(self, config: Config, state: DuelState) -> tuple[str, DuelState]:
-        """One draw of the timer stream when the timer runs (none at ``miss_rate`` 0)."""
-        if config.miss_rate <= 0.0:
-            return PLAY, state
-        timer = SplitMix64(state.timer)
-        outcome = MISS if timer.random() < config.miss_rate else PLAY
-        return outcome, state._replace(timer=timer.state)
+    def sample_chance(self, config: Config, state: State) -> tuple[str, State]:
+        """One draw of the timer stream when the timer runs (``rules.sample_chance``)."""
+        return rules.sample_chance(config, state)
 
-    def legal_actions(self, config: Config, state: DuelState, seat: int) -> tuple[Action, ...]:
-        """Plays of affordable cards in slot order, then discards (only discards when one is pending)."""
-        return rules.legal_actions(state.game, config) if seat == state.game.current else ()
+    def legal_actions(self, config: Config, state: State, seat: int) -> tuple[Action, ...]:
+        """``rules.legal_actions`` for the player to move (none for the other seat)."""
+        return rules.legal_actions(config, state) if seat == state.game.current else ()
 
-    def apply(self, config: Config, state: DuelState, action: Action | str) -> DuelState:
-        """A timer outcome starts the turn; an action is played (``rules.step``)."""
-        deck = _deck(state)
-        game = state.game
-        if not game.acting:
-            game = rules.begin_turn(game, config)
-            if game.outcome is None:
-                game = rules.miss_turn(game, config, deck) if action == MISS else rules.reset_missed(game)
-        else:
-            game = rules.step(game, action, config, deck)
-        return DuelState(game, deck.state, state.timer)
+    def apply(self, config: Config, state: State, action: Action | str) -> State:
+        """A timer outcome starts the turn; an action is played (``rules.apply``)."""
+        return rules.apply(config, state, action)
 
-    def observation(self, config: Config, state: DuelState, seat: int) -> duel_agents.View:
+    def observation(self, config: Config, state: State, seat: int) -> duel_agents.View:
         """Own hand, both positions, the discard pile, the draw pile's and enemy hand's sizes."""
         return duel_agents.observe(state.game, seat)
 
-    def result_row(self, config: Config, state: DuelState) -> dict[str, Any]:
+    def result_row(self, config: Config, state: State) -> dict[str, Any]:
         """The columns of ``results.RESULT_SCHEMA``."""
         return result_row(state.game, config)
 
-    def invariants(self, config: Config, state: DuelState) -> list[str]:
+    def invariants(self, config: Config, state: State) -> list[str]:
         """No negative statistic; the regular deck's cards are all somewhere, once; hands stay small."""
         game, broken = state.game, []
         for seat, player in enumerate(game.players):
@@ -260,10 +228,10 @@ class DuelModel(GameModel):
         """The timer: play or miss."""
         return 2
 
-    def determinise(self, config: Config, observation: duel_agents.View, rng: SplitMix64) -> tuple[int, DuelState]:
+    def determinise(self, config: Config, observation: duel_agents.View, rng: SplitMix64) -> tuple[int, State]:
         """The unseen cards dealt at random (``agents.determinise``), fresh deck and timer streams."""
         game = duel_agents.determinise(observation, config, rng)
-        return observation.me, DuelState(game, rng.next_u64(), rng.next_u64())
+        return observation.me, State(game, rng.next_u64(), rng.next_u64())
 
 
 MODEL = DuelModel()

@@ -1,10 +1,7 @@
-"""A duel's random streams, its seating and its result row (shared by both engines).
+"""A duel's seating and its result row (shared by both engines).
 
-Each game seed feeds independent SplitMix64 sub-streams (``workbench/core/rng.py``):
-stream 1 the deck (the fair-shuffle deal, reshuffles and unlimited draws), 2 and 3 the agents
-of p1 and p2, 4 the duel timer (missed turns), 5 the choice of the first player when
-``first="random"``.  The reference engine (core's loop over the protocol in ``model.py``) and the
-compiled kernel consume the same streams in the same order.
+The random streams (deck 1, agents 2 and 3, timer 4, first seat 5) are numbered in ``rules.py``,
+which deals from them.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
 from workbench.games.duel.rules import Config, GameState
 
-DECK_STREAM, SEAT_STREAM_BASE, TIMER_STREAM = 1, 2, 4  # agents: 2 (p1) and 3 (p2); core's FIRST_STREAM 5
 SEATS = seat_names(2)
 
 RESULT_COLUMNS: dict[str, pl.DataType] = {

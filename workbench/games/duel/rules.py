@@ -1,11 +1,21 @@
 """Tower duel rules as pure functions over immutable state (the reference engine).
 
+The protocol functions (``core/model.py``) take ``(config, state, action)``: :func:`initial_state`,
+:func:`legal_actions`, :func:`apply`, :func:`chance_outcomes` and :func:`sample_chance` over a
+:class:`State` — the game (:class:`GameState`) plus the integer states of the deck and timer
+streams, so it is a value and ``apply`` is pure.  A turn starts at a chance node, the duel timer:
+with ``miss_rate`` > 0 the player misses the turn with that probability (drawn from the timer
+stream), else the node has one outcome and draws nothing; its outcome starts the turn (production,
+the production victory check) and, for a miss, discards the worst card.  Then the player to move
+acts until the turn passes.  Below them, the game-level functions the agents' lookahead uses for
+speed take a mutable deck stream: :func:`new_game`, :func:`legal_moves`, :func:`play_action`.
+
 Turn structure (rules text + CLARIFICATIONS.md):
 
 1. ``begin_turn``: the player to move gains each resource equal to its producer count; victory
    is checked (production can win).
 2. The player plays one affordable card (paying its cost in the card's colour) or discards any
-   card: ``step``.  A played card goes onto the discard pile as it is played; its effect runs
+   card: ``play_action``.  A played card goes onto the discard pile as it is played; its effect runs
    statement by statement; victory is checked after the effect and after every discard.
    "Play again" gives one more action without production (a player whose hand is empty by then
    has nothing to play or discard, so the turn ends); "draw a card, discard a card" draws one
@@ -18,13 +28,18 @@ Turn structure (rules text + CLARIFICATIONS.md):
 
 A missed turn (duel timer) discards the player's worst card automatically: ``miss_turn``.
 
-Randomness (deck shuffles and unlimited draws) comes only from the ``rng`` passed in.
+Randomness: each game seed feeds independent SplitMix64 sub-streams (``workbench/core/rng.py``):
+stream 1 the deck (the fair-shuffle deal, reshuffles and unlimited draws), 2 and 3 the agents of p1
+and p2, 4 the duel timer (missed turns), 5 the choice of the first player when ``first="random"``.
+The reference engine and the compiled kernel consume the same streams in the same order.  The
+game-level functions draw only from the ``rng`` passed in.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
 from workbench.games.duel.data import Battlefield, CardSet
 from workbench.games.duel.effects import ADD, DAMAGE, SET, STEAL, SWAP, Cond, Effect, Op
@@ -36,6 +51,8 @@ REASONS = (TOWER_BUILT, TOWER_DESTROYED, RESOURCES_WON, DRAW, TURN_LIMIT, TIMEOU
 DRAW_SEAT = -1
 
 PLAY, DISCARD = 0, 1
+PLAY_TURN, MISS = "play", "miss"  # outcomes of the turn-start chance node (the duel timer)
+DECK_STREAM, SEAT_STREAM_BASE, TIMER_STREAM = 1, 2, 4  # agents: 2 (p1) and 3 (p2); core's FIRST_STREAM 5
 
 
 class PlayerState(NamedTuple):
@@ -204,7 +221,7 @@ def apply_op(players: tuple[PlayerState, ...], me: int, op: Op, config: Config) 
 
 def apply_effect(players: tuple[PlayerState, ...], me: int, effect: Effect,
                  config: Config) -> tuple[PlayerState, PlayerState]:
-    """Run a card's statements for the player ``me`` (the turn-flow flags are handled by ``step``)."""
+    """Run a card's statements for the player ``me`` (the turn-flow flags are handled by ``play_action``)."""
     for st in effect.statements:
         ops = st.then if st.cond is None or condition_holds(st.cond, me, players) else st.orelse
         for op in ops:
@@ -259,7 +276,7 @@ def affordable(player: PlayerState, card_resource: str, cost: int) -> bool:
     return getattr(player, card_resource) >= cost
 
 
-def legal_actions(state: GameState, config: Config) -> tuple[Action, ...]:
+def legal_moves(state: GameState, config: Config) -> tuple[Action, ...]:
     """Plays of affordable cards in slot order, then discards of every slot.
 
     Only discards while a draw-then-discard is pending.
@@ -304,10 +321,10 @@ def _remove_slot(state: GameState, slot: int) -> tuple[GameState, int]:
                           discard=state.discard + (card,)), card
 
 
-def step(state: GameState, action: Action, config: Config, rng: SplitMix64) -> GameState:
+def play_action(state: GameState, action: Action, config: Config, rng: SplitMix64) -> GameState:
     """Apply one action of the player to move; ends the turn unless the player acts again."""
     if state.outcome is not None or not state.acting:
-        raise ValueError("step() needs a running game after begin_turn()")
+        raise ValueError("play_action() needs a running game after begin_turn()")
     me = state.current
     if action.kind == DISCARD:
         state, _ = _remove_slot(state, action.slot)
@@ -392,3 +409,56 @@ def reset_missed(state: GameState) -> GameState:
     if state.missed[state.current] == 0:
         return state
     return state._replace(missed=_with(state.missed, state.current, 0))
+
+
+# ------------------------------------------------------------------------------------- protocol
+class State(NamedTuple):
+    """A duel in progress: the game and the deck and timer streams' states (SplitMix64 integers)."""
+
+    game: GameState
+    deck: int
+    timer: int
+
+
+def initial_state(config: Config, seed: int) -> State:
+    """Shuffle and deal from the deck stream, the first seat from core's stream; the first timer node is next."""
+    deck = SplitMix64.for_stream(seed, DECK_STREAM)
+    game = new_game(config, first_seat(config.first, seed), deck)
+    return State(game, deck.state, SplitMix64.for_stream(seed, TIMER_STREAM).state)
+
+
+def legal_actions(config: Config, state: State) -> tuple[Action, ...]:
+    """The player to move's :func:`legal_moves`; none at the timer node or after the end."""
+    game = state.game
+    if game.outcome is not None or not game.acting:
+        return ()
+    return legal_moves(game, config)
+
+
+def chance_outcomes(config: Config, state: State) -> list[tuple[str, float]]:
+    """The duel timer: miss with ``miss_rate``, else play."""
+    if config.miss_rate > 0.0:
+        return [(MISS, config.miss_rate), (PLAY_TURN, 1.0 - config.miss_rate)]
+    return [(PLAY_TURN, 1.0)]
+
+
+def sample_chance(config: Config, state: State) -> tuple[str, State]:
+    """One draw of the timer stream when the timer runs (none at ``miss_rate`` 0)."""
+    if config.miss_rate <= 0.0:
+        return PLAY_TURN, state
+    timer = SplitMix64(state.timer)
+    outcome = MISS if timer.random() < config.miss_rate else PLAY_TURN
+    return outcome, state._replace(timer=timer.state)
+
+
+def apply(config: Config, state: State, action: Action | str) -> State:
+    """A timer outcome (``"play"`` / ``"miss"``) starts the turn; else the action is played (:func:`play_action`)."""
+    deck = SplitMix64(state.deck)
+    game = state.game
+    if not game.acting:
+        game = begin_turn(game, config)
+        if game.outcome is None:
+            game = miss_turn(game, config, deck) if action == MISS else reset_missed(game)
+    else:
+        game = play_action(game, action, config, deck)
+    return State(game, deck.state, state.timer)

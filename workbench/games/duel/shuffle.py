@@ -37,10 +37,10 @@ from workbench.core.errors import InputError, WorkbenchError
 from workbench.core.rng import SplitMix64
 from workbench.core.study import Command
 from workbench.games.duel.data import CardSet, load_cards
+from workbench.games.duel.rules import DECK_STREAM
 
 ALGORITHM = "duel-deal-v2"
 SECRET_BYTES = 32
-DECK_STREAM = 1
 DECKS = ("regular", "unlimited")
 HAND_SIZE = 6  # the duel's default ``hand_size`` (only marks the hands in ``deal``'s listing)
 _HEX = frozenset("0123456789abcdef")

@@ -26,24 +26,31 @@ Modelling decisions (the text leaves these open; each is a parameter or stated h
   sets, 3**N (set, catchers) pairs per round), as ``fractions.Fraction``; probabilities given as
   text or floats are read as the decimals they print as (``0.3`` is 3/10).  With no round limit
   the race is an absorbing chain solved set by set (smaller sets first).
-* **Simulation.** Game ``g`` gets seed ``game_seed(seed, g)`` (``core/seeding.py``); stream 0
-  shuffles the 6 cards (``SplitMix64.shuffle``), stream ``1 + i`` draws player ``i``'s catches,
-  one ``random() < catch[i]`` per round.  Players keep their own draws whatever the others do,
-  which gives the same law as the race (catches are independent), and a game replays alone.
+* **Simulation.** The race is a protocol model, :data:`DRAGON` (:class:`DragonModel`: chance
+  nodes only — catching is luck, not a choice), run by core's runner, so every row carries the
+  rules version, params hash and seeds like any game's.  Game ``g`` gets seed ``game_seed(seed,
+  g)`` (``core/seeding.py``); stream 0 shuffles the 6 cards (``SplitMix64.shuffle``), stream
+  ``1 + i`` draws player ``i``'s catches, one ``random() < catch[i]`` per round it races.  Players
+  keep their own draws whatever the others do, which gives the same law as the race (catches are
+  independent), and a game replays alone.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
-from workbench.core.errors import InputError
-from workbench.core.rng import SplitMix64
-from workbench.core.seeding import check_master_seed, game_seeds
+from workbench.core import runner
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.model import CHANCE, TERMINAL, AgentDecl, GameModel, Param
+from workbench.core.rng import SplitMix64, stream_seed
+from workbench.core.seeding import check_master_seed
 from workbench.core.stats import wilson
 
 SHUFFLED_EVENTS = 5  # the Dragon is shuffled with the top 5 event cards
@@ -52,6 +59,8 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_ROUNDS = 200
 CONFIDENCE = 0.999
 NOBODY = "nobody"
+NO_AGENT = "none"  # the seats' agent: the race has no decisions
+UNLIMITED_GUARD = 10**6  # race rounds allowed with no round limit (a runaway guard; the race ends surely)
 
 
 # -- inputs -------------------------------------------------------------------------------------------
@@ -238,52 +247,228 @@ def trophy_odds(catch: Any, rounds: int | None = None, players: int | None = Non
     return out
 
 
+# -- the race as a protocol model -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class DragonConfig:
+    """The rules in force: seats, each player's per-round catch probability, the last round (None: no limit)."""
+
+    players: int
+    catch: tuple[float, ...]
+    rounds: int | None
+
+
+class DragonState(NamedTuple):
+    """One Dragon race; only chance moves it.
+
+    ``appears``: the Dragon's round (1..6, stream 0's shuffle); ``round``: the next round to play;
+    ``caught``: the round each player caught it (None: not yet); ``streams``: each player's
+    SplitMix64 state (stream ``1 + i``), one draw per round the player races; ``racing``: who tries
+    to catch it in ``round`` (not caught yet, able to, and the game not over; empty: the race is over).
+    """
+
+    appears: int
+    round: int
+    caught: tuple[int | None, ...]
+    streams: tuple[int, ...]
+    racing: tuple[int, ...]
+
+
+class NoDecisions:
+    """The seats' agent in a race without decisions: never asked for an action."""
+
+    name = NO_AGENT
+
+    def act(self, observation: Any, legal: Sequence[Any], config: Any, rng: Any) -> Any:
+        """Never called: the Dragon race has no decision nodes."""
+        raise RuntimeError("the Dragon race has no decisions to take")
+
+
+class DragonModel(GameModel):
+    """The Dragon trophy race as a protocol model: every round one chance node draws who catches it.
+
+    Nobody decides anything (catching is a chance draw, not a choice), so every seat's agent is
+    ``none``.  The Dragon's round is drawn in :meth:`initial_state` (stream 0's shuffle); each
+    round after that is a chance node whose outcome is the set of players who catch it, drawn by
+    :meth:`sample_chance` from every racing player's own stream — the draws of the module
+    docstring, so a game seed gives the same race as before the model existed.  The race goes on
+    after the trophy is decided, until every player has caught it or the last round is played, so
+    each player's catch round is known.
+
+    Result columns besides the runner's shared ones: ``winner`` (the trophy's taker, ``draw`` when
+    nobody takes it); ``reason``: ``lone_catch`` (taken), ``shared_catches`` (caught, but never by
+    one player alone in a round), ``not_caught`` (out, but nobody caught it in time), ``not_out``
+    (it appears after the last round); ``length``: race rounds played (0 when it never came out);
+    ``first_seat``: null (everyone tries at once); ``dragon_round``, ``trophy`` (``p1``.. or
+    ``nobody``) and ``catch_round_p1``.. (null: never caught).
+    """
+
+    name = "rescue"
+    title = "Age of Towers: To The Rescue — the Dragon trophy race"
+    rules_version = "rescue-dragon-1"
+    min_players, max_players = MIN_PLAYERS, MAX_PLAYERS
+    params = (
+        Param("players", 4, int, "players racing for the Dragon's trophy", low=MIN_PLAYERS, high=MAX_PLAYERS),
+        Param("catch", "0.3", str, "per-round chance each player catches the Dragon once it is out: one value for "
+              "all players or a comma list (fractions like 1/3 allowed)"),
+        Param("rounds", 12, int, "last round played (none: the race runs until decided)", low=1, high=MAX_ROUNDS,
+              optional=True),
+    )
+    agent_types = (AgentDecl(NO_AGENT, NoDecisions, "no decisions: every catch is a chance draw"),)
+    limit_reasons = ("not_out", "not_caught")
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """``catch`` holds one probability for all players or one per player."""
+        probability_list(params["catch"], params["players"], "catch")
+
+    def default_agents(self, params: dict[str, Any]) -> tuple[str, ...]:
+        """Every seat: ``none``."""
+        return (NO_AGENT,) * params["players"]
+
+    def max_length(self, params: dict[str, Any]) -> int:
+        """Race rounds: at most ``rounds`` (with no limit the race ends surely, but unboundedly: a guard)."""
+        return params["rounds"] or UNLIMITED_GUARD
+
+    def result_columns(self, params: dict[str, Any]) -> dict[str, pl.DataType]:
+        """The Dragon's round, the trophy, and each player's catch round."""
+        return {"dragon_round": pl.Int64, "trophy": pl.String,
+                **{f"catch_round_{seat(i)}": pl.Int64 for i in range(params["players"])}}
+
+    # -- the rules --------------------------------------------------------------------------------
+    def make_config(self, params: dict[str, Any]) -> DragonConfig:
+        """The catch probabilities as floats (exactly the decimals or fractions given, rounded once)."""
+        catch = probability_list(params["catch"], params["players"], "catch")
+        return DragonConfig(params["players"], tuple(float(p) for p in catch), params["rounds"])
+
+    def players(self, config: DragonConfig) -> int:
+        """Seats: the ``players`` parameter."""
+        return config.players
+
+    def initial_state(self, config: DragonConfig, seed: int) -> DragonState:
+        """Shuffle the Dragon into the 6 event cards (stream 0); nobody has caught it."""
+        appears = SplitMix64.for_stream(seed, 0).shuffle(list(range(POSITIONS))).index(0) + 1
+        caught = (None,) * config.players
+        return DragonState(appears, appears, caught, tuple(stream_seed(seed, 1 + i) for i in range(config.players)),
+                           _racing(config, appears, caught))
+
+    def current_player(self, config: DragonConfig, state: DragonState) -> int:
+        """A chance node while anyone races, then TERMINAL."""
+        return CHANCE if state.racing else TERMINAL
+
+    def legal_actions(self, config: DragonConfig, state: DragonState, seat: int) -> tuple[int, ...]:
+        """None: nobody decides anything."""
+        return ()
+
+    def observation(self, config: DragonConfig, state: DragonState, seat: int) -> DragonState:
+        """Everything is public."""
+        return state
+
+    def chance_outcomes(self, config: DragonConfig, state: DragonState) -> list[tuple[tuple[int, ...], float]]:
+        """Every set of this round's catchers among the racing players, with its probability."""
+        out = []
+        for size in range(len(state.racing) + 1):
+            for caught in itertools.combinations(state.racing, size):
+                prob = math.prod(config.catch[i] if i in caught else 1 - config.catch[i] for i in state.racing)
+                if prob:
+                    out.append((caught, prob))
+        return out
+
+    def sample_chance(self, config: DragonConfig, state: DragonState) -> tuple[tuple[int, ...], DragonState]:
+        """This round's catchers: one ``random() < catch[i]`` from each racing player's own stream."""
+        streams, caught = list(state.streams), []
+        for i in state.racing:
+            rng = SplitMix64(streams[i])
+            if rng.random() < config.catch[i]:
+                caught.append(i)
+            streams[i] = rng.state
+        return tuple(caught), state._replace(streams=tuple(streams))
+
+    def apply(self, config: DragonConfig, state: DragonState, action: tuple[int, ...]) -> DragonState:
+        """The round's catchers caught it this round; on to the next round."""
+        caught = tuple(state.round if i in action else r for i, r in enumerate(state.caught))
+        return DragonState(state.appears, state.round + 1, caught, state.streams,
+                           _racing(config, state.round + 1, caught))
+
+    def result_row(self, config: DragonConfig, state: DragonState) -> dict[str, Any]:
+        """The columns of the class docstring."""
+        winner = trophy_winner(state.caught)
+        if winner is not None:
+            reason = "lone_catch"
+        elif any(r is not None for r in state.caught):
+            reason = "shared_catches"
+        else:
+            reason = "not_out" if config.rounds is not None and state.appears > config.rounds else "not_caught"
+        return {"winner": "draw" if winner is None else seat(winner), "reason": reason,
+                "length": state.round - state.appears, "first_seat": None, "dragon_round": state.appears,
+                "trophy": NOBODY if winner is None else seat(winner),
+                **{f"catch_round_{seat(i)}": r for i, r in enumerate(state.caught)}}
+
+    def invariants(self, config: DragonConfig, state: DragonState) -> list[str]:
+        """Every catch lies between the Dragon's round and the last round played."""
+        return [f"{seat(i)} caught it in round {r}, outside {state.appears}..{state.round - 1}"
+                for i, r in enumerate(state.caught) if r is not None and not state.appears <= r < state.round]
+
+
+def _racing(config: DragonConfig, round_: int, caught: tuple[int | None, ...]) -> tuple[int, ...]:
+    """Who tries to catch the Dragon in ``round_``: not caught yet and able to, unless the game is over."""
+    if config.rounds is not None and round_ > config.rounds:
+        return ()
+    return tuple(i for i, r in enumerate(caught) if r is None and config.catch[i] > 0)
+
+
+DRAGON = DragonModel()
+
+
 # -- simulation ---------------------------------------------------------------------------------------
-def play_game(game_seed: int, catch: Sequence[float], rounds: int | None) -> tuple[int, list[int | None]]:
-    """One seeded game: the Dragon's round and each player's catch round (``None``: not caught)."""
-    order = SplitMix64.for_stream(game_seed, 0).shuffle(list(range(POSITIONS)))
-    appears = order.index(0) + 1
-    caught: list[int | None] = []
-    for i, c in enumerate(catch):
-        rng, r, hit = SplitMix64.for_stream(game_seed, 1 + i), appears, None
-        while c > 0 and (rounds is None or r <= rounds):
-            if rng.random() < c:
-                hit = r
-                break
-            r += 1
-        caught.append(hit)
-    return appears, caught
+def as_text(values: Any) -> str:
+    """Values as the comma list a text setting holds: ``[0.3, 0.2]`` → ``"0.3,0.2"``, ``Fraction(1, 3)`` → ``"1/3"``.
+
+    Read back by :func:`as_fraction`, the text gives the very Fractions the values give.
+    """
+    if isinstance(values, str):
+        return values.strip()
+    items = values if isinstance(values, (list, tuple)) else [values]
+    return ",".join(repr(float(v)) if isinstance(v, float) else str(v) for v in items)
+
+
+def counted(on_progress: Callable[[int, int], None] | None, total: int) -> Callable[[int], None] | None:
+    """The runner's per-chunk callback (games in the chunk) as ``on_progress(done, total)``."""
+    if on_progress is None:
+        return None
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        on_progress(done, total)
+
+    return tick
+
+
+def kept(run: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    """The run's frame or, when it was stopped, the games it finished (a study shows their tables)."""
+    try:
+        return run()
+    except RunInterrupted as exc:
+        if not isinstance(exc.partial, pl.DataFrame):
+            raise
+        return exc.partial
 
 
 def simulate(catch: Any, rounds: int | None, games: int, seed: int = 0, players: int | None = None,
-             on_progress: Callable[[int, int], None] | None = None,
-             should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
-    """``games`` seeded games, one row each: seed, Dragon round, catch round per player, trophy.
+             on_progress: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+             workers: int = 1) -> pl.DataFrame:
+    """``games`` seeded races of :data:`DRAGON` through core's runner, one row each.
 
-    A stop request (``should_stop``) ends the run early and keeps the finished games.
+    The runner's shared columns (rules version, params hash, seeds, agents, parameters), then the
+    model's.  ``on_progress(done, games)`` follows every finished chunk; once ``should_stop()`` is
+    true a :class:`~workbench.core.errors.RunInterrupted` carries the finished games.
     """
     players = players_of(catch, players)
-    probs = [float(p) for p in probability_list(catch, players, "catch")]
+    probability_list(catch, players, "catch")
     rounds, games, seed = check_rounds(rounds), check_games(games), check_master_seed(seed)
-    seeds = game_seeds(seed, 0, games)
-    rows: dict[str, list] = {"game_index": [], "game_seed": [], "dragon_round": [], "trophy": []}
-    rows |= {f"catch_round_{seat(i)}": [] for i in range(players)}
-    for g in range(games):
-        if should_stop is not None and g % 1000 == 0 and should_stop():
-            break
-        appears, caught = play_game(int(seeds[g]), probs, rounds)
-        winner = trophy_winner(caught)
-        rows["game_index"].append(g)
-        rows["game_seed"].append(int(seeds[g]))
-        rows["dragon_round"].append(appears)
-        rows["trophy"].append(NOBODY if winner is None else seat(winner))
-        for i in range(players):
-            rows[f"catch_round_{seat(i)}"].append(caught[i])
-        if on_progress is not None and (g + 1) % 1000 == 0:
-            on_progress(g + 1, games)
-    schema = {"game_index": pl.Int64, "game_seed": pl.UInt64, "dragon_round": pl.Int64, "trophy": pl.String}
-    return pl.DataFrame(rows, schema_overrides=schema)
-
+    params = {"players": players, "catch": as_text(catch), "rounds": rounds}
+    return runner.simulate(DRAGON, games, params=params, seed=seed, workers=workers, progress=False,
+                           on_progress=counted(on_progress, games), should_stop=should_stop)
 
 # -- tables -------------------------------------------------------------------------------------------
 def fraction_text(value: Fraction, max_digits: int = 24) -> str | None:
@@ -305,8 +490,12 @@ def compare_table(key: str, exact: dict[Any, Fraction], counts: dict[Any, int], 
 
 def tables(catch: Any, rounds: int | None, games: int, seed: int = 0, players: int | None = None,
            confidence: float = CONFIDENCE, **run: Any) -> dict[str, pl.DataFrame]:
-    """The Dragon study's tables: ``appearance`` and ``trophy`` (exact vs simulated), and the ``games``."""
-    frame = simulate(catch, rounds, games, seed, players, **run)
+    """The Dragon study's tables: ``appearance`` and ``trophy`` (exact vs simulated), and the ``games``.
+
+    ``run`` goes to :func:`simulate` (``on_progress``, ``should_stop``, ``workers``); a stopped run's
+    tables are those of the games it finished.
+    """
+    frame = kept(lambda: simulate(catch, rounds, games, seed, players, **run))
     n = frame.height
     rounds_seen = dict(frame.group_by("dragon_round").len().iter_rows())
     trophies = dict(frame.group_by("trophy").len().iter_rows())

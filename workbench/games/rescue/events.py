@@ -5,8 +5,10 @@
 * ``trophies``: who takes a colour's trophy for given build propensities, exact multinomial odds
   beside a race of random or greedy builders (``trophies.py`` documents the model).
 
-Every simulated share carries its 99.9 % Wilson interval and n; charts show the exact
-probabilities as bars and the simulated shares as points with their intervals.
+Both simulations are protocol models (``dragon.DRAGON``, ``trophies.TROPHIES``) run by core's
+runner on ``workers`` processes; a stopped run's tables are those of the games it finished.  Every
+simulated share carries its 99.9 % Wilson interval and n; charts show the exact probabilities as
+bars and the simulated shares as points with their intervals.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def distribution_chart(frame: pl.DataFrame, x: str, title: str = "", x_title: st
 def _dragon(model: GameModel | None, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
             on_progress: Progress, should_stop: Stop) -> dict[str, pl.DataFrame]:
     return dragon.tables(settings["catch"], settings["rounds"], settings["games"], seed, settings["players"],
-                         on_progress=on_progress, should_stop=should_stop)
+                         on_progress=on_progress, should_stop=should_stop, workers=workers)
 
 
 def _dragon_charts(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
@@ -58,7 +60,7 @@ def _trophies(model: GameModel | None, settings: dict[str, Any], params: dict[st
               workers: int, on_progress: Progress, should_stop: Stop) -> dict[str, pl.DataFrame]:
     return trophies.tables(settings["propensities"], settings["games"], seed, settings["players"],
                            settings["strategies"], settings["colours"], on_progress=on_progress,
-                           should_stop=should_stop)
+                           should_stop=should_stop, workers=workers)
 
 
 def _trophies_charts(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:

@@ -1,13 +1,16 @@
-"""The card editor: a card game's declared table, edited in the page, with a what-if on common random numbers.
+"""The card editor: a card game's declared table, edited in a panel, with a what-if on common random numbers.
 
-Shown for a game that declares ``card_table`` (``core/cardtable.py``).  The table pages through the
+For a game that declares ``card_table`` (``core/cardtable.py``); the studio's Cards tab and a
+notebook's ``card_editor(game)``.  The table pages through the
 rows of the chosen set (the shipped one, a saved one, or an uploaded CSV — checked by the game's
 loader first); the editable columns are input boxes, the key and shown columns plain text.  A
 changed cell and its row are highlighted, and the list of changes says what each was.  Run what-if
 plays the same games with the unchanged and the edited cards (``cardtable.what_if``: same master
 seed, so the same game seeds) and shows every difference with its interval and exact paired
-p-value.  Save writes the edited set as ``<workspace>/cards/<game>/<name>.csv`` under a name the
-user gives; an existing file is never replaced.
+p-value.  Save writes the edited set as ``<cards_dir>/<name>.csv`` under a name the user gives
+(the studio's: ``<workspace>/cards/<game>/``); an existing file is never replaced.  The edited
+cards' own rates, the value model and the cost-against-value view are the game's studies (the
+duel's ``cards`` and ``whatif``).
 """
 
 from __future__ import annotations
@@ -20,11 +23,6 @@ from typing import Any
 
 import polars as pl
 
-from workbench.app.forms import Form
-from workbench.app.jobs import JobPanel
-from workbench.app.render import error_message, message, table_html
-from workbench.app.results import ResultsView
-from workbench.app.workspace import Workspace
 from workbench.core import charts
 from workbench.core.cardtable import (
     CardTable,
@@ -40,8 +38,12 @@ from workbench.core.cardtable import (
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
 from workbench.ui.common import require_widgets
+from workbench.ui.forms import Form
+from workbench.ui.render import CSS, error_message, message, table_html
+from workbench.ui.results import ResultsView
+from workbench.ui.run import RunPanel
 
-__all__ = ["CardsPage", "WHATIF_SETTINGS"]
+__all__ = ["WHATIF_SETTINGS", "CardEditor"]
 
 PAGE_ROWS = 15
 WHATIF_SETTINGS = (
@@ -50,13 +52,19 @@ WHATIF_SETTINGS = (
 )
 
 
-class CardsPage:
-    """Editable card table, changes, what-if and save-as of one card game."""
+class CardEditor:
+    """Editable card table, changes, what-if and save-as of one card game.
 
-    def __init__(self, workspace: Workspace, game: str) -> None:
+    ``workspace`` (the studio's) keeps each what-if and offers its downloads; saved sets go to its
+    ``cards/<game>/``, else to ``cards_dir`` (default ``./cards/<game>``).
+    """
+
+    def __init__(self, game: str, workspace: Any = None, cards_dir: str | Path | None = None) -> None:
         w = require_widgets()
         self.w, self.workspace = w, workspace
         self.model = get_game(game)
+        self.cards_dir = Path(cards_dir) if cards_dir is not None else (
+            workspace.cards_dir(self.model.name) if workspace is not None else Path("cards") / self.model.name)
         self.table: CardTable | None = card_table(self.model)
         self.note = w.HTML()
         self.note.add_class("wb-cards-note")
@@ -88,11 +96,11 @@ class CardsPage:
         self.seed = w.BoundedIntText(value=0, min=0, max=2**63 - 1, description="master seed",
                                      style={"description_width": "initial"},
                                      tooltip="both arms play the same games: the same seed, the same game seeds")
-        self.job = JobPanel("Run what-if")
+        self.job = RunPanel("Run what-if")
         self.job.run_button.on_click(lambda _: self.run())
         self.results = ResultsView(workspace)
         self.save_name = w.Text(placeholder="name of the new set, e.g. cheap-dragon", description="save as",
-                                tooltip="saved as a new CSV in the workspace; an existing file is never replaced")
+                                tooltip=f"saved as a new CSV in {self.cards_dir}; an existing file is never replaced")
         self.save_name.add_class("wb-card-save-name")
         self.save_button = w.Button(description="Save edited set", icon="save", tooltip="save as a new cards CSV")
         self.save_button.add_class("wb-card-save")
@@ -110,7 +118,7 @@ class CardsPage:
         self.save_button.on_click(lambda _: self.save())
         t = self.table
         self.widget = w.VBox([
-            w.HTML(f"<div class='wb-help'>Edit {html.escape(t.title)}: {', '.join(t.editable)} "
+            w.HTML(CSS + f"<div class='wb-help'>Edit {html.escape(t.title)}: {', '.join(t.editable)} "
                    f"(key {html.escape(t.row_key)}). Changed cells are highlighted; the what-if plays the same games "
                    "with the unchanged and the edited set.</div>"),
             w.HBox([self.base, self.upload]), w.HBox([self.filter, self.prev, self.page_label, self.next]),
@@ -119,11 +127,16 @@ class CardsPage:
             self.settings.widget, self.form.widget, self.seed, self.job.widget, self.results.widget,
             w.HTML("<b>Save the edited set</b>"), w.HBox([self.save_name, self.save_button])])
 
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
     # -- the sets -------------------------------------------------------------------------------------
     def _fill_bases(self, select: Path | None = None) -> None:
         shipped = Path(self.table.default)
         options = [(f"shipped: {shipped.name}", str(shipped))]
-        folder = self.workspace.cards_dir(self.model.name)
+        folder = self.cards_dir
         if folder.is_dir():
             options += [(f"saved: {p.name}", str(p)) for p in sorted(folder.glob("[!.]*.csv"))]
         self.base.options = options
@@ -153,7 +166,7 @@ class CardsPage:
             try:
                 self.table.check(path)
                 read_cards(self.table, path)
-                target = self.workspace.cards_dir(self.model.name) / f"{name}.csv"
+                target = self.cards_dir / f"{name}.csv"
                 n = 1
                 while target.exists():
                     n += 1
@@ -276,10 +289,13 @@ class CardsPage:
                    f"{exc.column!r}: {exc.reason}"
         return text
 
-    def run(self) -> None:
-        """Press Run what-if: play the unchanged and the edited set on the same seeds and compare."""
+    def run(self, wait: bool = False) -> CardWhatIf | None:
+        """Press Run what-if: play the unchanged and the edited set on the same seeds and compare.
+
+        ``wait`` blocks until the results are shown and returns the what-if.
+        """
         if self.job.running:
-            return
+            return self.job.wait() if wait else None
         try:
             settings, params = self.settings.values(), self.form.changed()
             if not self.edits:
@@ -287,7 +303,7 @@ class CardsPage:
             edited_cards(self.table, self.edits, self.base.value)  # a bad row is named here, by its key
         except Exception as exc:  # noqa: BLE001 - named in the page
             self.note.value = message(self._explain(exc), "error")
-            return
+            return None
         self.note.value = ""
         self.results.clear()
         base, edits, seed, model = self.base.value, {k: dict(v) for k, v in self.edits.items()}, int(self.seed.value), \
@@ -306,6 +322,16 @@ class CardsPage:
 
         self.job.start(task, lambda result, took: self._done(record, result, took),
                        lambda exc, took: self._stopped(record, exc), lambda text: failed(text))
+        if wait:
+            self.job.wait()
+            self.results.wait()
+            return self.job.result
+        return None
+
+    def _keep(self, record: dict[str, Any], tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
+        if self.workspace is not None:
+            record = {**record, "id": self.workspace.store.save(record, tables)}
+        return record
 
     def _done(self, record: dict[str, Any], result: CardWhatIf, took: float) -> None:
         games = pl.concat([result.baseline.with_columns(pl.lit("unchanged").alias("arm")),
@@ -314,7 +340,7 @@ class CardsPage:
         n = result.variant.height
         record = {**record, "status": "stopped" if result.stopped else "done", "done": n, "total": result.games,
                   "seconds": round(took, 3), "variant_file": str(result.variant_path)}
-        record["id"] = self.workspace.store.save(record, tables)
+        record = self._keep(record, tables)
         shown = tables
         first = result.outcomes.filter(pl.col("metric") == "first_seat_win")
         headline = ""
@@ -323,8 +349,9 @@ class CardsPage:
             headline = (f"first seat wins {100 * r['base']:.1f}% → {100 * r['variant']:.1f}%: "
                         f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}], "
                         f"p = {r['p_value']:.3g} over {n:,} paired games")
-        note = (f"stopped: compared the {n:,} games both arms finished" if result.stopped
-                else f"done: {n:,} paired games in {took:.1f} s; kept as an earlier run")
+        kept = "; kept as an earlier run" if "id" in record else ""
+        note = (f"stopped: compared the {n:,} games both arms finished{kept}" if result.stopped
+                else f"done: {n:,} paired games in {took:.1f} s{kept}")
         self.results.show(record, shown, lambda: {"what_if": charts.delta_chart(
             result.outcomes, "metric", title="What-if: edited − unchanged", x_title="edited − unchanged")},
             note, "info" if result.stopped else "ok",
@@ -338,8 +365,8 @@ class CardsPage:
         if partial is None or partial.height == 0:
             self.results.clear("stopped before any game finished")
             return
-        record = {**record, "status": "stopped", "done": partial.height, "total": exc.total}
-        record["id"] = self.workspace.store.save(record, {"baseline": partial})
+        record = self._keep({**record, "status": "stopped", "done": partial.height, "total": exc.total},
+                            {"baseline": partial})
         self.results.show(record, {"baseline": partial}, dict,
                           f"stopped before the edited cards were played: {partial.height:,} games of the unchanged "
                           "set kept (nothing to compare yet)", "info")
@@ -349,8 +376,7 @@ class CardsPage:
         try:
             if not self.edits:
                 raise InputError(f"no {self.table.title} value is changed yet: edit a cell first")
-            path = save_cards(self.table, self.edits, self.save_name.value, self.workspace.cards_dir(self.model.name),
-                              base=self.base.value)
+            path = save_cards(self.table, self.edits, self.save_name.value, self.cards_dir, base=self.base.value)
         except Exception as exc:  # noqa: BLE001 - named in the page
             self.note.value = message(self._explain(exc), "error")
             return

@@ -1,11 +1,13 @@
-"""Run and Stop for the studio: a task in a background thread with a progress bar, a rate and an ETA.
+"""The one run panel: Run / Stop, a progress bar with the rate and the ETA, and a status line.
 
-:class:`JobPanel` runs ``task(on_progress, should_stop)`` in a thread, so the page stays responsive
-and the bar moves.  Stop asks the task to finish after its current chunk; the library's runners
-then raise :class:`~workbench.core.errors.RunInterrupted` carrying the finished games, and the panel
-hands them to ``on_stopped`` — nothing finished is lost.  Any other error goes to ``on_error`` as a
-readable message, never a traceback.  The status line carries its state as data (``data-state``,
-``data-done``, ``data-total``) for the page's tests.
+:class:`RunPanel` runs ``task(on_progress, should_stop)`` in a background thread, so the notebook or
+the studio's page stays responsive and the bar moves.  Stop asks the task to finish after its
+current chunk: the library's runners then either return what finished or raise
+:class:`~workbench.core.errors.RunInterrupted` carrying the finished games, which the panel hands to
+``on_stopped`` — nothing finished is lost.  Any other error goes to ``on_error`` as a readable
+message, never a traceback.  The status line carries its state as data (``data-state``,
+``data-done``, ``data-total``) for the tests; :meth:`RunPanel.wait` blocks until the task ended
+(scripts, tests, a notebook executed headless).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from workbench.app.render import error_message
 from workbench.core.errors import RunInterrupted
 from workbench.ui.common import require_widgets
+from workbench.ui.render import error_message
 
-__all__ = ["JobPanel", "eta_text"]
+__all__ = ["RunPanel", "eta_text"]
 
 Task = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 EVERY = 0.1  # seconds between progress updates sent to the page
@@ -33,8 +35,20 @@ def eta_text(seconds: float) -> str:
     return f"ETA {seconds:.0f} s" if seconds < 120 else f"ETA {seconds / 60:.1f} min"
 
 
-class JobPanel:
-    """Run / Stop buttons, a progress bar and a status line over one task at a time."""
+def state_html(state: str, text: str, done: int | None = None, total: int | None = None) -> str:
+    """The status line's text with its state as data (``data-state``, ``data-done``, ``data-total``)."""
+    data = f' data-state="{state}"'
+    if done is not None:
+        data += f' data-done="{done}" data-total="{total}"'
+    return f'<span class="wb-state"{data}>{html.escape(text)}</span>'
+
+
+class RunPanel:
+    """Run / Stop buttons, a progress bar and a status line over one task at a time.
+
+    ``result`` holds the last finished task's return value, ``error`` the last exception (a stop
+    included), ``stopped`` whether the last run was asked to stop.
+    """
 
     def __init__(self, label: str = "Run", unit: str = "games") -> None:
         w = require_widgets()
@@ -44,41 +58,46 @@ class JobPanel:
         self.stop_button = w.Button(description="Stop", icon="stop", disabled=True,
                                     tooltip=f"stop after the current chunk; finished {unit} are kept")
         self.progress = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(width="320px"))
-        self.status = w.HTML(self._state("idle", "ready"))
+        self.status = w.HTML(state_html("idle", "ready"))
         for widget, name in ((self.run_button, "wb-run"), (self.stop_button, "wb-stop"), (self.progress, "wb-progress"),
                              (self.status, "wb-status")):
             widget.add_class(name)
         self.widget = w.HBox([self.run_button, self.stop_button, self.progress, self.status],
                              layout=w.Layout(align_items="center"))
         self.thread: threading.Thread | None = None
+        self.result: Any = None
+        self.error: BaseException | None = None
         self._stop = threading.Event()
         self._started = 0.0
         self._last = 0.0
+        self._latest = (0, 0)
         self.stop_button.on_click(lambda _: self.stop())
-
-    # -- state ------------------------------------------------------------------------------------
-    def _state(self, state: str, text: str, done: int | None = None, total: int | None = None) -> str:
-        data = f' data-state="{state}"'
-        if done is not None:
-            data += f' data-done="{done}" data-total="{total}"'
-        return f'<span class="wb-state"{data}>{html.escape(text)}</span>'
 
     @property
     def running(self) -> bool:
         """True while a task runs."""
         return self.thread is not None and self.thread.is_alive()
 
+    @property
+    def stopped(self) -> bool:
+        """True when the last run was asked to stop."""
+        return self._stop.is_set()
+
     def _on_progress(self, done: int, total: int) -> None:
+        self._latest = (done, total)
         now = time.perf_counter()
         if now - self._last < EVERY and done < total:
             return
         self._last = now
-        self.progress.max = max(1, total)
-        self.progress.value = min(done, total)
+        self._show_progress(done, total)
         rate = done / max(1e-9, now - self._started)
         eta = eta_text((total - done) / rate) if rate > 0 and done < total else ""
         text = f"{done:,} / {total:,} {self.unit} · {rate:,.0f} {self.unit}/s" + (f" · {eta}" if eta else "")
-        self.status.value = self._state("running", text, done, total)
+        self.status.value = state_html("running", text, done, total)
+
+    def _show_progress(self, done: int, total: int) -> None:
+        self.progress.max = max(1, total)
+        self.progress.value = min(done, total)
 
     # -- running ----------------------------------------------------------------------------------
     def start(self, task: Task, on_done: Callable[[Any, float], None],
@@ -88,13 +107,15 @@ class JobPanel:
         if self.running:
             return False
         self._stop.clear()
+        self.result, self.error = None, None
         self.progress.value, self.progress.max = 0, 1
         self.progress.bar_style = ""
-        self.status.value = self._state("running", "starting…", 0, 0)
+        self.status.value = state_html("running", "starting…", 0, 0)
         self.run_button.disabled, self.stop_button.disabled = True, False
         self._started = self._last = time.perf_counter()
+        self._latest = (0, 0)
         self.thread = threading.Thread(target=self._work, args=(task, on_done, on_stopped, on_error),
-                                       name="studio-job", daemon=True)
+                                       name="workbench-run", daemon=True)
         self.thread.start()
         return True
 
@@ -102,22 +123,31 @@ class JobPanel:
         try:
             result = task(self._on_progress, self._stop.is_set)
             took = time.perf_counter() - self._started
-            self.progress.value = self.progress.max
-            self.progress.bar_style = "success"
             total = self.progress.max
-            self.status.value = self._state("done", f"done in {took:.1f} s", total, total)
+            if self.stopped:  # a runner that returns its finished games when stopped
+                self._show_progress(*self._latest)
+                self.progress.bar_style = "warning"
+                self.status.value = state_html("stopped", f"stopped after {took:.1f} s; finished {self.unit} kept")
+            else:
+                self.progress.value = total
+                self.progress.bar_style = "success"
+                self.status.value = state_html("done", f"done in {took:.1f} s", total, total)
+            self.result = result
             on_done(result, took)
         except RunInterrupted as exc:
+            self.error = exc
             took = time.perf_counter() - self._started
+            self._show_progress(exc.done, exc.total)
             self.progress.bar_style = "warning"
-            self.status.value = self._state("stopped", f"stopped after {exc.done:,} of {exc.total:,} {self.unit}; "
-                                                       "finished ones kept", exc.done, exc.total)
+            self.status.value = state_html("stopped", f"stopped after {exc.done:,} of {exc.total:,} {self.unit}; "
+                                                      "finished ones kept", exc.done, exc.total)
             if on_stopped is not None:
                 on_stopped(exc, took)
-        except BaseException as exc:  # noqa: BLE001 - a thread has nobody else to tell; the page says it
+        except BaseException as exc:  # noqa: BLE001 - a thread has nobody else to tell; the panel says it
+            self.error = exc
             self.progress.bar_style = "danger"
             text = error_message(exc)
-            self.status.value = self._state("error", "error", None, None)
+            self.status.value = state_html("error", f"error: {text}")
             if on_error is not None:
                 on_error(text)
         finally:
@@ -127,9 +157,10 @@ class JobPanel:
         """Ask the running task to stop after its current chunk."""
         if self.running:
             self._stop.set()
-            self.status.value = self._state("stopping", "stopping after the current chunk…")
+            self.status.value = state_html("stopping", "stopping after the current chunk…")
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Block until the running task ends (scripts and tests)."""
+    def wait(self, timeout: float | None = None) -> Any:
+        """Block until the running task ends; return its result."""
         if self.thread is not None:
             self.thread.join(timeout)
+        return self.result

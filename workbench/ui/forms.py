@@ -1,29 +1,62 @@
 """Forms generated from declared parameters: no game has form code of its own.
 
-Every field is :func:`workbench.ui.studies.param_widget` of one :class:`~workbench.core.model.Param`
-— choices → a dropdown, a narrow numeric range → a slider, a wide one → a bounded number box, a
-boolean → a checkbox, text → a text box — with the parameter's help and allowed values as the
-tooltip of its label (``title``: ipywidgets 8 shows no tooltip on a dropdown's or a text box's own
-label).  Reading the form validates every value against its declaration; a wrong one is an
-:class:`~workbench.core.errors.InputError` naming the field and what is allowed.
+Every field is :func:`param_widget` of one :class:`~workbench.core.model.Param`:
+
+* a parameter with choices → a dropdown (``(none)`` first when it is optional);
+* a boolean → a checkbox;
+* a number with a narrow declared range → a slider; a wide one → a bounded number box;
+* text → a text box (empty = none for an optional one);
+
+with the parameter's help and allowed values as the tooltip of its label (``title``: ipywidgets 8
+shows no tooltip on a dropdown's or a text box's own label).  Reading the form validates every
+value against its declaration; a wrong one is an :class:`~workbench.core.errors.InputError` naming
+the field and what is allowed.
 """
 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from workbench.core.model import Param
 from workbench.ui.common import require_widgets
-from workbench.ui.studies import NONE, param_widget
 
-__all__ = ["Form", "field_label"]
+__all__ = ["NONE", "Form", "field_label", "param_widget"]
+
+NONE = "(none)"
+SLIDER_SPAN = 200  # integer ranges up to this wide get a slider, wider ones a number box
 
 
 def field_label(name: str) -> str:
     """How a field is named on the page and in messages: ``start_wall`` → ``start wall``."""
     return name.replace("_", " ")
+
+
+def param_widget(param: Param, value: Any = None) -> Any:
+    """The input widget for one declared parameter (tooltip: its help)."""
+    w = require_widgets()
+    value = param.default if value is None else value
+    common = {"description": field_label(param.name), "tooltip": param.help,
+              "style": {"description_width": "initial"}}
+    if param.choices is not None:
+        options = ([NONE] if param.optional else []) + list(param.choices)
+        return w.Dropdown(options=options, value=NONE if value is None else value, **common)
+    if param.kind is bool:
+        return w.Checkbox(value=bool(value), indent=False, **common)
+    bounded = param.low is not None and param.high is not None and math.isfinite(param.low) \
+        and math.isfinite(param.high)
+    if param.kind is int and not param.optional:
+        if bounded and param.high - param.low <= SLIDER_SPAN:
+            return w.IntSlider(value=int(value), min=int(param.low), max=int(param.high), **common)
+        low = int(param.low) if param.low is not None else -(2**53)
+        high = int(param.high) if param.high is not None else 2**53
+        return w.BoundedIntText(value=int(value), min=low, max=high, **common)
+    if param.kind is float and not param.optional and bounded and param.high - param.low <= 1000:
+        return w.FloatSlider(value=float(value), min=param.low, max=param.high, step=(param.high - param.low) / 100,
+                             readout_format=".3g", **common)
+    return w.Text(value="" if value is None else str(value), placeholder="none" if param.optional else "", **common)
 
 
 class Form:

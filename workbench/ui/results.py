@@ -1,10 +1,11 @@
-"""A run's results on the page: its tables (rates with intervals), its charts, and its downloads.
+"""A run's results in a panel: its tables (rates with intervals), its charts, and its downloads.
 
-:class:`ResultsView` shows a run kept in the workspace — just finished, stopped, or reopened from
-the list of earlier runs: the tables at once, then the charts (drawn as SVG on the server), then
-the download links once their files are written beside the run: the games frame as CSV and
-Parquet, and the full report as a zip of ``index.html`` (charts inline), ``index.md`` (charts as
-PNG), every table as CSV and Parquet and every chart's Vega-Lite spec (``core/report.py``).
+:class:`ResultsView` shows a run — just finished, stopped, or reopened from the studio's list of
+earlier runs: the tables at once, then the charts (drawn as SVG in the kernel), then, for a run
+kept in a workspace (the studio's ``workbench.app.workspace.Workspace``; a notebook has none), the
+download links once their files are written beside the run: the games frame as CSV and Parquet,
+and the full report as a zip of ``index.html`` (charts inline), ``index.md`` (charts as PNG), every
+table as CSV and Parquet and every chart's Vega-Lite spec (``core/report.py``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from typing import Any
 
 import polars as pl
 
-from workbench.app.render import chart_html, error_message, message, table_html
-from workbench.app.workspace import Workspace
 from workbench.core.report import Report, csv_safe, meta_from_frame
 from workbench.core.store import write_atomic
 from workbench.ui.common import require_widgets
+from workbench.ui.render import chart_html, error_message, message, table_html
 
 __all__ = ["ResultsView", "export_files", "frame_of", "report_zip"]
 
@@ -105,7 +105,7 @@ def export_files(run_dir: Path, record: dict[str, Any], tables: Tables, charts: 
 class ResultsView:
     """Tables, charts and downloads of one run; every ``show`` replaces what was shown."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Any = None) -> None:
         w = require_widgets()
         self.workspace = workspace
         self.header = w.HTML()
@@ -117,6 +117,7 @@ class ResultsView:
             widget.add_class(name)
         self.widget = w.VBox([self.header, self.downloads, self.body, self.charts])
         self._shown = 0  # which show() is current: a late background job never overwrites a newer one
+        self._drawing: threading.Thread | None = None
 
     def clear(self, text: str = "") -> None:
         """Show nothing (or a message)."""
@@ -144,8 +145,16 @@ class ResultsView:
             parts.insert(0, f'<p class="wb-games" data-games="{games.height}">{games.height:,} games played</p>')
         self.body.value = "".join(parts)
         self.charts.value = '<span class="wb-more">drawing charts…</span>'
-        threading.Thread(target=self._finish, args=(shown, record, tables, make_charts), daemon=True,
-                         name="studio-results").start()
+        # not a daemon: vl-convert's engine runs without the GIL, and a daemon thread still drawing when the
+        # interpreter finalizes would crash the process on its way back
+        self._drawing = threading.Thread(target=self._finish, args=(shown, record, tables, make_charts),
+                                         name="workbench-results")
+        self._drawing.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the charts are drawn and the downloads written."""
+        if self._drawing is not None:
+            self._drawing.join(timeout)
 
     def _summary(self, record: dict[str, Any]) -> str:
         bits = [f"<b>{html.escape(str(record.get('title') or record.get('name') or ''))}</b>"]
@@ -174,7 +183,7 @@ class ResultsView:
             if shown == self._shown:
                 self.charts.value = html_charts
         run_id = record.get("id")
-        if not run_id:
+        if not run_id or self.workspace is None:
             if shown == self._shown:
                 self.downloads.value = ""
             return

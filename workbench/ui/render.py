@@ -1,9 +1,10 @@
-"""HTML for the studio: tables with their intervals, charts drawn as SVG on the server, messages.
+"""HTML for the panels: tables with their intervals, charts drawn as SVG in the kernel, messages.
 
 Nothing here needs a network: a chart is drawn by vl-convert into an inline SVG (altair's own HTML
 renderer would load Vega from a CDN), a table is plain HTML read like the report's (a rate and its
 interval in one cell, ``52.3% [51.3–53.3]``).  Every element carries a class and a ``data-`` name,
-so the page's tests (and a reader's eye) find a table or a chart by name.
+so the tests (and a reader's eye) find a table or a chart by name.  The same HTML serves the studio
+and a notebook.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from workbench.core.report import display_frame, inline_svg
 
 __all__ = ["CSS", "chart_html", "chart_svg", "error_message", "message", "table_html"]
 
-log = logging.getLogger("workbench.app")
+log = logging.getLogger("workbench.ui")  # the studio sends it to the server's console
 MAX_ROWS = 200  # rows shown of a long table (the downloads hold every row)
 _IDS = itertools.count()
 
@@ -101,9 +102,9 @@ def message(text: str, kind: str = "info", **data: Any) -> str:
 def error_message(exc: BaseException) -> str:
     """What a user reads about an error: a workbench error's own words, else its kind and text — never a traceback.
 
-    The traceback of an unexpected error goes to the server's log.
+    The traceback of an unexpected error goes to the log (the studio's: the server's console).
     """
     if isinstance(exc, WorkbenchError):
         return str(exc)
-    log.error("unexpected error in the studio", exc_info=exc)
+    log.error("unexpected error in a panel", exc_info=exc)
     return f"unexpected error ({type(exc).__name__}): {exc}"
