@@ -1,4 +1,4 @@
-"""`make bench`: every benchmark script, one after the other, each in its own process."""
+"""`make bench`: ``bench.py GAME`` for every game with a compiled engine, each in its own process."""
 
 from __future__ import annotations
 
@@ -7,15 +7,18 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from workbench.core.model import game_names, get_game  # noqa: E402
 
 
 def main() -> int:
-    scripts = sorted(p for p in HERE.glob("bench_*.py"))
+    games = [g for g in game_names() if get_game(g).engine is not None]
     failed = []
-    for script in scripts:
-        print(f"\n=== {script.name} ===", flush=True)
-        if subprocess.call([sys.executable, str(script), *sys.argv[1:]]) != 0:
-            failed.append(script.name)
+    for game in games:
+        print(f"\n=== bench.py {game} ===", flush=True)
+        if subprocess.call([sys.executable, str(HERE / "bench.py"), game, *sys.argv[1:]]) != 0:
+            failed.append(game)
     if failed:
         print(f"\nfailed: {', '.join(failed)}")
     return 1 if failed else 0

@@ -253,9 +253,9 @@ def test_sweep_prints_cell_rates_and_show_and_export_work(tmp_path, capsys):
 def test_a_report_says_each_step_as_it_goes(tmp_path, capsys):
     assert main(["report", "toy", "--quick", "--out", str(tmp_path / "r")]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == "toy report 1/3: 500 games of random vs random …"
-    assert err[1].startswith("toy report 1/3: 500 games of random vs random … done in ")
-    assert err[-1].startswith("toy report 3/3: 500 games of random vs greedy … done in ")
+    assert err[0] == "toy report 1/2: 500 games per lineup …"
+    assert err[1].startswith("toy report 1/2: 500 games per lineup … done in ")
+    assert err[-1].startswith("toy report 2/2: 500 games per edge … done in ")
 
 
 def test_progress_lines_for_a_log_say_count_share_rate_and_eta():

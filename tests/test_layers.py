@@ -3,7 +3,11 @@
 * ``workbench/core`` imports no game, no UI, no CLI and no interop module: the registry is the only
   link from core to the games, and it finds them by package, never by a name in the code;
 * a game imports core (and itself), never another game, the UI or the CLI;
-* the import graph between workbench modules has no cycle (lazy imports count too).
+* the import graph between workbench modules has no cycle (lazy imports count too);
+* core reaches interop only through the agent providers it declares by name (``AGENT_PROVIDERS`` in
+  ``core/model.py``, imported when asked for): the test reads those strings, adds the edges to the
+  graph, and checks that no other string in core names a module outside core, and that interop
+  imports no game (directly or through anything it imports).
 """
 
 from __future__ import annotations
@@ -45,6 +49,32 @@ def _imports(name: str, path: Path) -> set[str]:
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 
 
+def _declared_providers() -> tuple[str, ...]:
+    """The ``"module:function"`` strings of ``AGENT_PROVIDERS`` in core/model.py, read from its source."""
+    tree = ast.parse(MODULES["workbench.core.model"].read_text(encoding="utf-8"))
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
+            else []
+        if any(isinstance(t, ast.Name) and t.id == "AGENT_PROVIDERS" for t in targets):
+            return tuple(ast.literal_eval(node.value))
+    raise AssertionError("core/model.py declares no AGENT_PROVIDERS")
+
+
+PROVIDERS = _declared_providers()
+# the edges core makes by name: core.model imports each provider's module when a game's agents are listed
+DECLARED = {("workbench.core.model", ref.partition(":")[0]) for ref in PROVIDERS}
+FULL_GRAPH = {name: GRAPH[name] | {dst for src, dst in DECLARED if src == name} for name in GRAPH}
+
+
+def _named_modules(path: Path) -> set[str]:
+    """Workbench modules (or packages) named by a string constant in ``path``, e.g. ``"pkg.mod:NAME"``."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("workbench."):
+            found.add(node.value.partition(":")[0])
+    return found
+
+
 def _game_of(module: str) -> str | None:
     parts = module.split(".")
     return parts[2] if len(parts) > 2 and parts[1] == "games" else None
@@ -72,7 +102,37 @@ def test_a_game_imports_only_core_and_itself(module):
     assert not bad, f"{module} imports {sorted(bad)}"
 
 
+def test_core_reaches_interop_only_through_its_declared_agent_providers():
+    assert PROVIDERS, "AGENT_PROVIDERS is empty: nothing to check"
+    for ref in PROVIDERS:
+        module, _, function = ref.partition(":")
+        assert module in MODULES and module.startswith("workbench.interop"), ref
+        defined = {n.name for n in ast.parse(MODULES[module].read_text(encoding="utf-8")).body
+                   if isinstance(n, ast.FunctionDef)}
+        assert function in defined, f"{ref}: {module} defines no function {function!r}"
+    into_interop = {(src, dst) for src, dsts in FULL_GRAPH.items() if src.startswith("workbench.core")
+                    for dst in dsts if dst.startswith("workbench.interop")}
+    assert into_interop == DECLARED
+    # no other string in core names a module outside core (the games package is found by package, not by name)
+    for module in (m for m in MODULES if m.startswith("workbench.core")):
+        named = {n for n in _named_modules(MODULES[module]) if not n.startswith("workbench.core")}
+        allowed = {dst for src, dst in DECLARED if src == module} | {"workbench.games"}
+        assert named <= allowed, f"{module} names {sorted(named - allowed)} by a string"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("workbench.interop")))
+def test_interop_imports_no_game_ui_or_cli(module):
+    reached, todo = set(), [module]
+    while todo:  # everything the module imports, directly or through other modules (declared edges too)
+        for nxt in FULL_GRAPH[todo.pop()] - reached:
+            reached.add(nxt)
+            todo.append(nxt)
+    bad = {m for m in reached if m.startswith(("workbench.games", "workbench.ui", "workbench.cli", "workbench.app"))}
+    assert not bad, f"{module} imports {sorted(bad)}"
+
+
 def test_no_import_cycles():
+    """Over the static imports; core's declared provider edges are lazy (core.model ↔ interop by name only)."""
     state: dict[str, int] = {}  # 1 = on the stack, 2 = done
     stack: list[str] = []
 

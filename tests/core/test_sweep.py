@@ -12,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.conftest import REPO
-from tests.toygame.model import MODEL as TOY
+from tests.toygame.slow import MODEL as TOY
 from workbench.core import runner as runner_mod
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.runner import simulate
@@ -194,7 +194,7 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path):
 # -- a real interruption: SIGKILL half-way, then resume ---------------------------------------------
 SCRIPT = """
 import sys
-from tests.toygame.model import MODEL
+from tests.toygame.slow import MODEL
 from workbench.core.sweep import run_sweep
 run_sweep(MODEL, {"board": ["small", "large"], "edge": [0.5, 0.8]}, 400, sys.argv[1], seed=9, chunk_size=40,
           progress=False)

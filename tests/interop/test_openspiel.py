@@ -22,7 +22,6 @@ pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed (pi
 
 from open_spiel.python.algorithms import get_all_states  # noqa: E402
 
-from tests.toygame import rules as toy_rules  # noqa: E402
 from workbench.core.errors import InputError  # noqa: E402
 from workbench.core.model import game_names, get_game  # noqa: E402
 from workbench.core.play import play_game  # noqa: E402
@@ -188,21 +187,6 @@ def test_random_rollouts_through_openspiel_match_the_native_first_seat_rate():
 
 
 # -- IS-MCTS ---------------------------------------------------------------------------------------
-def toy_determinise(self, config, observation, rng):
-    """The toy's ``determinise`` (the hook asked of core): everything but the turn count is in view.
-
-    The observation hides how many turns were played, so the world restarts the count (a search
-    may then misjudge the turn limit — the toy's observation, not the bridge, decides that).
-    """
-    seat, scores = observation
-    return seat, toy_rules.State(scores, seat, seat, 0, rng.next_u64(), False, None)
-
-
-@pytest.fixture
-def toy_hook(monkeypatch):
-    monkeypatch.setattr(type(get_game("toy")), "determinise", toy_determinise, raising=False)
-
-
 def play_logged(name, spec, opponent, seed, params=None):
     model = get_game(name)
     resolved = model.resolve_params(params)
@@ -224,7 +208,7 @@ def play_logged(name, spec, opponent, seed, params=None):
     ("duel", "ismcts:budget=8", "greedy"),
     ("duel", "ismcts:budget=6,rollout=greedy,worlds=3", "random"),
 ])
-def test_ismcts_plays_legal_moves_reproducibly_from_the_seed(toy_hook, name, spec, opponent):
+def test_ismcts_plays_legal_moves_reproducibly_from_the_seed(name, spec, opponent):
     seed = game_seed(3, 0)
     log, row = play_logged(name, spec, opponent, seed)
     again, _ = play_logged(name, spec, opponent, seed)
@@ -264,7 +248,7 @@ def test_ismcts_draws_only_from_the_seat_stream_and_uses_it():
     assert after_numpy[2:] == global_numpy[2:] and random.getstate() == global_python
 
 
-def test_ismcts_is_a_simulate_agent_of_every_game_that_can_determinise(toy_hook):
+def test_ismcts_is_a_simulate_agent_of_every_game_that_can_determinise():
     assert "ismcts" in get_game("duel").agents and "ismcts" in get_game("toy").agents
     assert "ismcts" in get_game("babel").agents
     assert "ismcts" not in get_game("dietower").agents  # no determinise: not offered

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.model import AgentSpec
+from workbench.core.model import AgentSpec, Variant
 from workbench.core.play import RunawayGame
 from workbench.core.results import grown, kernel_frame, list_column, outcome_codes, padded
 from workbench.games.babel import agents as babel_agents
@@ -106,3 +106,27 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
         for t, column in enumerate(TALLY_COLUMNS):
             cols[f"{column}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
     return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)
+
+
+# -- the parity table (core's harness plays every row on both engines: tests/test_parity.py) -------------------
+# Both start-hand variants, both run detections, the universal ability off, dealt hands overridden (0 and 20 cards
+# included), first seat p1 / p2 / random and a short turn limit, each with random vs random, greedy vs greedy and
+# greedy vs random in both seatings; then agent options (custom greedy weights, random turn caps).
+_RULES = {
+    "default": {},
+    "5/5": {"start_hands": "5/5"},
+    "top-runs": {"run_detection": "top", "first": "p1"},
+    "no-universal": {"universal": False, "first": "p2"},
+    "hands-0-20": {"hand_start": 0, "hand_other": 20, "first": "p1"},
+    "hands-9-2-top": {"start_hands": "5/5", "hand_start": 9, "hand_other": 2, "run_detection": "top"},
+    "hands-20-20": {"hand_start": 20, "hand_other": 20, "universal": False},
+    "short": {"max_turns": 6, "first": "p2"},
+}
+_CUSTOM_GREEDY = "greedy:value=2,potential=8,pawn=0.5,threat=6,runs=4,hand=1.5,variety=-1"
+_OPTIONS = (("default", f"{_CUSTOM_GREEDY},random:cap=3"), ("top-runs", "random:cap=40,greedy:value=-3,hand=-0.3"),
+            ("5/5", f"greedy:variety=0,threat=0,runs=0,{_CUSTOM_GREEDY}"))
+VARIANTS: tuple[Variant, ...] = (
+    *(Variant(f"{name} {agents}", params, agents) for name, params in _RULES.items()
+      for agents in ("random,random", "greedy,greedy", "greedy,random", "random,greedy")),
+    *(Variant(f"{name} {agents}", _RULES[name], agents) for name, agents in _OPTIONS),
+)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.model import AgentSpec
+from workbench.core.model import AgentSpec, Variant
 from workbench.core.play import RunawayGame
 from workbench.core.results import kernel_frame, list_column, outcome_codes, padded
 from workbench.games.babylon import agents as babylon_agents
@@ -202,3 +202,36 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
         cols[f"drawn_{name}"] = _id_lists(config, flags[:, seat * n_cards:(seat + 1) * n_cards])
         cols[f"played_{name}"] = _id_lists(config, flags[:, (2 + seat) * n_cards:(3 + seat) * n_cards])
     return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)
+
+
+# -- the parity table (core's harness plays every row on both engines: tests/test_parity.py) -------------------
+# Deck pairs and non-default parameters (no Transformed Power for the second seat, 5 turns, a tower of 30 to win,
+# no mulligan with bigger hands, a start near the win height), each with random vs random and greedy pairings,
+# greedy with changed weights.  Edited cards are the harness's property test (random edits of the card table).
+_RULES = {
+    "default": {},
+    "no-second-tp": {"second_tp": 0, "first": "p1", "deck_p1": "night_raid", "deck_p2": "builders_of_babel"},
+    "short": {"turns": 5, "first": "p2", "deck_p1": "tide_of_whispers", "deck_p2": "siege_of_ur"},
+    "win-30": {"win_tower": 30, "deck_p1": "citadel_of_the_rivers", "deck_p2": "night_raid"},
+    "big-hands": {"mulligan": 0, "start_hand": 6, "second_cards": 2, "deck_p1": "builders_of_babel",
+                  "deck_p2": "tide_of_whispers"},
+    "near-win": {"start_tower": 35, "win_tower": 40, "second_tp": 3, "first": "p1", "deck_p1": "siege_of_ur",
+                 "deck_p2": "siege_of_ur"},
+    "siege-raid": {"deck_p1": "siege_of_ur", "deck_p2": "night_raid"},
+}
+_CUSTOM_GREEDY = ("greedy:tower=2,card=0.1,hand_decay=0.5,source=0.5,source_decay=1,playable=2,playable_cap=5,"
+                  "late=0.5,margin=0,mulligan_cost=2")
+_OTHER_GREEDY = "greedy:sentenced=3,guard=2,raider=0.1,builder=2,tp=1,minion=0,health=1"
+_PAIRINGS = (
+    ("default", "random,random"), ("default", "greedy,greedy"), ("default", "greedy,random"),
+    ("default", "random,greedy"),
+    ("no-second-tp", "random,random"), ("no-second-tp", "greedy,greedy"), ("no-second-tp", f"{_CUSTOM_GREEDY},random"),
+    ("short", "random,random"), ("short", "greedy,greedy"), ("short", "random,greedy"),
+    ("win-30", "random,random"), ("win-30", "greedy,greedy"), ("win-30", f"{_OTHER_GREEDY},{_CUSTOM_GREEDY}"),
+    ("big-hands", "random,random"), ("big-hands", "greedy,random"),
+    ("near-win", "greedy,greedy"), ("near-win", "random,random"),
+    ("siege-raid", "random,random"), ("siege-raid", "greedy,greedy"), ("siege-raid", f"random,{_CUSTOM_GREEDY}"),
+)
+VARIANTS: tuple[Variant, ...] = tuple(
+    Variant(f"{name} {agents.replace(_CUSTOM_GREEDY, 'greedy:custom').replace(_OTHER_GREEDY, 'greedy:other')}",
+            _RULES[name], agents) for name, agents in _PAIRINGS)

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from workbench.core.model import SEAT_NAMES as SEATS
-from workbench.core.model import AgentSpec
+from workbench.core.model import AgentSpec, Variant
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower.kernel import Columns, play_fast
 from workbench.games.dietower.rules import Config
@@ -58,3 +58,19 @@ def to_frame(cols: Columns, players: int) -> pl.DataFrame:
 def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
     """The model's declared compiled engine (``CompiledEngine.play``): the kernel, then :func:`to_frame`."""
     return to_frame(play_fast(config, [ag.config(a) for a in agents], seeds), config.players)
+
+
+# -- the parity table (core's harness plays every row on both engines: tests/test_parity.py) -------------------
+# Every agent (with options) in 2-, 3- and 4-player games under the default rules, a small suit with a two-faced
+# die, and the tie / scoring variants; plus three players on a two-faced die (every end reason).
+_RULES = {"default": {}, "small": {"suit_size": 5, "die_faces": 2},
+          "variants": {"nonbuilder_tie": "keep", "six_win_scores": True, "die_faces": 3}}
+_LINEUPS = (("random,random", 2), ("highest,lowest", 2), ("joker,random", 2),
+            ("joker:at=2,base=highest,mixed:random=0.5,highest=0.3,joker=0.2", 2),
+            ("mixed:lowest=1,joker=1,at=1,joker:base=lowest", 2), ("random,highest,joker:at=3", 3),
+            ("random,mixed:random=1,highest=1,lowest=1,joker=1,lowest,joker", 4))
+VARIANTS: tuple[Variant, ...] = (
+    *(Variant(f"{name} {agents}", {**params, "players": players}, agents)
+      for name, params in _RULES.items() for agents, players in _LINEUPS),
+    Variant("3 players, two faces", {"players": 3, "die_faces": 2}, "random,joker:at=1,mixed:random=1,lowest=1"),
+)

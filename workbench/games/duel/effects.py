@@ -30,10 +30,8 @@ from typing import NamedTuple
 
 STATS = ("tower", "wall", "mines", "monasteries", "barracks", "ore", "mana", "troops")
 RESOURCES = ("ore", "mana", "troops")
-PRODUCER_OF = {"ore": "mines", "mana": "monasteries", "troops": "barracks"}
 COLOURS = {"red": "ore", "blue": "mana", "green": "troops"}
 WHOS = ("self", "enemy", "all", "everyone", "lower_wall")
-SIDES = ("self", "enemy")
 CMPS = ("<", "<=", ">", ">=", "==", "!=")
 MAX_AMOUNT = 999
 

@@ -16,11 +16,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from workbench.core.model import AgentSpec
+from workbench.core.model import AgentSpec, Variant
 from workbench.core.results import grown, kernel_frame, list_column, outcome_codes, padded
 from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import kernel as K
-from workbench.games.duel.data import CardSet
+from workbench.games.duel.data import CardSet, load_battlefields
 from workbench.games.duel.effects import ADD, CMPS, DAMAGE, SET, STATS, STEAL, SWAP, Effect, Op
 from workbench.games.duel.results import RESULT_SCHEMA, SEATS
 from workbench.games.duel.rules import REASONS, Config
@@ -162,3 +162,39 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
         cols[f"drawn_{name}"] = list_column(drawn[seat, :offsets[seat, -1]], offsets[seat])
         cols[f"played_{name}"] = list_column(played[seat, :offsets[2 + seat, -1]], offsets[2 + seat])
     return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)
+
+
+# -- the parity table (core's harness plays every row on both engines: tests/test_parity.py) -------------------
+# Every battlefield x deck type, each under one rules variant (rotating, so every reading meets both deck types),
+# with random vs random, greedy vs random in both seatings and greedy vs greedy; custom greedy weights on a quarter
+# of the cells; low towers, where both players winning at once (a draw) is common; and hands of 1 and 2 cards.
+_RULES = (
+    {},
+    {"miss_rate": 0.1, "max_missed_in_row": 2},
+    {"lightning": "enemy", "groundwater": "nobody", "thief_rounding": "down"},
+    {"hand_size": 4, "max_turns": 40, "first": "p2", "second_bonus_wall": 5, "second_bonus_ore": 3},
+    {"hand_size": 8, "first": "p1", "miss_rate": 0.02},
+    {"max_turns": 25, "miss_rate": 0.3, "max_missed_in_row": 3},
+    {"lightning": "enemy", "miss_rate": 0.05, "hand_size": 5, "second_bonus_tower": 4, "second_bonus_mines": 1},
+    {"groundwater": "nobody", "thief_rounding": "down", "max_turns": 60, "worst_card": "cost", "miss_rate": 0.1},
+)
+_CUSTOM_GREEDY = "greedy:tower=1.5,wall=0.8,producer=2.5,resource=0.3,again=0,discard=-0.5"
+
+
+def _variants() -> tuple[Variant, ...]:
+    cells = [(b, d) for b in load_battlefields() for d in ("regular", "unlimited")]
+    rows = []
+    for i, (battlefield, deck) in enumerate(cells):
+        greedy = _CUSTOM_GREEDY if i % 4 == 1 else "greedy"
+        for agents in ("random,random", f"{greedy},random", f"random,{greedy}", f"{greedy},{greedy}"):
+            rows.append(Variant(f"{battlefield}/{deck} {agents}",
+                                {"battlefield": battlefield, "deck": deck, **_RULES[i % len(_RULES)]}, agents))
+    # towers of 3 with no wall: one card hitting both towers ends in a draw (both win at once) in about 1 game of 8
+    rows.append(Variant("low towers: draws", {"deck": "unlimited", "start_tower": 3, "start_wall": 0}, "random,random"))
+    # small hands that play-again chains use up (the turn then ends)
+    rows.append(Variant("hand of 2, unlimited", {"hand_size": 2, "deck": "unlimited"}, "greedy,greedy"))
+    rows.append(Variant("hand of 1, wind square", {"hand_size": 1, "battlefield": "wind_square"}, "random,greedy"))
+    return tuple(rows)
+
+
+VARIANTS: tuple[Variant, ...] = _variants()
