@@ -620,6 +620,20 @@ def _classes() -> Any:
 _FACTORIES: dict[str, Any] = {}  # kept alive: pyspiel must not release a factory at interpreter exit
 
 
+def _outlive_interpreter(obj: Any) -> None:
+    """Hold one reference to ``obj`` that is never released, not even when Python shuts down.
+
+    pyspiel keeps a registered factory in a C++ registry that is destroyed after the interpreter
+    has finalised; if that registry dropped the last reference, Python would free the factory
+    with no thread state ("Fatal Python error: PyThreadState_Get … finalizing").  A module-level
+    dict is not enough: finalisation clears module dicts first.  One leaked reference per
+    registered game (a handful, for the life of the process) keeps the count above zero.
+    """
+    import ctypes
+
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+
+
 def register(game: str | GameModel) -> str:
     """Register a model as the OpenSpiel game ``workbench_<name>`` (once) and return that name."""
     pyspiel = spiel()
@@ -632,6 +646,7 @@ def register(game: str | GameModel) -> str:
     fact = facts(model, config)
     game_type = _game_type(model, fact, stochastic=fact.seeded or fact.max_chance > 0)
     _FACTORIES[short] = functools.partial(Game, model=model)
+    _outlive_interpreter(_FACTORIES[short])
     pyspiel.register_game(game_type, _FACTORIES[short])
     return short
 
