@@ -279,10 +279,10 @@ def _exact_reduced(s):
 
 def _exact_auction(s):
     from workbench.games.rescue.agents import plan_of
-    from workbench.games.rescue.auction import Auction, outcome_by_profiles
+    from workbench.games.rescue.rules import Config, outcome_by_profiles
 
     n = s["players"]
-    config = Auction(n, (s["budget"],) * n, (s["value"],) * n)
+    config = Config(n, (s["budget"],) * n, (s["value"],) * n)
     out = outcome_by_profiles(config, [plan_of("random", config, seat) for seat in range(n)])  # every bid profile
     return {"odds": {"nobody": str(out.nobody), "second_auction": str(out.second_auction),
                      **{f"p{i + 1} wins": str(w) for i, w in enumerate(out.win)}}}

@@ -10,8 +10,8 @@ from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
 from workbench.core.runner import simulate
-from workbench.games.rescue import auction as A
 from workbench.games.rescue import control as C
+from workbench.games.rescue import rules as A
 from workbench.games.rescue.agents import plan_of, shade_bid
 from workbench.games.rescue.studies import auction_table
 
@@ -34,14 +34,14 @@ TIE_RULES = [
 def test_every_tie_rule(first, second, winner, price, reason):
     state = A.resolve(first, second)
     assert (state.winner, state.price, state.reason) == (winner, price, reason)
-    config = A.Auction(len(first), (5,) * len(first), (6,) * len(first))
+    config = A.Config(len(first), (5,) * len(first), (6,) * len(first))
     left = A.crystals_left(config, state)
     assert left == tuple(5 - (price if s == winner else 0) for s in range(len(first)))  # the others keep theirs
     assert A.surplus(config, state) == tuple(6 - price if s == winner else 0 for s in range(len(first)))
 
 
 def test_the_second_auction_involves_exactly_the_tied_seats():
-    assert A.step(A.State(), (4, 0, 4)).tied == (0, 2)
+    assert A.apply(A.Config(3, (5, 5, 5), (6, 6, 6)), A.State(), (4, 0, 4)).tied == (0, 2)
     with pytest.raises(ValueError, match="tied"):
         A.resolve((2, 2))
 
@@ -74,7 +74,7 @@ def test_per_seat_overrides_and_their_errors():
 def test_two_players_one_crystal_by_hand():
     # each bids 0 or 1 with 1/2 in both auctions: (0,0) nobody; (1,0),(0,1) won at 1; (1,1) → second auction,
     # where (1,0),(0,1) win and (0,0),(1,1) tie again
-    config = A.Auction(2, (1, 1), (2, 2))
+    config = A.Config(2, (1, 1), (2, 2))
     out = A.outcome(config, [plan_of("random", config, s) for s in range(2)])
     assert out.win == (F(5, 16), F(5, 16))
     assert out.nobody == F(3, 8) and out.second_auction == F(1, 4) and out.double_tie == F(1, 8)
@@ -88,7 +88,7 @@ def test_two_players_one_crystal_by_hand():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_level_enumeration_equals_profile_enumeration(players):
-    config = A.Auction(players, (2, 3, 1, 2)[:players], (3, 2, 4, 1)[:players])
+    config = A.Config(players, (2, 3, 1, 2)[:players], (3, 2, 4, 1)[:players])
     lineup = ["random", "truthful", "shade:factor=0.4", "allin"][:players]
     plans = [plan_of(a, config, s) for s, a in enumerate(lineup)]
     assert A.outcome(config, plans) == A.outcome_by_profiles(config, plans)
@@ -108,7 +108,7 @@ def test_exact_odds_lie_inside_the_simulated_999_intervals(players, budget, valu
     games = 4000
     table = {r["event"]: r for r in auction_table(players, budget, value, agents, games=games, seed=3)
              .drop_nulls("n").iter_rows(named=True)}
-    config = A.Auction(players, (budget,) * players, (value,) * players)
+    config = A.Config(players, (budget,) * players, (value,) * players)
     out = A.outcome(config, [plan_of(a, config, s) for s, a in enumerate(agents)])
     exact = {**{f"p{i + 1} wins": w for i, w in enumerate(out.win)}, "nobody": out.nobody,
              "second_auction": out.second_auction, "double_tie": out.double_tie}
@@ -133,7 +133,7 @@ def test_exact_odds_lie_inside_the_simulated_999_intervals(players, budget, valu
 
 def test_simulated_surplus_matches_the_exact_expectation():
     frame = simulate("rescue", 4000, params={"budget": 3}, agents="random,random", seed=5, progress=False)
-    config = A.Auction(2, (3, 3), (6, 6))
+    config = A.Config(2, (3, 3), (6, 6))
     exact = A.outcome(config, [plan_of("random", config, s) for s in range(2)]).surplus[0]
     mean, sd = frame["surplus_p1"].mean(), frame["surplus_p1"].std()
     assert abs(mean - float(exact)) < 3.3 * sd / 4000 ** 0.5

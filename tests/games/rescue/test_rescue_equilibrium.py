@@ -8,7 +8,7 @@ from fractions import Fraction as F
 import pytest
 
 from workbench.games.rescue import equilibrium as E
-from workbench.games.rescue.auction import Auction, outcome
+from workbench.games.rescue.rules import Config, outcome
 from workbench.games.rescue.studies import STUDIES
 
 N_SEAT_BOUND = 0.01  # crystals: fictitious play's remaining gain of any deviation, below this
@@ -16,9 +16,9 @@ N_SEAT_BOUND = 0.01  # crystals: fictitious play's remaining gain of any deviati
 
 def test_one_crystal_by_hand():
     # budget 1, value 2: bidding 1 weakly dominates 0 in both rounds, so both bid 1 and nobody gets it
-    eq = E.solve(Auction(2, (1, 1), (2, 2)))
+    eq = E.solve(Config(2, (1, 1), (2, 2)))
     assert eq.exact and eq.plans[0].first == (0, 1) and eq.values == (0.0, 0.0)
-    assert outcome(Auction(2, (1, 1), (2, 2)), eq.plans).nobody == 1
+    assert outcome(Config(2, (1, 1), (2, 2)), eq.plans).nobody == 1
 
 
 TWO_SEATS = [((b, b), (v, v)) for b in (1, 2, 3, 5, 8) for v in (0, 1, 3, 6, 9)] + [
@@ -27,7 +27,7 @@ TWO_SEATS = [((b, b), (v, v)) for b in (1, 2, 3, 5, 8) for v in (0, 1, 3, 6, 9)]
 
 @pytest.mark.parametrize(("budgets", "values"), TWO_SEATS)
 def test_two_seat_equilibrium_has_no_profitable_pure_deviation(budgets, values):
-    config = Auction(2, budgets, values)
+    config = Config(2, budgets, values)
     eq = E.solve(config)
     gaps = E.exact_gaps(config, eq)  # second round (row, column), first round (row, column)
     assert max(gaps) <= 1e-9, gaps
@@ -39,7 +39,7 @@ def test_symmetric_two_seat_equilibria_leave_no_surplus():
     # the lowest bid of a symmetric equilibrium's support never wins, so every bid in it earns 0
     for b in (2, 4, 6):
         for v in (2, 5, 9):
-            assert E.solve(Auction(2, (b, b), (v, v))).values == (0.0, 0.0)
+            assert E.solve(Config(2, (b, b), (v, v))).values == (0.0, 0.0)
 
 
 def test_bimatrix_solver_on_a_known_game():
@@ -50,7 +50,7 @@ def test_bimatrix_solver_on_a_known_game():
 
 @pytest.mark.parametrize(("players", "budget", "value"), [(3, 3, 4), (3, 4, 3), (4, 3, 2), (4, 3, 4)])
 def test_n_seat_exploitability_is_below_the_bound(players, budget, value):
-    eq = E.solve(Auction(players, (budget,) * players, (value,) * players), iterations=1500)
+    eq = E.solve(Config(players, (budget,) * players, (value,) * players), iterations=1500)
     assert eq.exploitability < N_SEAT_BOUND, eq.exploitability
     assert eq.exploitability == pytest.approx(eq.first_gap + eq.second_gap)
 
@@ -71,10 +71,10 @@ def test_openspiel_nash_conv_of_both_stages_is_zero(budgets, values):
     from open_spiel.python.algorithms import exploitability
 
     from workbench.core.model import get_game
-    from workbench.games.rescue.auction import SECOND, State
+    from workbench.games.rescue.rules import SECOND, State
 
     model = get_game("rescue")
-    config = Auction(2, budgets, values)
+    config = Config(2, budgets, values)
     eq = E.solve(config)
     tied = frozenset((0, 1))
 
@@ -125,7 +125,7 @@ def test_openspiel_lemke_howson_solver_agrees(budgets, values, unique):
     import numpy as np
     from open_spiel.python.algorithms import matrix_nash
 
-    config = Auction(2, budgets, values)
+    config = Config(2, budgets, values)
     eq = E.solve(config)
     tied = frozenset((0, 1))
     a2, b2 = E.stage_matrices(config, (0, 1), None)

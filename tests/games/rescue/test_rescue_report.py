@@ -12,7 +12,7 @@ import pytest
 from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.games.rescue import dragon, trophies
 from workbench.games.rescue import report as rr
-from workbench.games.rescue.auction import Auction
+from workbench.games.rescue.rules import Config
 from workbench.games.rescue.studies import exact_table
 
 SECTIONS = ("## 1. The Mercenary auction", "## 2. Equilibrium bidding", "## 3. Taking control",
@@ -104,7 +104,7 @@ def test_auction_tables_are_the_exact_odds_beside_intervals_that_hold_them(built
         table = _table(built, f"auction_{players}p")
         assert table.select("budget", "agents").unique().height == len(rr.AUCTION_BUDGETS) * len(rr.AUCTION_AGENTS)
         for budget in rr.AUCTION_BUDGETS:
-            config = Auction(players, (budget,) * players, (rr.VALUE,) * players)
+            config = Config(players, (budget,) * players, (rr.VALUE,) * players)
             mine = table.filter((pl.col("budget") == budget) & (pl.col("agents") == "random"))
             direct = exact_table(config, ["random"] * players)
             assert mine["event"].to_list() == direct["event"].to_list()

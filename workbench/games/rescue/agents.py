@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from workbench.core.model import AgentDecl, Param
 from workbench.games.rescue import equilibrium
-from workbench.games.rescue.auction import FIRST, Auction, Plan, pure, uniform
+from workbench.games.rescue.rules import FIRST, Config, Plan, pure, uniform
 
 
 class View(NamedTuple):
@@ -43,7 +43,7 @@ class FixedAgent:
     def __init__(self, rule: Any, label: str) -> None:
         self.rule, self.label = rule, label
 
-    def act(self, view: View, legal: Any, config: Auction, rng: Any) -> int:
+    def act(self, view: View, legal: Any, config: Config, rng: Any) -> int:
         """The rule's bid (always legal: capped by the crystals)."""
         return self.rule(view)
 
@@ -51,7 +51,7 @@ class FixedAgent:
 class EquilibriumAgent:
     """Plays the computed equilibrium mix of its stage, one uniform draw a decision."""
 
-    def act(self, view: View, legal: Any, config: Auction, rng: Any) -> int:
+    def act(self, view: View, legal: Any, config: Config, rng: Any) -> int:
         """Sample the stage's mix."""
         plan = equilibrium.solve(config).plans[view.seat]
         mix = plan.first if view.stage == FIRST else plan.second_for(frozenset(view.tied))
@@ -79,7 +79,7 @@ DECLS = (
 )
 
 
-def plan_of(agent: str, config: Auction, seat: int) -> Plan:
+def plan_of(agent: str, config: Config, seat: int) -> Plan:
     """The mixed strategy an agent spec (``"shade:factor=0.3"``) plays at ``seat``, for exact odds."""
     name, _, rest = agent.partition(":")
     budget, value = config.budgets[seat], config.values[seat]

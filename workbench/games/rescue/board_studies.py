@@ -36,24 +36,37 @@ def spaces_table(board: bd.Board) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=["row", "col", "char", "kind"], orient="row")
 
 
+INT64_MAX = (1 << 63) - 1  # the largest count a polars Int64 column holds
+
+
+def _int64(n: int | None) -> int | None:
+    """``n`` when an Int64 column can hold it, else None (the exact value goes in a text column)."""
+    return n if n is None or -INT64_MAX <= n <= INT64_MAX else None
+
+
 def _route(path: tuple[bd.Pos, ...]) -> str:
     return " → ".join(f"({r},{c})" for r, c in path)
 
 
 # -- flying -------------------------------------------------------------------------------------------
 def flying_tables(board: bd.Board, spawn: int, policy: str, seed: int = 0, cap: int = bd.PATH_CAP) -> Tables:
-    """``summary`` (one row), ``paths`` (one row per listed path, the chosen one marked), ``steps``, ``spaces``."""
+    """``summary`` (one row), ``paths`` (one row per listed path, the chosen one marked), ``steps``, ``spaces``.
+
+    Path counts grow like binomials (a 67×67 open map has about 3.8e38 shortest paths), beyond any
+    integer column: ``shortest_paths`` and ``chosen_rank`` are Int64 when they fit (else null), and
+    ``shortest_paths_exact`` / ``chosen_rank_exact`` always hold the exact number as text.
+    """
     flight = bd.fly(board, spawn, policy, seed, cap)
     listed = list(enumerate(flight.paths))
     if flight.chosen is not None and flight.chosen_index >= len(listed):
         listed.append((flight.chosen_index, flight.chosen))  # cut off by the cap: still shown
     paths = pl.DataFrame({
-        "rank": [i for i, _ in listed], "length": [len(p) - 1 for _, p in listed],
+        "rank": [_int64(i) for i, _ in listed], "length": [len(p) - 1 for _, p in listed],
         "tower_steps": [bd.tower_steps(board, p) for _, p in listed],
         "chosen": [i == flight.chosen_index for i, _ in listed], "route": [_route(p) for _, p in listed],
     }, schema={"rank": pl.Int64, "length": pl.Int64, "tower_steps": pl.Int64, "chosen": pl.Boolean,
                "route": pl.String})
-    steps = pl.DataFrame([(i, s, r, c, i == flight.chosen_index) for i, p in listed for s, (r, c) in enumerate(p)],
+    steps = pl.DataFrame([(_int64(i), s, r, c, i == flight.chosen_index) for i, p in listed for s, (r, c) in enumerate(p)],
                          schema={"rank": pl.Int64, "step": pl.Int64, "row": pl.Int64, "col": pl.Int64,
                                  "chosen": pl.Boolean}, orient="row")
     note = ("the city cannot be reached from this spawn through road spaces" if not flight.reachable else
@@ -62,10 +75,12 @@ def flying_tables(board: bd.Board, spawn: int, policy: str, seed: int = 0, cap: 
     summary = pl.DataFrame([{
         "map": board.name, "spawn": spawn, "spawn_row": flight.spawn[0], "spawn_col": flight.spawn[1],
         "policy": policy, "seed": seed, "reachable": flight.reachable, "distance": flight.distance,
-        "shortest_paths": flight.count, "listed": len(flight.paths), "truncated": flight.truncated,
-        "chosen_rank": flight.chosen_index,
+        "shortest_paths": _int64(flight.count), "shortest_paths_exact": str(flight.count),
+        "listed": len(flight.paths), "truncated": flight.truncated,
+        "chosen_rank": _int64(flight.chosen_index),
+        "chosen_rank_exact": None if flight.chosen_index is None else str(flight.chosen_index),
         "chosen_tower_steps": None if flight.chosen is None else bd.tower_steps(board, flight.chosen), "note": note,
-    }])
+    }], schema_overrides={"shortest_paths": pl.Int64, "chosen_rank": pl.Int64, "chosen_rank_exact": pl.String})
     return {"summary": summary, "paths": paths, "steps": steps, "spaces": spaces_table(board)}
 
 
@@ -89,7 +104,7 @@ def _centre(frame: pl.DataFrame) -> pl.DataFrame:
 def flying_chart(tables: Tables) -> alt.LayerChart:
     """The map with the other shortest paths (thin, grey) and the chosen one (thick, red) drawn over it."""
     s = tables["summary"].row(0, named=True)
-    title = (f"{s['map']}: spawn {s['spawn']} — {s['note']}; chosen: rank {s['chosen_rank']} ({s['policy']})"
+    title = (f"{s['map']}: spawn {s['spawn']} — {s['note']}; chosen: rank {s['chosen_rank_exact']} ({s['policy']})"
              if s["reachable"] else f"{s['map']}: spawn {s['spawn']} — {s['note']}")
     steps = _centre(tables["steps"])
     layers = [map_chart(tables["spaces"], title)]

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from workbench.games.rescue.auction import Auction, Plan
+from workbench.games.rescue.rules import Config, Plan
 
 FP_ITERATIONS = 3000
 Cont = Mapping[frozenset[int], Mapping[int, Any]]  # tied seats → each tied seat's continuation value
@@ -180,7 +180,7 @@ def _unit(n: int, k: int) -> np.ndarray:
     return out
 
 
-def stage_matrices(config: Auction, seats: tuple[int, int], cont: Cont | None) -> tuple[list, list]:
+def stage_matrices(config: Config, seats: tuple[int, int], cont: Cont | None) -> tuple[list, list]:
     """The bimatrix of one two-seat stage: ``cont`` given → a first round (ties at ≥1 pay ``cont``), else a second."""
     i, j = seats
     tie = cont.get(frozenset(seats)) if cont is not None else None
@@ -206,7 +206,7 @@ def stage_matrices(config: Auction, seats: tuple[int, int], cont: Cont | None) -
 
 
 # -- any number of seats: deviation values and fictitious play ---------------------------------------
-def deviation_values(config: Auction, seat: int, mixes: Mapping[int, np.ndarray], cont: Cont | None) -> np.ndarray:
+def deviation_values(config: Config, seat: int, mixes: Mapping[int, np.ndarray], cont: Cont | None) -> np.ndarray:
     """Expected surplus of ``seat`` for each bid 0..its crystals against the others' mixes (floats).
 
     ``mixes`` holds every seat of the stage (``seat`` included, ignored); ``cont`` as :func:`stage_matrices`.
@@ -234,7 +234,7 @@ def _pad(mix: Sequence[Any], width: int) -> np.ndarray:
     return arr
 
 
-def stage_gaps(config: Auction, mixes: Mapping[int, Sequence[Any]], cont: Cont | None) -> dict[int, float]:
+def stage_gaps(config: Config, mixes: Mapping[int, Sequence[Any]], cont: Cont | None) -> dict[int, float]:
     """Each seat's largest gain from a unilateral deviation in one stage (floats)."""
     arrays = {s: np.asarray([float(p) for p in m]) for s, m in mixes.items()}
     gaps = {}
@@ -244,7 +244,7 @@ def stage_gaps(config: Auction, mixes: Mapping[int, Sequence[Any]], cont: Cont |
     return gaps
 
 
-def fictitious_play(config: Auction, seats: tuple[int, ...], cont: Cont | None,
+def fictitious_play(config: Config, seats: tuple[int, ...], cont: Cont | None,
                     iterations: int = FP_ITERATIONS) -> dict[int, tuple[float, ...]]:
     """Average strategies of simultaneous fictitious play from uniform bids."""
     avg = {s: np.full(config.budgets[s] + 1, 1.0 / (config.budgets[s] + 1)) for s in seats}
@@ -256,7 +256,7 @@ def fictitious_play(config: Auction, seats: tuple[int, ...], cont: Cont | None,
     return {s: tuple(float(p) for p in avg[s]) for s in seats}
 
 
-def _stage_value(config: Auction, seat: int, mixes: Mapping[int, Sequence[Any]], cont: Cont | None) -> Any:
+def _stage_value(config: Config, seat: int, mixes: Mapping[int, Sequence[Any]], cont: Cont | None) -> Any:
     """Exact (Fraction-preserving) expected surplus of ``seat`` in one stage."""
     if all(isinstance(p, (int, Fraction)) for m in mixes.values() for p in m) and len(mixes) == 2:
         i, j = sorted(mixes)
@@ -267,7 +267,7 @@ def _stage_value(config: Auction, seat: int, mixes: Mapping[int, Sequence[Any]],
     return float(deviation_values(config, seat, arrays, cont) @ arrays[seat])
 
 
-def solve_stage(config: Auction, seats: tuple[int, ...], cont: Cont | None,
+def solve_stage(config: Config, seats: tuple[int, ...], cont: Cont | None,
                 iterations: int = FP_ITERATIONS) -> tuple[dict[int, tuple[Any, ...]], bool]:
     """Equilibrium mixes of one stage among ``seats``; True when exact."""
     if len(seats) == 2:
@@ -279,13 +279,13 @@ def solve_stage(config: Auction, seats: tuple[int, ...], cont: Cont | None,
     return fictitious_play(config, seats, cont, iterations), False
 
 
-def solve(config: Auction, iterations: int = FP_ITERATIONS) -> Equilibrium:
+def solve(config: Config, iterations: int = FP_ITERATIONS) -> Equilibrium:
     """The equilibrium of the whole auction (second rounds first, then the first round)."""
     return _solve_cached(config, iterations)
 
 
 @lru_cache(maxsize=64)
-def _solve_cached(config: Auction, iterations: int) -> Equilibrium:
+def _solve_cached(config: Config, iterations: int) -> Equilibrium:
     seats = tuple(range(config.players))
     second: dict[frozenset[int], dict[int, tuple[Any, ...]]] = {}
     cont: dict[frozenset[int], dict[int, Any]] = {}
@@ -323,7 +323,7 @@ def sample(mix: Sequence[Any], u: float) -> int:
     return max(b for b, p in enumerate(mix) if p > 0)
 
 
-def exact_gaps(config: Auction, eq: Equilibrium) -> list[Any]:
+def exact_gaps(config: Config, eq: Equilibrium) -> list[Any]:
     """For two seats: every stage's (row, column) pure-deviation gains computed exactly (all zero when exact)."""
     gaps = []
     tied = frozenset((0, 1))

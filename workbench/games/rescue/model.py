@@ -2,7 +2,7 @@
 
 One game is one auction.  The first node is simultaneous: ``current_player`` is the tuple of every
 seat, each choosing a bid 0..its crystals; when a highest bid of ≥ 1 crystal is shared, a second
-simultaneous node has exactly the tied seats bid again (see ``auction.py`` for every tie rule,
+simultaneous node has exactly the tied seats bid again (see ``rules.py`` for every tie rule,
 including the workbench's decision for a tie at 0: nobody, reason ``no_bids``).  The game draws no
 random numbers of its own; seat ``i``'s agent draws from sub-stream ``i`` of the game seed.
 
@@ -36,8 +36,8 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.model import TERMINAL, GameModel, Param, seat_name, seat_names
 from workbench.games.rescue import agents as ag
-from workbench.games.rescue import auction as A
-from workbench.games.rescue.auction import Auction, State
+from workbench.games.rescue import rules as A
+from workbench.games.rescue.rules import Config, State
 
 TITLE = "Age of Towers: To The Rescue — Mercenary auction"
 MAX_BUDGET, MAX_VALUE = 20, 50
@@ -79,7 +79,7 @@ class RescueModel(GameModel):
                     raise InputError(f"parameter '{kind}_{s}' is given but only {params['players']} players bid; "
                                      f"drop it or raise players")
 
-    def players(self, config: Auction) -> int:
+    def players(self, config: Config) -> int:
         """Seats: the ``players`` parameter."""
         return config.players
 
@@ -101,46 +101,46 @@ class RescueModel(GameModel):
                             "no_bids": "everyone bid 0: nobody gets the Mercenary"}}
 
     # -- the protocol ---------------------------------------------------------------------------
-    def make_config(self, params: dict[str, Any]) -> Auction:
+    def make_config(self, params: dict[str, Any]) -> Config:
         """Every seat's crystals and value (overrides over the common ones)."""
         seats = seat_names(params["players"])
         budgets = tuple(params["budget"] if params.get(f"budget_{s}") is None else params[f"budget_{s}"]
                         for s in seats)
         values = tuple(params["value"] if params.get(f"value_{s}") is None else params[f"value_{s}"] for s in seats)
-        return Auction(len(seats), budgets, values)
+        return Config(len(seats), budgets, values)
 
-    def initial_state(self, config: Auction, seed: int) -> State:
+    def initial_state(self, config: Config, seed: int) -> State:
         """Nobody has bid yet (the auction draws no random numbers)."""
-        return State()
+        return A.initial_state(config, seed)
 
-    def current_player(self, config: Auction, state: State) -> int | tuple[int, ...]:
+    def current_player(self, config: Config, state: State) -> int | tuple[int, ...]:
         """Every seat in the first auction, the tied seats in the second, then TERMINAL."""
         if state.stage == A.FIRST:
             return tuple(range(config.players))
         return state.tied if state.stage == A.SECOND else TERMINAL
 
-    def legal_actions(self, config: Auction, state: State, seat: int) -> tuple[int, ...]:
+    def legal_actions(self, config: Config, state: State, seat: int) -> tuple[int, ...]:
         """Bids 0..the seat's crystals."""
-        return tuple(range(config.budgets[seat] + 1))
+        return A.legal_actions(config, state, seat)
 
-    def apply(self, config: Auction, state: State, action: tuple[int, ...]) -> State:
+    def apply(self, config: Config, state: State, action: tuple[int, ...]) -> State:
         """The bids of the acting seats are revealed at once."""
-        return A.step(state, action)
+        return A.apply(config, state, action)
 
-    def observation(self, config: Auction, state: State, seat: int) -> ag.View:
+    def observation(self, config: Config, state: State, seat: int) -> ag.View:
         """Own crystals and value, the stage and the seats of a second auction."""
         return ag.View(seat, config.budgets[seat], config.values[seat], state.stage, state.tied)
 
-    def returns(self, config: Auction, state: State) -> tuple[float, ...]:
+    def returns(self, config: Config, state: State) -> tuple[float, ...]:
         """Each seat's surplus."""
         return tuple(float(x) for x in A.surplus(config, state))
 
-    def returns_bounds(self, config: Auction) -> tuple[float, float, float | None]:
+    def returns_bounds(self, config: Config) -> tuple[float, float, float | None]:
         """A winner's surplus lies in ``value − budget .. value``; the others get 0."""
         low = min(0, *(v - b for v, b in zip(config.values, config.budgets, strict=True)))
         return (float(low), float(max(0, *config.values)), None)
 
-    def result_row(self, config: Auction, state: State) -> dict[str, Any]:
+    def result_row(self, config: Config, state: State) -> dict[str, Any]:
         """The columns of the module docstring."""
         seats = seat_names(config.players)
         second = dict(zip(state.tied, state.second, strict=False))
@@ -152,7 +152,7 @@ class RescueModel(GameModel):
                 **{f"surplus_{s}": gain[i] for i, s in enumerate(seats)},
                 **{f"crystals_{s}": left[i] for i, s in enumerate(seats)}}
 
-    def invariants(self, config: Auction, state: State) -> list[str]:
+    def invariants(self, config: Config, state: State) -> list[str]:
         """Bids within the crystals; only a winner pays, and what it bid."""
         broken = [f"{seat_name(s)} bid {b} with {config.budgets[s]} crystals"
                   for s, b in enumerate(state.bids) if not 0 <= b <= config.budgets[s]]
@@ -163,11 +163,11 @@ class RescueModel(GameModel):
         return broken
 
     # -- declarations for search and solvers ------------------------------------------------------
-    def max_legal_actions(self, config: Auction) -> int:
+    def max_legal_actions(self, config: Config) -> int:
         """Bids 0..the most crystals."""
         return max(config.budgets) + 1
 
-    def max_chance_outcomes(self, config: Auction) -> int:
+    def max_chance_outcomes(self, config: Config) -> int:
         """No chance nodes."""
         return 0
 

@@ -22,7 +22,7 @@ from workbench.core.stats import wilson
 from workbench.core.study import Study
 from workbench.games.rescue import board_studies, control, equilibrium, events
 from workbench.games.rescue.agents import plan_of
-from workbench.games.rescue.auction import Auction, outcome
+from workbench.games.rescue.rules import Config, outcome
 
 CONFIDENCE = 0.999
 NAIVE = ("random", "truthful", "allin", "shade")
@@ -32,7 +32,7 @@ def _text(x: Any) -> str:
     return str(x) if isinstance(x, (int, Fraction)) else f"{x:.6f}"
 
 
-def exact_table(config: Auction, agents: list[str]) -> pl.DataFrame:
+def exact_table(config: Config, agents: list[str]) -> pl.DataFrame:
     """Exact P(each seat wins), P(nobody), P(second auction), P(double tie), E[price], E[surplus] per seat."""
     out = outcome(config, [plan_of(a, config, s) for s, a in enumerate(agents)])
     seats = seat_names(config.players)
@@ -63,7 +63,7 @@ def auction_table(players: int, budget: int, value: int, agents: list[str], game
     """Exact odds beside the simulated rates (99.9 % intervals) and whether each exact value lies inside."""
     from workbench.core.runner import simulate
 
-    config = Auction(players, (budget,) * players, (value,) * players)
+    config = Config(players, (budget,) * players, (value,) * players)
     table = exact_table(config, agents)
     if games == 0:
         return table
@@ -80,7 +80,7 @@ def equilibrium_table(players: int, value: int, budgets: range, iterations: int 
     """One row per budget: the equilibrium's first-round mix (seat p1), P(nobody) under it and under naive agents."""
     rows = []
     for budget in budgets:
-        config = Auction(players, (budget,) * players, (value,) * players)
+        config = Config(players, (budget,) * players, (value,) * players)
         eq = equilibrium.solve(config, iterations)
         mix = [float(p) for p in eq.plans[0].first]
         row = {"players": players, "value": value, "budget": budget,

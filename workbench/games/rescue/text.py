@@ -9,18 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.core.model import seat_name
-from workbench.games.rescue import auction as A
-from workbench.games.rescue.auction import Auction, State
+from workbench.games.rescue import rules as A
+from workbench.games.rescue.rules import Config, State
 
 
-def deal_lines(config: Auction, state: State) -> list[str]:
+def deal_lines(config: Config, state: State) -> list[str]:
     """Every seat's crystals and value."""
     return ["a Mercenary is auctioned; " + ", ".join(
         f"{seat_name(s)} holds {b} crystals and values it {v}"
         for s, (b, v) in enumerate(zip(config.budgets, config.values, strict=True)))]
 
 
-def step_lines(config: Auction, before: State, who: Any, action: Any, after: State) -> list[str]:
+def step_lines(config: Config, before: State, who: Any, action: Any, after: State) -> list[str]:
     """The bids revealed and what they decide."""
     bids = ", ".join(f"{seat_name(s)} {b}" for s, b in zip(who, action, strict=True))
     label = "first auction" if before.stage == A.FIRST else "second auction"

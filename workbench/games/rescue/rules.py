@@ -1,4 +1,4 @@
-"""The Mercenary blind auction (rules file 003, "Mercenaries"): pure rules and exact outcome odds.
+"""The Mercenary blind auction (``docs/rules/rescue.md``, "Mercenaries"): pure rules and exact outcome odds.
 
 Every player bids 0..its crystals in a closed fist; the bids are revealed at once.
 
@@ -11,6 +11,9 @@ Every player bids 0..its crystals in a closed fist; the bids are revealed at onc
   the workbench decides that nobody gets the Mercenary and there is no second auction (reason
   ``no_bids``): the rule's second auction is only for a tie "of at least 1 crystal", and a free
   Mercenary nobody paid for is not an auction won.
+
+The protocol's pure functions: :func:`initial_state`, :func:`legal_actions` and :func:`apply` over
+``(config, state, bids)``.
 
 Payoff (used by the equilibrium and as the protocol's ``returns``): the winner's surplus
 ``value − price``, everyone else 0.
@@ -32,7 +35,7 @@ REASONS = ("won", "second_auction", "double_tie", "no_bids")
 FIRST, SECOND, OVER = 0, 1, 2  # stages of a state
 
 
-class Auction(NamedTuple):
+class Config(NamedTuple):
     """The rules of one auction: every seat's crystals and what the Mercenary is worth to it."""
 
     players: int
@@ -69,8 +72,22 @@ def highest(bids: Sequence[int]) -> tuple[int, tuple[int, ...]]:
     return top, tuple(i for i, b in enumerate(bids) if b == top)
 
 
-def step(state: State, bids: Sequence[int]) -> State:
+def initial_state(config: Config, seed: int) -> State:
+    """Nobody has bid yet (the auction draws no random numbers of its own; ``seed`` is unused)."""
+    return State()
+
+
+def legal_actions(config: Config, state: State, seat: int) -> tuple[int, ...]:
+    """What ``seat`` may bid: 0..its crystals."""
+    return tuple(range(config.budgets[seat] + 1))
+
+
+def apply(config: Config, state: State, bids: Sequence[int]) -> State:
     """Reveal one round of bids (every seat in the first round, the tied seats in the second)."""
+    return _reveal(state, bids)
+
+
+def _reveal(state: State, bids: Sequence[int]) -> State:
     top, at = highest(bids)
     if state.stage == FIRST:
         if len(at) == 1:
@@ -88,20 +105,20 @@ def step(state: State, bids: Sequence[int]) -> State:
 
 def resolve(first: Sequence[int], second: Sequence[int] | None = None) -> State:
     """The finished auction for hand-given bids (``second``: the tied seats' bids, in seat order)."""
-    state = step(State(), first)
+    state = _reveal(State(), first)
     if state.stage == SECOND:
         if second is None or len(second) != len(state.tied):
             raise ValueError(f"seats {state.tied} tied at {max(first)}: give their second bids")
-        state = step(state, second)
+        state = _reveal(state, second)
     return state
 
 
-def surplus(config: Auction, state: State) -> tuple[int, ...]:
+def surplus(config: Config, state: State) -> tuple[int, ...]:
     """Each seat's payoff: ``value − price`` for the winner, 0 for everyone else."""
     return tuple(config.values[s] - state.price if s == state.winner else 0 for s in range(config.players))
 
 
-def crystals_left(config: Auction, state: State) -> tuple[int, ...]:
+def crystals_left(config: Config, state: State) -> tuple[int, ...]:
     """Each seat's crystals after the auction (only the winner pays)."""
     return tuple(config.budgets[s] - (state.price if s == state.winner else 0) for s in range(config.players))
 
@@ -169,7 +186,7 @@ def _level_sets(mixes: Mapping[int, Sequence[Any]]):
                     yield b, tied, p
 
 
-def outcome(config: Auction, plans: Sequence[Plan]) -> Outcome:
+def outcome(config: Config, plans: Sequence[Plan]) -> Outcome:
     """The exact outcome distribution for one :class:`Plan` per seat (arithmetic of the given numbers)."""
     n = config.players
     win, pay = [0] * n, [0] * n
@@ -195,7 +212,7 @@ def outcome(config: Auction, plans: Sequence[Plan]) -> Outcome:
     return Outcome(tuple(win), tuple(pay), gain, nobody, second, double)
 
 
-def outcome_by_profiles(config: Auction, plans: Sequence[Plan]) -> Outcome:
+def outcome_by_profiles(config: Config, plans: Sequence[Plan]) -> Outcome:
     """The same as :func:`outcome` by enumerating every joint bid profile (exponential: tests only)."""
     n = config.players
     win, pay = [0] * n, [0] * n
@@ -206,7 +223,7 @@ def outcome_by_profiles(config: Auction, plans: Sequence[Plan]) -> Outcome:
             p = p * plans[s].first[b]
         if p == 0:
             continue
-        state = step(State(), bids)
+        state = _reveal(State(), bids)
         if state.stage == OVER:
             if state.winner == NOBODY:
                 nobody += p
@@ -222,7 +239,7 @@ def outcome_by_profiles(config: Auction, plans: Sequence[Plan]) -> Outcome:
                 q = q * m[c]
             if q == 0:
                 continue
-            end = step(state, again)
+            end = _reveal(state, again)
             if end.winner == NOBODY:
                 double += q
                 nobody += q
