@@ -1,0 +1,84 @@
+"""Balance verdicts at several skill tiers (core/tiers.py), on a built case where the tiers disagree.
+
+The toy coin race with ``board=small, fast=true`` has target 2.  With ``edge=1`` a risky move always
+scores 2.  Worked by hand:
+
+* **random vs random**: the first mover wins at once with a risky move (½); after its safe move (½)
+  the second mover wins with a risky move (½), else the first mover's next move reaches 2.  So the
+  first seat wins ½ + ½·½ = ¾ of the games: favoured.
+* **greedy vs greedy** (safe unless behind): the first mover is level, plays safe (1–0); the second
+  is behind, plays risky and reaches 2.  The first seat never wins: disfavoured.
+
+With ``edge=0`` (risky never scores) greedy's second mover, always behind, never scores: the first
+seat always wins (favoured); random play leaves it favoured too (a second mover's risky move scores
+nothing), so that verdict holds at both tiers.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+from scipy.stats import binomtest
+
+from workbench.core.errors import InputError
+from workbench.core.model import get_game
+from workbench.core.tiers import (
+    Tier,
+    by_tier,
+    first_seat_by_tier,
+    first_seat_scores,
+    flips,
+    holds_at_every_tier,
+    parse_tiers,
+)
+
+CELLS = [{"board": "small", "fast": True, "edge": 1.0}, {"board": "small", "fast": True, "edge": 0.0}]
+
+
+def _label(p):
+    return f"edge {p['edge']:.0f}"
+
+
+def test_tiers_that_disagree_are_marked_and_said_in_words():
+    toy = get_game("toy")
+    tiers = parse_tiers(toy, "random,greedy")
+    table = first_seat_by_tier(toy, tiers, CELLS, 200, seed=3, label=_label).sort("cell")
+    rows = {r["cell"]: r for r in table.iter_rows(named=True)}
+    one, zero = rows["edge 1"], rows["edge 0"]
+    # greedy: worked by hand, exactly 0 and exactly 1
+    assert one["rate · greedy"] == 0.0 and one["verdict · greedy"] == "disfavoured"
+    assert zero["rate · greedy"] == 1.0 and zero["verdict · greedy"] == "favoured"
+    # random: ¾ by hand; the simulated share agrees with it (exact binomial test) and is favoured
+    k = round(one["rate · random"] * one["n · random"])
+    assert binomtest(k, one["n · random"], 0.75).pvalue > 0.001
+    assert one["verdict · random"] == "favoured" and zero["verdict · random"] == "favoured"
+    assert not one["holds"] and zero["holds"]
+    assert one["tiers"] == zero["tiers"] == 2
+    said = flips(table, ["cell"])
+    assert said == ["edge 1: the verdict changes with skill — favoured at random, disfavoured at greedy."]
+
+
+def test_scores_count_a_draw_as_half_and_read_the_interval():
+    frame = pl.DataFrame({"winner": ["p1"] * 6 + ["draw"] * 4 + ["p2"] * 10,
+                          "first_seat": ["p1"] * 20})
+    row = first_seat_scores(frame).row(0, named=True)
+    assert (row["n"], row["wins"], row["draws"]) == (20, 6, 4)
+    assert row["rate"] == pytest.approx(8 / 20)  # 6 wins + 4 half-draws
+    assert row["low"] < 0.5 < row["high"] and row["verdict"] == "fair"
+
+
+def test_a_tier_missing_an_item_does_not_hold():
+    frame = by_tier([Tier("a", "a"), Tier("b", "b")], lambda t: pl.DataFrame(
+        {"cell": ["x", "y"] if t.label == "a" else ["x"], "verdict": ["fair", "fair"] if t.label == "a" else ["fair"]}))
+    table = holds_at_every_tier(frame, ["cell"]).sort("cell")
+    assert table["holds"].to_list() == [True, False] and table["tiers"].to_list() == [2, 1]
+
+
+def test_bad_tiers_are_refused():
+    toy = get_game("toy")
+    with pytest.raises(InputError, match="at least one tier"):
+        parse_tiers(toy, " , ")
+    with pytest.raises(InputError, match="twice"):
+        parse_tiers(toy, "greedy,greedy")
+    with pytest.raises(InputError, match="unknown agent"):
+        parse_tiers(toy, "greedy,wizard")

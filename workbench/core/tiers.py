@@ -1,0 +1,164 @@
+"""Balance verdicts at several skill tiers, and whether each holds at every tier.
+
+A verdict computed from games between two copies of one bot ("the first seat is favoured",
+"Siege of Ur beats the field") may be an artefact of that bot.  A *tier* is a skill level: an
+agent spec every seat plays (``greedy``, ``greedy@tuned``, ``search:budget=64``).  A study that
+gives verdicts runs once per tier on the same seeds (:func:`by_tier`), and :func:`holds_at_every_tier`
+lines the verdicts up: one row per item (a battlefield, a deck, a hand pair), the verdict and its
+rate at each tier, and ``holds`` — true when every tier reached the same verdict.  :func:`flips`
+says in plain words which verdicts change with skill, so a report can print it.
+
+A verdict is a short word computed from a rate and its interval (:func:`side_of`): ``favoured``
+when the interval lies above the fair value, ``disfavoured`` when below, ``fair`` when it holds
+it.  An item's verdict must not be decided by noise: a study uses enough games per tier that its
+intervals are narrow, and says n beside every rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from workbench.core.errors import InputError
+from workbench.core.model import AgentSpec, GameModel, _split_agents
+from workbench.core.stats import wilson
+
+__all__ = ["DEFAULT_TIERS", "Tier", "by_tier", "first_seat_by_tier", "first_seat_scores", "flips",
+           "holds_at_every_tier", "parse_tiers", "side_of"]
+
+DEFAULT_TIERS = "greedy,greedy@tuned"  # the default skill levels: the hand-tuned bot and its self-tuned weights
+FAVOURED, FAIR, DISFAVOURED = "favoured", "fair", "disfavoured"
+
+
+@dataclass(frozen=True)
+class Tier:
+    """A skill level: its label (shown in tables) and the agent spec every seat plays."""
+
+    label: str
+    agent: str
+
+    def lineup(self, seats: int) -> str:
+        """The agents argument for ``simulate``: this tier's agent in every seat."""
+        return ",".join([self.agent] * seats)
+
+
+def parse_tiers(model: GameModel, text: str | Sequence[str] = DEFAULT_TIERS) -> tuple[Tier, ...]:
+    """Tiers from ``"greedy,greedy@tuned"`` (or a list); each spec is checked against the game's agents.
+
+    A tier's label is its spec (``greedy@tuned`` reads as is).  Two tiers with the same spec, or
+    fewer than one tier, are errors.
+    """
+    specs = _split_agents(text) if isinstance(text, str) else [str(t).strip() for t in text]
+    specs = [s for s in specs if s]
+    if not specs:
+        raise InputError(f"{model.name}: give at least one tier, e.g. {DEFAULT_TIERS!r}")
+    if len(set(specs)) != len(specs):
+        raise InputError(f"{model.name}: tiers {specs} name one agent twice; give each skill level once")
+    for spec in specs:
+        model.make_agent(AgentSpec.parse(spec))  # unknown agents, options and weight sets are refused here
+    return tuple(Tier(spec, spec) for spec in specs)
+
+
+def by_tier(tiers: Sequence[Tier], run: Callable[[Tier], pl.DataFrame]) -> pl.DataFrame:
+    """``run(tier)`` for every tier (the caller keeps the seeds the same), stacked with a ``tier`` column first."""
+    frames = []
+    for tier in tiers:
+        frame = run(tier)
+        frames.append(frame.select(pl.lit(tier.label).alias("tier"), pl.all()))
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def side_of(low: pl.Expr, high: pl.Expr, fair: float = 0.5) -> pl.Expr:
+    """``favoured`` / ``fair`` / ``disfavoured``: where the interval ``[low, high]`` lies against ``fair``."""
+    return (pl.when(low > fair).then(pl.lit(FAVOURED))
+            .when(high < fair).then(pl.lit(DISFAVOURED))
+            .otherwise(pl.lit(FAIR)))
+
+
+def holds_at_every_tier(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
+                        shown: Sequence[str] = ("rate", "low", "high", "n")) -> pl.DataFrame:
+    """One row per ``key``: each tier's verdict (and ``shown`` columns), and ``holds`` at every tier.
+
+    ``frame`` is :func:`by_tier`'s output with a ``verdict`` column.  Columns are named
+    ``<column> · <tier>`` in tier order; ``holds`` is true when every tier reached one verdict, and
+    ``tiers`` counts the tiers the item was measured at (an item missing at a tier does not hold).
+    """
+    missing = [c for c in (*key, "tier", verdict) if c not in frame.columns]
+    if missing:
+        raise InputError(f"holds_at_every_tier: the frame has no column {missing[0]!r}")
+    tiers = list(dict.fromkeys(frame["tier"].to_list()))
+    keep = [c for c in shown if c in frame.columns]
+    out = frame.select(*key).unique(maintain_order=True)
+    for tier in tiers:
+        part = frame.filter(pl.col("tier") == tier).select(
+            *key, *(pl.col(c).alias(f"{c} · {tier}") for c in (verdict, *keep)))
+        out = out.join(part, on=list(key), how="left", coalesce=True)
+    verdicts = [f"{verdict} · {t}" for t in tiers]
+    return out.with_columns(
+        pl.concat_list(verdicts).list.drop_nulls().list.len().alias("tiers"),
+        (pl.concat_list(verdicts).list.drop_nulls().list.n_unique().eq(1)
+         & pl.concat_list(verdicts).list.drop_nulls().list.len().eq(len(tiers))).alias("holds"),
+    )
+
+
+def flips(table: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
+          label: Callable[[dict[str, Any]], str] | None = None) -> list[str]:
+    """Plain sentences for the items whose verdict changes with skill (none when every verdict holds).
+
+    ``label(row)`` names an item for a reader (default: its key values joined by " / ").
+    """
+    tiers = [c.split(" · ", 1)[1] for c in table.columns if c.startswith(f"{verdict} · ")]
+    out = []
+    for row in table.filter(~pl.col("holds")).iter_rows(named=True):
+        name = label(row) if label else " / ".join(str(row[k]) for k in key)
+        steps = ", ".join(f"{row[f'{verdict} · {t}'] or 'not measured'} at {t}" for t in tiers)
+        out.append(f"{name}: the verdict changes with skill — {steps}.")
+    return out
+
+
+def first_seat_scores(frame: pl.DataFrame, key: Sequence[str] = ()) -> pl.DataFrame:
+    """The first seat's balance score per ``key``: wins and half the draws over the games with a first seat.
+
+    Columns ``key``, ``n``, ``wins``, ``draws``, ``rate`` (the score), ``low``/``high`` (95 % Wilson on
+    the score's count, a draw counting ½), and ``verdict`` (:func:`side_of` against ½).  Games whose
+    ``first_seat`` is null (simultaneous play) are not counted.
+    """
+    counted = frame.filter(pl.col("first_seat").is_not_null())
+    exprs = [pl.len().alias("n"), (pl.col("winner") == pl.col("first_seat")).sum().alias("wins"),
+             (pl.col("winner") == "draw").sum().alias("draws")]
+    out = (counted.group_by(list(key), maintain_order=True).agg(exprs) if key
+           else counted.select(exprs))
+    score = (out["wins"] + out["draws"] / 2).to_numpy()
+    low, high = wilson(score, out["n"].to_numpy())
+    out = out.with_columns(pl.Series("rate", score / out["n"].to_numpy()), pl.Series("low", low),
+                           pl.Series("high", high))
+    return out.with_columns(side_of(pl.col("low"), pl.col("high")).alias("verdict"))
+
+
+def first_seat_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[dict[str, Any]], games: int, *,
+                       seed: int = 0, workers: int = 1, label: Callable[[dict[str, Any]], str] | None = None,
+                       on_progress: Callable[[int], None] | None = None,
+                       should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """Is the first seat favoured? Per cell (a dict of game parameters) and tier, on the same seeds at every tier.
+
+    Returns :func:`holds_at_every_tier` over the cells, keyed by ``cell`` (``label(params)``, default
+    ``k=v`` pairs).  Every tier plays ``games`` games per cell from master seed ``seed``: common
+    random numbers, so a verdict that changes between tiers changes with skill, not with luck.
+    """
+    from workbench.core.runner import simulate  # the runner imports the model layer: keep this module light
+
+    name = label or (lambda p: ", ".join(f"{k}={v}" for k, v in p.items()) or "defaults")
+    seats = {id(c): model.players(model.make_config(model.resolve_params(c))) for c in cells}
+
+    def run(tier: Tier) -> pl.DataFrame:
+        parts = []
+        for cell in cells:
+            frame = simulate(model, games, params=cell, agents=tier.lineup(seats[id(cell)]), seed=seed,
+                             workers=workers, progress=False, on_progress=on_progress, should_stop=should_stop)
+            parts.append(first_seat_scores(frame).select(pl.lit(name(cell)).alias("cell"), pl.all()))
+        return pl.concat(parts, how="vertical")
+
+    return holds_at_every_tier(by_tier(tiers, run), ["cell"], shown=("rate", "low", "high", "n", "draws"))
