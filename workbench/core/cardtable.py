@@ -59,6 +59,8 @@ class CardTable:
         validate: the game's loader, ``validate(path)`` raising a DataError for a bad row (or
             ``"module:function"``); None: only the CSV's shape is checked.
         title: what the rows are, in the game's words.
+        played_by: ``"module:function(config, state, action) -> card key | None"``, the card an
+            action plays (None: it plays none); lets ``core/cardplay.py`` count dead cards.
     """
 
     param: str
@@ -68,6 +70,7 @@ class CardTable:
     shown: tuple[str, ...] = ()
     validate: Callable[[Path], Any] | str | None = None
     title: str = "cards"
+    played_by: Callable[[Any, Any, Any], Any] | str | None = None
 
     @property
     def row_key(self) -> str:

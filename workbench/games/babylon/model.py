@@ -95,7 +95,7 @@ def build_config(params: dict[str, Any]) -> Config:
 
 
 class BabylonModel(GameModel):
-    """Towers of Babylon: a two-player TCG with minions, zones and three spell types (rules file 000)."""
+    """Towers of Babylon: a two-player TCG with minions, zones and three spell types (``docs/rules/babylon.md``)."""
 
     name = "babylon"
     title = "Towers of Babylon (TCG)"
@@ -107,7 +107,8 @@ class BabylonModel(GameModel):
     card_table = CardTable("cards", CARDS_CSV, key=("id",),
                            editable=("power_cost", "specific_cost", "tp_cost", "construction", "might", "health",
                                      "keywords", "text"),
-                           shown=("name", "faction", "type", "rarity"), validate=load_cards, title="cards")
+                           shown=("name", "faction", "type", "rarity"), validate=load_cards, title="cards",
+                           played_by="workbench.games.babylon.rules:card_played")
     report = "workbench.games.babylon.report:build_report"
     agent_stream_base = SEAT_STREAM_BASE
     reference_chunk = 100  # a reference game takes tens of milliseconds

@@ -1,4 +1,4 @@
-"""Towers of Babylon's rules as pure functions over immutable state (rules file 000, CLARIFICATIONS).
+"""Towers of Babylon's rules as pure functions over immutable state (``docs/rules/babylon.md``).
 
 The engine is a small step machine: :func:`apply` takes one decision and runs everything that
 follows automatically (clashes, deaths, triggers, the next turn's start) until the next decision,
@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from workbench.core.errors import InputError
 from workbench.core.model import first_seat
@@ -953,3 +953,12 @@ def card_count(s: State, seat: int) -> int:
     side = s.sides[seat]
     return (len(side.deck) + len(side.hand) + len(side.discard) + len(side.sacrifice) + len(side.invocations)
             + sum(1 for m in s.minions if m.owner == seat))
+
+
+def card_played(cfg: Config, s: State, action: Any) -> str | None:
+    """The id of the card ``action`` plays — a card played from hand or a Witchery cast — else None.
+
+    Declared as the card table's ``played_by`` (``core/cardplay.py`` counts dead cards with it).
+    """
+    kind, a = action[0], action[1]
+    return cfg.cards[a].id if kind in (K_PLAY, K_WITCH) else None

@@ -113,7 +113,8 @@ class DuelModel(GameModel):
     report = "workbench.games.duel.report:build_report"
     # the table a designer edits in the studio (core/cardtable.py): the `cards` parameter takes the file
     card_table = CardTable("cards", CARDS_CSV, key=("key", "id"), editable=("cost", "effect"),
-                           shown=("name_en", "colour"), validate=load_cards)
+                           shown=("name_en", "colour"), validate=load_cards,
+                           played_by="workbench.games.duel.rules:card_played")
     engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.fast:play",
                             variants="workbench.games.duel.fast:VARIANTS")
     text = "workbench.games.duel.text"

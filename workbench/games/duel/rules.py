@@ -10,7 +10,7 @@ the production victory check) and, for a miss, discards the worst card.  Then th
 acts until the turn passes.  Below them, the game-level functions the agents' lookahead uses for
 speed take a mutable deck stream: :func:`new_game`, :func:`legal_moves`, :func:`play_action`.
 
-Turn structure (rules text + CLARIFICATIONS.md):
+Turn structure (``docs/rules/duel.md``):
 
 1. ``begin_turn``: the player to move gains each resource equal to its producer count; victory
    is checked (production can win).
@@ -37,7 +37,7 @@ game-level functions draw only from the ``rng`` passed in.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
@@ -462,3 +462,11 @@ def apply(config: Config, state: State, action: Action | str) -> State:
     else:
         game = play_action(game, action, config, deck)
     return State(game, deck.state, state.timer)
+
+
+def card_played(config: Config, state: State, action: Any) -> int | None:
+    """The id of the card ``action`` plays (None for a discard or a timer outcome): the card table's ``played_by``."""
+    if not isinstance(action, Action) or action.kind != PLAY:
+        return None
+    game = state.game
+    return config.cards.cards[game.hands[game.current][action.slot]].id

@@ -1,0 +1,160 @@
+"""Dead cards: how often each card is drawn, held, and played when it could have been, per skill tier.
+
+A card's empirical win rate says little when no agent ever plays it: it then measures a dead card
+in hand.  This module counts, per card, over seeded games of the reference loop:
+
+* ``games``: games played; ``drawn``: games in which a seat drew it (the result's ``drawn_p1``.. lists);
+* ``held``: games in which it was drawn but never played;
+* ``playable``: games in which, at some decision, a legal action would have played it;
+* ``played``: games in which it was played (``played_p*``), and ``played_when_playable`` =
+  games where it was played among the games where it was playable, with a 95 % Wilson interval.
+
+A game opts in by declaring ``played_by`` on its card table (``core/cardtable.py``):
+``"module:function(config, state, action) -> card key | None"`` names the card an action plays
+(None for actions that play no card).  The legal actions are asked at every decision, so this
+runs on the reference loop (the truth), a few games at a time.
+
+:func:`dead_cards` runs the count at several tiers (``core/tiers.py``) and flags a card "no agent
+uses it" when no tier plays it in more than 1 % of the games where it was playable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from workbench.core.cardtable import card_table
+from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.model import AgentSpec, GameModel, get_game, seat_names
+from workbench.core.play import acting, play_game
+from workbench.core.seeding import check_master_seed, game_seeds
+from workbench.core.stats import wilson
+from workbench.core.study import resolve_ref
+from workbench.core.tiers import Tier
+
+__all__ = ["DEAD_SHARE", "card_play_counts", "dead_cards"]
+
+DEAD_SHARE = 0.01  # played in at most this share of the games where it was playable, at every tier: dead
+
+
+def _played_by(model: GameModel) -> Callable[[Any, Any, Any], Any]:
+    table = card_table(model)
+    hook = resolve_ref(getattr(table, "played_by", None)) if table is not None else None
+    if hook is None:
+        able = ", ".join(_games_with_hook()) or "none"
+        raise InputError(f"{model.name}: its card table declares no played_by, so its cards cannot be followed; "
+                         f"games that can: {able}")
+    return hook
+
+
+def _games_with_hook() -> list[str]:
+    from workbench.core.model import game_names
+
+    found = []
+    for name in game_names():
+        table = card_table(name)
+        if table is not None and getattr(table, "played_by", None) is not None:
+            found.append(name)
+    return found
+
+
+def card_play_counts(game: str | GameModel, games: int, *, params: dict[str, Any] | None = None,
+                     agents: Any = None, seed: int = 0, on_progress: Callable[[int], None] | None = None,
+                     should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """Per card: games, drawn, held, playable, played and played-when-playable with its interval.
+
+    Game ``i`` is played with the same game seed as ``simulate(..., seed=seed)``'s game ``i``.  A stop
+    request keeps the games finished so far (:class:`RunInterrupted` carries the partial table).
+    """
+    model = get_game(game)
+    played_by = _played_by(model)
+    resolved = model.resolve_params(params)
+    specs = model.resolve_agents(agents, resolved)
+    config = model.make_config(resolved)
+    seeds = game_seeds(check_master_seed(seed), 0, games)
+    limit = model.max_steps(resolved)
+    counts: dict[str, np.ndarray] = {}  # card → [drawn, held, playable, played]
+    done = 0
+
+    def count(card: Any, column: int) -> None:
+        counts.setdefault(str(card), np.zeros(4, np.int64))[column] += 1
+
+    for game_seed in seeds:
+        if should_stop is not None and should_stop():
+            raise RunInterrupted(f"stopped after {done} of {games} games", partial=_table(counts, done))
+        playable: set[str] = set()
+        observe = _playable_observer(model, config, played_by, playable)
+        players = [model.make_agent(AgentSpec.parse(str(a))) for a in specs]
+        final = play_game(model, config, players, int(game_seed), max_steps=limit, observer=observe)
+        row = model.result_row(config, final)
+        drawn = {str(c) for s in seat_names(len(specs)) for c in row.get(f"drawn_{s}") or ()}
+        played = {str(c) for s in seat_names(len(specs)) for c in row.get(f"played_{s}") or ()}
+        for card in drawn:
+            count(card, 0)
+        for card in drawn - played:
+            count(card, 1)
+        for card in playable:
+            count(card, 2)
+        for card in played & playable:
+            count(card, 3)
+        done += 1
+        if on_progress is not None:
+            on_progress(1)
+    return _table(counts, done)
+
+
+def _playable_observer(model: GameModel, config: Any, played_by: Callable[[Any, Any, Any], Any],
+                       into: set[str]) -> Callable[[Any, Any, Any, Any], None]:
+    """An observer of the reference loop adding to ``into`` every card a legal action could have played."""
+    def observe(before: Any, who: Any, action: Any, after: Any) -> None:
+        for seat in acting(model, config, before):
+            for option in model.legal_actions(config, before, seat):
+                card = played_by(config, before, option)
+                if card is not None:
+                    into.add(str(card))
+
+    return observe
+
+
+def _table(counts: dict[str, np.ndarray], games: int) -> pl.DataFrame:
+    cards = sorted(counts)
+    arr = np.array([counts[c] for c in cards], np.int64).reshape(-1, 4)
+    low, high = wilson(arr[:, 3], arr[:, 2])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(arr[:, 2] > 0, arr[:, 3] / np.maximum(arr[:, 2], 1), np.nan)
+    return pl.DataFrame({
+        "card": pl.Series(cards, dtype=pl.String), "games": pl.Series([games] * len(cards), dtype=pl.Int64),
+        "drawn": arr[:, 0], "held": arr[:, 1], "playable": arr[:, 2], "played": arr[:, 3],
+        "played_when_playable": pl.Series(rate, dtype=pl.Float64).fill_nan(None),
+        "low": pl.Series(low, dtype=pl.Float64), "high": pl.Series(high, dtype=pl.Float64),
+    })
+
+
+def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, params: dict[str, Any] | None = None,
+               seed: int = 0, share: float = DEAD_SHARE, on_progress: Callable[[int], None] | None = None,
+               should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """Per card and tier the counts of :func:`card_play_counts`, and ``dead``: no tier plays it above ``share``.
+
+    Every tier plays the same seeds with its agent in every seat.  ``dead`` is true when, at every tier,
+    the card was played in at most ``share`` of the games where it was playable (a card never playable
+    at some tier is not called dead: the agents never had the choice).  Columns: ``card``, then per tier
+    ``playable · T``, ``played · T``, ``played_when_playable · T`` with ``low · T``/``high · T``, ``drawn · T``
+    and ``held · T``, then ``dead``.
+    """
+    model = get_game(game)
+    resolved = model.resolve_params(params)
+    seats = model.players(model.make_config(resolved))
+    out: pl.DataFrame | None = None
+    for tier in tiers:
+        table = card_play_counts(model, games, params=resolved, agents=tier.lineup(seats), seed=seed,
+                                 on_progress=on_progress, should_stop=should_stop)
+        part = table.select("card", *(pl.col(c).alias(f"{c} · {tier.label}") for c in
+                                      ("drawn", "held", "playable", "played", "played_when_playable", "low", "high")))
+        out = part if out is None else out.join(part, on="card", how="full", coalesce=True)
+    assert out is not None
+    rates = [pl.col(f"played_when_playable · {t.label}") for t in tiers]
+    dead = pl.all_horizontal([r.is_not_null() & (r <= share) for r in rates])
+    return out.with_columns(dead.alias("dead")).sort("card")
