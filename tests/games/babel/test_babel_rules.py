@@ -1,7 +1,7 @@
 """One scenario per rule sentence of Babel: a hand-built position, one action, the asserted position.
 
-Sources: the rules text (``../shared/rules/001_19014decfc5a434a.txt``) and the ``babel`` section of
-``CLARIFICATIONS.md``; the decisions where both are silent are listed in ``workbench/games/babel/rules.py``.
+Sources: the rules as implemented, ``docs/rules/babel.md`` (the text's rules and the project's readings);
+the decisions where both are silent are listed in ``workbench/games/babel/rules.py``.
 Positions come from ``scenario.board`` (letters: A Assyrians, H Hittites, M Medes, P Persians,
 S Sumerians; stacks bottom → top; site X is the site in nation X's colour).
 """

@@ -1,6 +1,6 @@
 """Towers of Babylon's data layer: the starter pool and precons load as the pool says; bad input fails clearly.
 
-Known values come from ``../shared/rules/babylon_starter_pool.md``; rows are numbered as a
+Known values come from the starter pool's design (``docs/rules/babylon.md``); rows are numbered as a
 spreadsheet shows them (the header is row 1, card F1 row 2).
 """
 

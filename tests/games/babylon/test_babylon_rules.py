@@ -1,7 +1,7 @@
 """One scenario per rule sentence and per card of Towers of Babylon: a hand-built position, actions, the result.
 
-Sources: the rules text (``../shared/rules/000_57517ab7ef4100ef.txt``), the ``babylon`` section of
-``CLARIFICATIONS.md``, the starter pool (``babylon_starter_pool.md``, data ``data/babylon``) and the
+Sources: the rules as implemented with the project's readings (``docs/rules/babylon.md``), the
+starter pool (data ``data/babylon``) and the
 decisions the text leaves open, listed in ``workbench/games/babylon/rules.py``'s docstring.
 Positions come from ``scenario.position`` (cards by id; minion ``i`` of the list is uid ``i``);
 ``scenario.act`` applies actions through ``rules.apply`` and checks that every card stays somewhere.

@@ -1,4 +1,4 @@
-"""Hand-traced scenarios: one row per rule sentence / clarification / variant (rules file 004).
+"""Hand-traced scenarios: one row per rule sentence / clarification / variant (``docs/rules/dietower.md``).
 
 Cards: with the full suit, rank 0 is the 2 and rank 12 the Ace; ``J`` is the Joker (code 13).
 """

@@ -1,7 +1,7 @@
 """One hand-traced scenario per card: the position before → the position after playing it.
 
-Every expected value below was worked out by hand from the rules text (002_tower_duel.en.md and
-CLARIFICATIONS.md), not by running the engine.  A position is
+Every expected value below was worked out by hand from the rules text and the project's readings
+(docs/rules/duel.md), not by running the engine.  A position is
 ``(tower, wall, mines, monasteries, barracks, ore, mana, troops)``; the mover pays the card's cost
 in its colour first (red: ore, blue: mana, green: troops), then the effect runs.  Conditional
 cards have one row per branch; before-states are chosen to exercise clamping at 0, wall-first

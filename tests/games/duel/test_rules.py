@@ -1,7 +1,7 @@
 """One test (or a small table) per rule sentence of the tower duel.
 
-Sources: the rules text (002_aa9990e34e6df925.txt, English rendering 002_tower_duel.en.md) and the
-`duel` section of CLARIFICATIONS.md.  Expected values are hand-computed literals; the rules
+Sources: the rules text and the project's readings, as written down in docs/rules/duel.md.  Expected
+values are hand-computed literals; the rules
 functions run on hand-built GameState values, whole games go through core's reference loop (``events.play_game``).
 """
 

@@ -1,1 +1,1 @@
-"""Babel: two-player temple building on five sites with five nations (rules file 001)."""
+"""Babel: two-player temple building on five sites with five nations (rules: ``docs/rules/babel.md``)."""

@@ -61,7 +61,7 @@ def trajectory(state: GameState) -> tuple[tuple[int, int], ...]:
 
 
 class BabelModel(GameModel):
-    """Babel: temple building on 5 sites with 5 nations (rules file 001)."""
+    """Babel: temple building on 5 sites with 5 nations (``docs/rules/babel.md``)."""
 
     name = "babel"
     title = "Babel (temple building)"

@@ -1,7 +1,7 @@
 """Babel rules as pure functions over immutable state (the reference engine).
 
-Rules text ``../shared/rules/001_19014decfc5a434a.txt`` with the ``babel`` section of
-``CLARIFICATIONS.md``.  A turn is: phase 1, draw 3 nation cards (done by :func:`begin_turn`, no
+The rules as implemented, every open reading and the known differences: ``docs/rules/babel.md``.
+A turn is: phase 1, draw 3 nation cards (done by :func:`begin_turn`, no
 decision); phase 2, actions one at a time (:func:`apply`), the last one ``END_TURN``; phase 3, draw 2
 temple cards onto the own temple stack, lower on top, and announce a hand of 4+ (inside
 ``END_TURN``), then the next player's phase 1.  The universal ability makes the *opponent* choose

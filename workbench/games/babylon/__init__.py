@@ -1,4 +1,4 @@
-"""Towers of Babylon: a two-player TCG of minions, zones and spells (rules: ``000_57517ab7ef4100ef.txt``).
+"""Towers of Babylon: a two-player TCG of minions, zones and spells (rules: ``docs/rules/babylon.md``).
 
 So far the data layer only: the starter card pool and precon decks (``data/babylon/``), loaded and
 validated by :mod:`.cards`, with card texts in the small language of :mod:`.effects`.  The rules

@@ -22,7 +22,7 @@ takes the difference).  Features (``FEATURES``):
 Valuation choices (a static model cannot see the game, so each is a documented guess): every
 clause counts once at face value — a Shape that fires on every build, Dying Words that need a death
 and an Invocation's one-turn delay alike (the type intercepts and the fit judge them); ``may``
-changes nothing.  The pool's paper tuning (``babylon_starter_pool.md``: 2 stat points per power, a
+changes nothing.  The pool's paper tuning (``docs/rules/babylon.md``: 2 stat points per power, a
 keyword or trigger ≈ 1 power) is the ``paper`` column of a minion, beside the fitted value.
 """
 

@@ -1,4 +1,4 @@
-"""Tower of Babel (rules file 004): simultaneous card play with a die streak.
+"""Tower of Babel (rules: ``docs/rules/dietower.md``): simultaneous card play with a die streak.
 
 Modules: ``rules`` (pure rules over an immutable state), ``agents`` (random, highest, lowest,
 joker timing, mixed), ``engine`` (reference engine and the result frame), ``fast`` (compiled batch

@@ -31,7 +31,7 @@ TITLE = "Tower of Babel (die streak)"
 
 
 class DieTowerModel(GameModel):
-    """Tower of Babel (die streak): simultaneous card play with a die streak (rules file 004)."""
+    """Tower of Babel (die streak): simultaneous card play with a die streak (``docs/rules/dietower.md``)."""
 
     name = "dietower"
     title = TITLE

@@ -5,7 +5,7 @@ lowest, ``N-1`` the highest: 2..A on the full suit) plus the Joker, encoded as `
 bit mask: bit ``c`` set means card ``c`` is still in the hand.  A game lasts ``N + 1`` rounds.
 
 Every round all players reveal one card at once (:func:`step`).  How a round resolves is
-:func:`resolve_round` (the clarifications of ``CLARIFICATIONS.md``, section ``dietower``):
+:func:`resolve_round` (the readings of ``docs/rules/dietower.md``):
 
 * exactly one Joker: the Builder (if any) loses the title, the die goes to the centre;
 * two or more Jokers: a tie that favours the Builder (the Builder, if any, scores and raises);

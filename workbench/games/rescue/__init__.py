@@ -1,4 +1,4 @@
-"""Age of Towers: To The Rescue (rules file 003): the expansion's sub-systems as pure models.
+"""Age of Towers: To The Rescue (rules: ``docs/rules/rescue.md``): the expansion's sub-systems as pure models.
 
 Modules: ``auction`` (the Mercenary blind auction's rules and exact outcome odds), ``equilibrium``
 (equilibrium bidding: exact bimatrix equilibria for two seats, fictitious play for more),

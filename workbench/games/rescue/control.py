@@ -1,4 +1,4 @@
-"""Taking control of a Mercenary (rules file 003): an offer of k crystals, accepted or refused.
+"""Taking control of a Mercenary (``docs/rules/rescue.md``): an offer of k crystals, accepted or refused.
 
 A player offers ``k ≥ 1`` crystals to the Mercenary's owner.  The owner either accepts (takes the
 ``k`` crystals and hands the Mercenary over) or refuses by returning ``k + 1`` crystals to the

@@ -1,6 +1,6 @@
 """The Dragon mini-boss: the round it appears and who takes its trophy, exact odds beside a seeded simulation.
 
-Rules (``../shared/rules/003_*.txt``, "Dragon - Mini-Boss"): the Dragon event card is shuffled with
+Rules (``docs/rules/rescue.md``, "The Dragon"): the Dragon event card is shuffled with
 the top 5 cards of the event deck; the Dragon counts as a boss, but catching it does not end the
 game; the player who first catches it takes the trophy, unless another player catches it during
 the same round (then nobody does, and a later lone catcher takes it, even the third to catch it).

@@ -1,4 +1,4 @@
-"""The ``rescue`` game model: one Mercenary blind auction as a protocol game (rules file 003).
+"""The ``rescue`` game model: one Mercenary blind auction as a protocol game (``docs/rules/rescue.md``).
 
 One game is one auction.  The first node is simultaneous: ``current_player`` is the tuple of every
 seat, each choosing a bid 0..its crystals; when a highest bid of ≥ 1 crystal is shared, a second
@@ -45,7 +45,7 @@ SEATS = seat_names(6)
 
 
 class RescueModel(GameModel):
-    """One Mercenary blind auction among 2–6 players (rules file 003, "Mercenaries")."""
+    """One Mercenary blind auction among 2–6 players (``docs/rules/rescue.md``, "Mercenaries")."""
 
     name = "rescue"
     title = TITLE

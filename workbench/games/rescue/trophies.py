@@ -1,6 +1,6 @@
 """Tower trophies: who takes a colour's trophy, exact odds beside a seeded simulation of racing builders.
 
-Rules (``../shared/rules/003_*.txt``, "Trophies"): building a tower takes a token of its colour;
+Rules (``docs/rules/rescue.md``, "Tower trophies"): building a tower takes a token of its colour;
 when all 5 tokens of a colour are taken, the player with the most tokens of that colour takes
 the trophy; a tie for most gives nobody the trophy.
 
