@@ -156,13 +156,13 @@ def test_cfr_value_after_a_lopsided_first_round_equals_optimal(suit, cards, dire
 
 # -- (c) random rollouts through OpenSpiel vs the native engine ------------------------------------
 def test_random_rollouts_through_openspiel_match_the_native_first_seat_rate():
-    """3,000 OpenSpiel rollouts (uniform over legal ids, chance by its probabilities) vs 3,000 native games.
+    """1,200 OpenSpiel rollouts (uniform over legal ids, chance by its probabilities) vs 1,200 native games.
 
     Independent samples of the same rate: the two-proportion test must not reject, and each rate
     must lie inside the other's 95 % Wilson interval (at equal n that fails by chance about one
     time in six; the seeds are fixed, so this is a fixed, checked outcome, not a flaky one).
     """
-    n = 3000
+    n = 1200
     game, rs = bridge.load("duel"), np.random.RandomState(2024)
     wins = 0
     for _ in range(n):

@@ -135,5 +135,5 @@ def test_greedy_beats_random_clearly():
 
 
 def test_search_beats_random():
-    wins, decided = _score("search", "random", 4, seed=4)  # default options: about 40 ms a decision
+    wins, decided = _score("search:budget=12,width=4", "random", 4, seed=4)  # a third of the default budget
     assert binomtest(wins, decided, 0.5, alternative="greater").pvalue < 0.05, (wins, decided)

@@ -16,6 +16,9 @@ from workbench.core.study import get_study
 from workbench.games.babel import studies as st
 from workbench.games.babel.model import MODEL
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_babel_studies")
+
 
 @pytest.fixture(scope="module")
 def played():

@@ -26,6 +26,9 @@ from workbench.games.babylon import fast, rules
 from workbench.games.babylon.cards import CARDS_CSV
 from workbench.games.babylon.model import MODEL
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_babylon_fast")
+
 # the edits: (card id, column, new value) — costs, stats, a keyword and a text
 EDITS = [("F4", "power_cost", "3"), ("F4", "might", "6"), ("F9", "text", "play: damage minion 2 & draw 1"),
          ("E5", "health", "1"), ("E8", "construction", "9"), ("E12", "tp_cost", "0"), ("F2", "keywords", "Lethal"),

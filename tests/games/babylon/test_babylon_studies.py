@@ -22,6 +22,9 @@ from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards
 from workbench.games.babylon.model import MODEL
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_babylon_studies")
+
 DECKS = ["siege_of_ur", "citadel_of_the_rivers", "builders_of_babel"]
 CONTROL = {"citadel_of_the_rivers", "builders_of_babel"}
 GAMES, SEED = 3, 5

@@ -27,6 +27,9 @@ from workbench.games.dietower.analysis import convergence_frame, distribution_ch
 from workbench.games.dietower.model import MODEL
 from workbench.games.dietower.report import _sizes, build_report
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_dietower_report")
+
 QUICK = _sizes(True)
 RATES = ("six_win", "draw", "win_p1", "win_p2")
 

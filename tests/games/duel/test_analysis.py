@@ -11,6 +11,9 @@ from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.games.duel import analysis
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_analysis")
+
 FIELDS = ["grand_wizards_fortress", "free_steppe"]
 
 

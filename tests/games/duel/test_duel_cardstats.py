@@ -10,6 +10,9 @@ from workbench.core.runner import simulate
 from workbench.games.duel import cardstats, valuation
 from workbench.games.duel.data import load_cards
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_duel_cardstats")
+
 CARDS = load_cards()
 
 

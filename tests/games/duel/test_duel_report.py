@@ -26,6 +26,9 @@ from workbench.games.duel import analysis
 from workbench.games.duel.model import RULES_VERSION
 from workbench.games.duel.report import BALANCE, QUICK, WHATIF_CARD
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_duel_report")
+
 PNG = b"\x89PNG\r\n\x1a\n"
 DECKS = ("regular", "unlimited")
 

@@ -22,6 +22,9 @@ from workbench.core.seeding import game_seed
 from workbench.core.study import get_study
 from workbench.games.rescue import dragon, trophies
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_rescue_races")
+
 GOLDEN = Path(__file__).parents[2] / "golden" / "frames"
 SHARED = ["game", "rules_version", "params_hash", "master_seed", "game_index", "game_seed"]
 

@@ -15,6 +15,9 @@ from workbench.games.rescue import report as rr
 from workbench.games.rescue.rules import Config
 from workbench.games.rescue.studies import exact_table
 
+# one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_rescue_report")
+
 SECTIONS = ("## 1. The Mercenary auction", "## 2. Equilibrium bidding", "## 3. Taking control",
             "## 4. The Dragon", "## 5. Tower trophies")
 
