@@ -164,3 +164,11 @@ def test_a_study_prints_its_tables_and_writes_a_report(tmp_path, capsys):
     assert (tmp_path / "study" / "seat_win_rates_chart.svg").exists()
     assert main(["study", "toy", "cards"]) == 2
     assert "unknown study 'cards'; allowed: outcomes, balance" in capsys.readouterr().err
+
+
+def test_games_rules_prints_the_games_rules_page_and_its_first_section(capsys):
+    assert main(["games", "babel", "--rules"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("docs/rules/babel.md") and "## What is modelled" in out
+    assert main(["games", "--rules"]) == 2
+    assert "--rules needs a game" in capsys.readouterr().err

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workbench.core.errors import InputError, RunInterrupted, WorkbenchError
+from workbench.core.errors import InputError, OutputError, RunInterrupted, WorkbenchError
 from workbench.core.model import GameModel, game_names, get_game
 
 CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report")
@@ -42,17 +42,41 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}{hint}\n{usage} …  (--help lists every flag)\n")
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM is handled like Ctrl-C: clean up, keep finished work."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit status (2 for bad input)."""
+    """Entry point; returns the exit status (2 for bad input, 1 for a file that could not be written, 130 stopped)."""
+    import signal
+    import threading
+
     argv = list(sys.argv[1:] if argv is None else argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return _dispatch(argv)
     except RunInterrupted as exc:
         print(f"workbench: {exc}", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:
+        print("workbench: stopped; finished work is kept and nothing was left half-written", file=sys.stderr)
+        return 130
+    except OutputError as exc:
+        print(f"workbench: error: {exc}", file=sys.stderr)
+        return 1
     except WorkbenchError as exc:
         print(f"workbench: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file the workbench had to write or read: one line, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"workbench: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _game_commands() -> dict[str, Any]:
@@ -75,7 +99,10 @@ def _dispatch(argv: list[str]) -> int:
         return _sweep_store(argv[1], argv[2:])
     top = Parser(prog="workbench", description="Tower games balancing workbench")
     sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
-    sub.add_parser("games", help="list games, their parameters, agents, engines, studies and commands")
+    games = sub.add_parser("games", help="list games, their parameters, agents, engines, studies and commands")
+    games.add_argument("game", nargs="?", default=None, help="one game only")
+    games.add_argument("--rules", action="store_true",
+                       help="print the path of the game's rules page (docs/rules/GAME.md) and its first section")
     for name in ("simulate", "sweep"):
         p = sub.add_parser(name, help=f"{name} a game (game parameters become flags)", add_help=False)
         p.add_argument("game")
@@ -96,7 +123,7 @@ def _dispatch(argv: list[str]) -> int:
         command.add_arguments(sub.add_parser(command.name, help=command.help))
     known, rest = top.parse_known_args(argv)
     if known.command == "games":
-        return _games()
+        return _rules(known.game) if known.rules else _games(known.game)
     if known.command in ("report", *game_commands):
         if rest:
             top.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -126,10 +153,20 @@ def _which_game(command: str) -> int:
     return 0
 
 
-def _games() -> int:
+def _rules(game: str | None) -> int:
+    """``workbench games GAME --rules``: the path of the game's rules page and its first section."""
+    from workbench.core.docs import rules_summary
+
+    if game is None:
+        raise InputError(f"--rules needs a game (workbench games GAME --rules); games: {', '.join(game_names())}")
+    print(rules_summary(get_game(game)))
+    return 0
+
+
+def _games(only: str | None = None) -> int:
     from workbench.core.study import commands, studies
 
-    for name in game_names():
+    for name in [get_game(only).name] if only else game_names():
         model = get_game(name)
         print(f"{name} — {model.title} (rules {model.rules_version}); players {model.min_players}"
               f"{'' if model.max_players == model.min_players else '-' + str(model.max_players)}")
@@ -173,8 +210,12 @@ def _game_parser(model: GameModel, command: str) -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--backend", choices=("local", "dask"), default="local")
     p.add_argument("--scheduler", default=None, help="Dask scheduler address (default: a local cluster)")
-    p.add_argument("--force", action="store_true", help="replace an existing --out file, or add to a store that "
-                                                        "holds another sweep")
+    if command == "simulate":
+        p.add_argument("--force", action="store_true", help="replace an existing --out file, or discard the "
+                                                            "finished parts of a run with other settings")
+    else:
+        p.add_argument("--force", action="store_true", help="accepted for symmetry; a store holds one sweep, so "
+                                                            "another sweep needs another --out")
     if command == "simulate":
         p.add_argument("--out", type=Path, default=None, help="write the results to FILE.parquet (streamed: memory "
                                                              "stays bounded whatever --games is; resumable)")
@@ -219,6 +260,14 @@ def _check_out(path: Path | None, suffix: str | None) -> None:
         raise InputError(f"--out {path}: {parent} is not a writable directory")
 
 
+def _check_engine(model: GameModel, engine: str | None, agents: Any, grid: dict[str, list[Any]]) -> None:
+    """``--engine fast`` that cannot play every cell is one clear line (never a quiet fallback)."""
+    from workbench.core.play import check_fast
+    from workbench.core.runner import iter_grid
+
+    check_fast(model, engine, agents, list(iter_grid(grid)) or [{}])
+
+
 def _simulate(model: GameModel, args: argparse.Namespace) -> int:
     from workbench.core.runner import check_games, check_workers, iter_grid
     from workbench.core.seeding import check_master_seed
@@ -230,6 +279,7 @@ def _simulate(model: GameModel, args: argparse.Namespace) -> int:
     check_master_seed(args.seed)
     _check_out(args.out, ".parquet")
     grid = _param_grid(model, args)
+    _check_engine(model, args.engine, args.agents, grid)
     start = time.perf_counter()
     if args.out is not None:  # streamed to disk: bounded memory, resumable
         try:
@@ -306,6 +356,7 @@ def _sweep(model: GameModel, args: argparse.Namespace) -> int:
         if name in grid:
             raise InputError(f"parameter {name!r} is given both in --grid and as {model.param(name).flag}")
         grid[name] = values
+    _check_engine(model, args.engine, args.agents, grid)
     start = time.perf_counter()
     frame = run_grid(model, grid, args.games, out=args.out, seed=args.seed, agents=args.agents,
                      workers=args.workers, engine=args.engine, chunk_size=args.chunk_size, progress=not args.quiet,
@@ -411,8 +462,12 @@ def _study(model: GameModel, rest: list[str]) -> int:
                 if getattr(args, f"setting_{s.name}") is not None}
     params = {k.removeprefix("param_"): v for k, v in vars(args).items() if k.startswith("param_") and v is not None}
     _check_out(args.out, None)
+    from workbench.core.progress import step
+
     start = time.perf_counter()
-    tables = study.execute(model, settings, params, seed=args.seed, workers=args.workers)
+    with step(f"{model.name} study {study.name}") as running:
+        tables = study.execute(model, settings, params, seed=args.seed, workers=args.workers,
+                               on_progress=running.report)
     import polars as pl
 
     shown = {k: v for k, v in tables.items() if k != "games"}
@@ -436,11 +491,9 @@ def _study(model: GameModel, rest: list[str]) -> int:
 
 # -------------------------------------------------------------------------------- report
 def _report(game: str, out: Path | None, quick: bool, seed: int, force: bool = False) -> int:
-    import shutil
-    import tempfile
-
-    from workbench.core.report import check_target, install
+    from workbench.core.report import check_target, install, staging
     from workbench.core.seeding import check_master_seed
+    from workbench.core.store import OutputLock
     from workbench.core.study import report_builder
 
     check_master_seed(seed)
@@ -453,13 +506,9 @@ def _report(game: str, out: Path | None, quick: bool, seed: int, force: bool = F
         check_target(target, force)
     for name, target in targets.items():
         start = time.perf_counter()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.staging-", dir=target.parent))
-        try:
-            built = report_builder(name)(staging / "report", quick=quick, seed=seed)
+        with OutputLock(target, "report output"), staging(target) as folder:
+            built = report_builder(name)(folder / "report", quick=quick, seed=seed)
             install(Path(built), target, force)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
         print(f"{name}: report written to {target} in {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -105,17 +105,24 @@ def test_rerun_reuses_every_chunk(tmp_path, monkeypatch):
     ({"grid": {**GRID, "limit": [20]}}, 0),  # the default, given explicitly: same games
 ])
 def test_changed_key_does_not_reuse(tmp_path, monkeypatch, change, new_chunks):
+    import shutil
+
     base = {"grid": GRID, "seed": 0, "agents": None}
-    first = run_sweep(TOY, base["grid"], 100, tmp_path, seed=base["seed"], chunk_size=50, progress=False)
+    store = tmp_path / "s"
+    first = run_sweep(TOY, base["grid"], 100, store, seed=base["seed"], chunk_size=50, progress=False)
     args = {**base, **change}
     calls = _count_chunks(monkeypatch)
-    if new_chunks:
-        with pytest.raises(InputError, match=f"{tmp_path} holds another sweep .*--force to add this sweep"):
-            run_sweep(TOY, args["grid"], 100, tmp_path, seed=args["seed"], agents=args["agents"], chunk_size=50,
-                      progress=False)
-        assert calls == [] and json.loads((tmp_path / "manifest.json").read_text())["master_seed"] == 0
-    frame = run_grid(TOY, args["grid"], 100, out=tmp_path, seed=args["seed"], agents=args["agents"],
-                     chunk_size=50, progress=False, force=True)
+    if new_chunks:  # another sweep: refused, --force or not (a store holds one sweep)
+        for force in (False, True):
+            with pytest.raises(InputError, match=f"{store} holds another sweep .*give it another --out"):
+                run_grid(TOY, args["grid"], 100, out=store, seed=args["seed"], agents=args["agents"], chunk_size=50,
+                         progress=False, force=force)
+        assert calls == [] and json.loads((store / "manifest.json").read_text())["master_seed"] == 0
+    # the first sweep's chunk files, without its manifest: only chunks whose key is unchanged are reused
+    copy = tmp_path / "copy"
+    shutil.copytree(store / "chunks", copy / "chunks")
+    frame = run_grid(TOY, args["grid"], 100, out=copy, seed=args["seed"], agents=args["agents"],
+                     chunk_size=50, progress=False)
     assert len(calls) == new_chunks
     assert frame.height == 400
     if new_chunks == 0:

@@ -89,6 +89,7 @@ def edit_csv(base: str | Path, edits: Mapping[Any, Mapping[str, Any]], *, key: s
                          f"{', '.join(header)}")
     index = _index(base, rows, keys)
     editable = [c for c in header if c not in keys]
+    typed: dict[int, list[tuple[str, str, str]]] = {}  # copy's line number -> the edits of that row, as typed
     for row_key, change in (edits or {}).items():
         row = index.get(str(row_key))
         if row is None:
@@ -100,11 +101,27 @@ def edit_csv(base: str | Path, edits: Mapping[Any, Mapping[str, Any]], *, key: s
                 raise InputError(f"{base}: cannot edit column {column!r} of {str(row_key)!r}: it {why}; "
                                  f"editable columns: {', '.join(editable)}")
             row[column] = str(value)
+            line = next(i for i, r in enumerate(rows, start=2) if r is row)
+            typed.setdefault(line, []).append((str(row_key), column, str(value)))
     path = write_hashed_csv(header, rows, stem or base.stem, Path(directory) if directory is not None else cache_dir())
     if validate is not None:
         try:
             validate(path)
-        except Exception:
+        except Exception as exc:
             path.unlink(missing_ok=True)  # the same content is always as invalid: leave no bad copy behind
-            raise
+            if str(path) not in str(exc):
+                raise
+            raise _as_typed(exc, path, base, typed) from None
     return path
+
+
+def _as_typed(exc: Exception, copy: Path, base: Path, typed: dict[int, list[tuple[str, str, str]]]) -> InputError:
+    """An error about the edited copy, told as the edit the user typed (the copy is an internal file)."""
+    everything = "; ".join(f"{k}.{c}={v}" for edits in typed.values() for k, c, v in edits)
+    if isinstance(exc, DataError):
+        if exc.row in typed:
+            mine = [e for e in typed[exc.row] if exc.column is None or e[1] == exc.column] or typed[exc.row]
+            shown = "; ".join(f"{k}.{c}={v}" for k, c, v in mine)
+            return DataError(f"edit {shown} of {base.name}", None, exc.column, exc.reason)
+        return DataError(f"{base.name} with the edits {everything}", exc.row, exc.column, exc.reason)
+    return InputError(f"edits {everything}: " + str(exc).replace(str(copy), f"{base.name} with the edits"))

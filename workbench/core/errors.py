@@ -30,3 +30,18 @@ class RunInterrupted(WorkbenchError):
     def __init__(self, partial: object, done: int, total: int) -> None:
         self.partial, self.done, self.total = partial, done, total
         super().__init__(f"interrupted after {done} of {total} games; finished games kept")
+
+
+class OutputError(WorkbenchError):
+    """A file could not be written (a full disk, a read-only or vanished folder): says what was kept.
+
+    ``reason`` is the system's word for it ("No space left on device").
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        self.reason = reason or message
+        super().__init__(message)
+
+
+class Busy(InputError):
+    """Another run holds the output's lock: names its pid and command line."""

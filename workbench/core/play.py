@@ -114,6 +114,24 @@ def play_chunk(model: GameModel, params: dict[str, Any], agents: Sequence[AgentS
     return play_reference(model, params, agents, seeds)
 
 
+def check_fast(model: GameModel, engine: str | None, agents: Any, cells: Sequence[dict[str, Any]]) -> None:
+    """A requested ``fast`` engine must play every cell: else one :class:`InputError` naming ``--engine auto``.
+
+    (``play_chunk`` still falls back, with one warning, for callers that ask for ``fast`` on purpose
+    as "fast where it can"; a person typing ``--engine fast`` gets told instead.)
+    """
+    from workbench.core.errors import InputError
+
+    if engine != "fast" or "fast" not in model.engines:
+        return
+    for overrides in cells:
+        params = model.resolve_params(overrides)
+        specs = tuple(model.resolve_agents(agents, params))
+        if not model.fast_supports(specs, params):
+            raise InputError(f"{model.name}: --engine fast cannot play these games: {_fallback_reason(model, specs)}; "
+                             "use --engine auto to fall back to the reference engine (or --engine reference)")
+
+
 def _fallback_reason(model: GameModel, agents: tuple[AgentSpec, ...]) -> str:
     unsupported = sorted({a.name for a in agents if a.name not in model.fast_agents})
     if unsupported:

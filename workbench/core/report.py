@@ -12,9 +12,14 @@ produces::
 The header states the rules version, seeds, games and agents from ``meta``.  The report is
 built in a temporary directory beside ``out_dir`` and swapped in at the end, so a failed build
 leaves the previous report untouched.  A report replaces only its own files: ``report.json``
-lists them, a directory holding other files keeps them (the new report's files are moved in one
-by one), and a non-empty directory that holds no report is refused unless ``force=True``
-(:func:`check_target` says so before any work is done).  In displayed tables a rate and its interval columns
+lists them (its manifest), a directory holding other files keeps them (the new report's files are
+moved in one by one), and a non-empty directory that holds no report is refused unless
+``force=True`` (:func:`check_target` says so before any work is done).  Even with ``force`` a
+file the workbench did not write is never replaced: when one of the report's names is taken by
+such a file the report is refused, naming it.  One run writes a report folder at a time
+(``<folder>.lock``, ``store.OutputLock``); a folder that cannot be written is an
+:class:`OutputError`, and no building folder is left behind (or it is named, when the disk
+refuses even its removal).  In displayed tables a rate and its interval columns
 (``x``, ``x_low``, ``x_high`` — or ``rate``/``diff`` with ``low``, ``high``) are shown together as
 ``52.3% [51.3–53.3]``; the CSV and Parquet files keep the raw numbers.
 """
@@ -28,23 +33,26 @@ import re
 import shutil
 import tempfile
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.core.errors import InputError
-from workbench.core.store import package_version
+from workbench.core.errors import InputError, OutputError
+from workbench.core.store import OutputLock, package_version
 
 __all__ = ["Report", "check_target", "csv_safe", "display_frame", "inline_svg", "install", "markdown_to_html",
-           "meta_from_frame"]
+           "meta_from_frame", "staging"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HEADER_KEYS = (("rules_version", "Rules version"), ("seed", "Master seed"), ("seeds", "Seeds"),
                 ("games", "Games"), ("agents", "Agents"))
 _REQUIRED = ("rules_version", "games", "agents")
 _RESERVED = {"index", "report"}
+_FIXED = ("index.html", "index.md", "report.json")  # the files every report writes
 FORMAT = "workbench-report/1"
 
 
@@ -113,15 +121,11 @@ class Report:
     def write(self, out_dir: str | os.PathLike, force: bool = False) -> Path:
         """Write the report into ``out_dir``, replacing only an old report's files; return the directory."""
         out = check_target(out_dir, force)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-        try:
-            self._build(tmp)
-            os.chmod(tmp, 0o755)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        install(tmp, out, force)
+        with OutputLock(out, "report output"):
+            with staging(out, "building") as tmp:
+                self._build(tmp)
+                os.chmod(tmp, 0o755)
+                install(tmp, out, force)
         return out
 
     def _build(self, tmp: Path) -> None:
@@ -257,6 +261,57 @@ def own_files(directory: Path) -> set[str] | None:
     return names
 
 
+@contextmanager
+def staging(out: Path, kind: str = "staging") -> Iterator[Path]:
+    """A temporary folder beside ``out`` (same file system: the finished report is renamed in), always removed.
+
+    A file that cannot be written is an :class:`OutputError` naming it (and the folder, when even
+    its removal failed).  Ctrl-C and SIGTERM (which the CLI turns into ``KeyboardInterrupt``)
+    remove it too.
+    """
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{kind}-", dir=out.parent))
+    except OSError as exc:
+        raise OutputError(f"report output {out}: cannot write in {out.parent} ({exc.strerror or exc}); give a "
+                          "folder you can write to") from None
+    try:
+        yield tmp
+    except OutputError as exc:  # a report built inside this one (a game's builder): said about this output
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OutputError(f"report output {out}: could not be written ({exc.reason}); nothing was replaced"
+                          f"{_left(tmp)}", exc.reason) from None
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        reason = exc.strerror or str(exc)
+        raise OutputError(f"report output {out}: could not be written ({reason}); nothing was replaced{_left(tmp)}",
+                          reason) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _left(tmp: Path) -> str:
+    return f"; remove {tmp} by hand (it could not be removed)" if tmp.exists() else ""
+
+
+def _taken(out: Path, names: set[str] | list[str] | tuple[str, ...]) -> list[str]:
+    """Names the report would write in ``out`` that are held by files it did not write."""
+    if not out.is_dir():
+        return []
+    own = own_files(out) or set()
+    return sorted(n for n in names if n not in own and os.path.lexists(out / n))
+
+
+def _refuse_taken(out: Path, names: set[str] | list[str] | tuple[str, ...]) -> None:
+    taken = _taken(out, names)
+    if taken:
+        shown = ", ".join(str(out / n) for n in taken)
+        raise InputError(f"report output {out}: {shown} {'is' if len(taken) == 1 else 'are'} not the workbench's "
+                         f"(no report there lists {'it' if len(taken) == 1 else 'them'}) and the report would "
+                         "replace it; --force never replaces your files: move or rename "
+                         f"{'it' if len(taken) == 1 else 'them'}, or choose another --out")
+
+
 def check_target(out_dir: str | os.PathLike, force: bool = False) -> Path:
     """Check a report directory before any work is done; return it as a path.
 
@@ -276,6 +331,7 @@ def check_target(out_dir: str | os.PathLike, force: bool = False) -> Path:
             shown = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
             raise InputError(f"report output {out} is not empty and holds no workbench report ({shown}); "
                              "choose another --out, or pass --force to add the report's files (yours are kept)")
+    _refuse_taken(out, _FIXED)
     return out
 
 
@@ -286,6 +342,7 @@ def install(built: Path, out: Path, force: bool = False) -> None:
     removing only the old report's files and keeping everything else.
     """
     check_target(out, force)
+    _refuse_taken(out, [p.name for p in built.iterdir()])
     present = {p.name for p in out.iterdir()} if out.is_dir() else set()
     own = own_files(out) or set()
     if not present or present <= own:

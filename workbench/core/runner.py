@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -122,11 +123,16 @@ def execute(model: GameModel, args: Iterable[tuple], workers: int, backend: str 
 
 def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: int, label: str | None,
              on_progress: Callable[[int], None] | None, should_stop: Callable[[], bool] | None) -> pl.DataFrame:
+    from workbench.core.progress import tick
+
     done: dict[int, pl.DataFrame] = {}
+    played = 0
     bar = _progress_bar(games, label) if label else None
     try:
         for i, frame in results:
             done[i] = frame
+            played += frame.height
+            tick(frame.height, played, games)
             if bar is not None:
                 bar.update(frame.height)
             if on_progress is not None:
@@ -158,11 +164,49 @@ def _progress_bar(total: int, label: str) -> Any:
 
 
 def make_pool(threads: bool, workers: int) -> Executor:
-    """Worker threads (for engines that release the GIL) or spawned worker processes."""
+    """Worker threads (for engines that release the GIL) or spawned worker processes.
+
+    Worker processes end when their parent dies, whatever the signal (even SIGKILL): see
+    :func:`end_with_parent`.
+    """
     if threads:
         return ThreadPoolExecutor(max_workers=workers)
     # "spawn": polars and numba start threads; forking a threaded process can deadlock.
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=end_with_parent,
+                               initargs=(os.getpid(),))
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_parent(parent: int) -> None:
+    """Run in a worker process at start: end it when ``parent`` dies, so a killed run leaves no orphans.
+
+    On Linux the kernel sends SIGKILL to the worker when its parent dies (``PR_SET_PDEATHSIG``);
+    elsewhere a daemon thread polls the parent's pid once a second.
+    """
+    import signal
+    import threading
+
+    armed = False
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:  # pragma: no cover - not Linux
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="end with parent", daemon=True).start()
 
 
 def pool_results(fn: Callable[..., pl.DataFrame], args: Iterable[tuple], pool: Executor,

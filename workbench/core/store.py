@@ -11,6 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shlex
+import sys
 import uuid
 from collections.abc import Callable
 from importlib import metadata
@@ -19,9 +22,10 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.errors import DataError
+from workbench.core.errors import Busy, DataError, OutputError
 
-__all__ = ["canonical_json", "chunk_key", "clean_stale_temp", "file_sha256", "package_version", "read_json",
+__all__ = ["OutputLock", "canonical_json", "chunk_key", "clean_stale_temp", "file_sha256", "lock_path",
+           "package_version", "read_json",
            "write_atomic", "write_json_atomic", "write_parquet_atomic"]
 
 _TMP = ".tmp-"
@@ -62,10 +66,30 @@ def write_atomic(path: Path, write: Callable[[Path], None]) -> Path:
     try:
         write(tmp)
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a folder turned read-only keeps it; the next run removes it (clean_stale_temp)
+            pass
+        io = _io_error(exc, path)
+        if io is not None:
+            raise io from None
         raise
     return path
+
+
+_OS_ERROR = re.compile(r"os error (\d+)")
+
+
+def _io_error(exc: BaseException, path: Path) -> OSError | None:
+    """An I/O failure another library reports as its own error (polars: ``… (os error 28)``), as an OSError."""
+    if isinstance(exc, OSError):
+        return None if exc.filename else OSError(exc.errno, exc.strerror or str(exc), str(path))
+    found = _OS_ERROR.search(str(exc)) if isinstance(exc, Exception) else None
+    if found is None:
+        return None
+    number = int(found.group(1))
+    return OSError(number, os.strerror(number), str(path))
 
 
 def write_parquet_atomic(frame: pl.DataFrame, path: Path) -> Path:
@@ -109,3 +133,85 @@ def clean_stale_temp(directory: Path) -> int:
             tmp.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def lock_path(target: Path) -> Path:
+    """The lock file of an output: ``<target>.lock`` beside it (inside it for a root folder)."""
+    target = Path(os.path.abspath(target))
+    return target.with_name(target.name + ".lock") if target.name else target / ".workbench.lock"
+
+
+class OutputLock:
+    """One writer per output: an OS advisory lock (``flock``) on ``<target>.lock``, held for a whole run.
+
+    The lock file holds the holder's pid and command line.  A second writer is refused at once
+    with a :class:`Busy` error naming them; the OS releases the lock when its holder dies (even by
+    SIGKILL), so a killed run never blocks the next one.  Use as a context manager.
+    """
+
+    def __init__(self, target: str | os.PathLike, what: str = "--out") -> None:
+        self.target, self.what = Path(target), what
+        self.path = lock_path(self.target)
+        self._fd: int | None = None
+
+    def acquire(self) -> OutputLock:
+        """Take the lock, or raise :class:`Busy` (another live run holds it) / :class:`OutputError`."""
+        import fcntl
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{self.what} {self.target}: cannot create the folder {self.path.parent} "
+                              f"({exc.strerror or exc}); give a folder you can write to") from None
+        for _ in range(20):  # the file may be unlinked by a finishing holder between open and flock
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise OutputError(f"{self.what} {self.target}: cannot write in {self.path.parent} "
+                                  f"({exc.strerror or exc}); give a folder you can write to") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = self._holder(fd)
+                os.close(fd)
+                raise Busy(f"{self.what} {self.target} is being written by another run ({holder}); wait for it "
+                           "to finish or stop it, or give another output") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                text = f"pid {os.getpid()}\n{shlex.join(sys.argv)}\n"
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, text.encode(), 0)
+                self._fd = fd
+                return self
+            os.close(fd)
+        raise OutputError(f"{self.what} {self.target}: could not take the lock {self.path}")  # pragma: no cover
+
+    @staticmethod
+    def _holder(fd: int) -> str:
+        try:
+            lines = os.pread(fd, 4096, 0).decode("utf-8", "replace").splitlines()
+        except OSError:  # pragma: no cover
+            lines = []
+        pid = lines[0] if lines else "pid unknown"
+        command = lines[1] if len(lines) > 1 else "command unknown"
+        return f"{pid}: {command}"
+
+    def release(self) -> None:
+        """Remove the lock file and release the lock."""
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError:  # a folder turned read-only: the OS lock still goes with the descriptor
+            pass
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> OutputLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

@@ -8,7 +8,11 @@ chunk and one chunk in memory at a time, into a temporary file that is renamed t
 stays bounded whatever ``games`` is.  An interrupted run keeps its finished chunks in the part
 store (running the same command again resumes it) and writes them to ``out`` too.  An existing
 ``out`` is refused unless ``force`` (or unless it came from an interrupted run of this very
-command, which is resumed).
+command, which is resumed); so are parts of a run with other settings (``force`` discards them).
+One run writes an output at a time: ``out.lock`` (an OS lock, see ``store.OutputLock``) is held
+for the whole run and a second run is refused at once, naming the first.  A file that cannot be
+written (a full disk, a read-only folder) stops the run with an :class:`OutputError` saying what
+was kept.
 
 :func:`check_memory` refuses, before any game is played, a run whose frame would not fit in memory:
 it plays a few pilot games to measure a row's size and names the estimate, the limit and ``--out``.
@@ -25,11 +29,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.errors import InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, get_game, model_ref
 from workbench.core.runner import check_games, check_workers, execute, iter_grid
 from workbench.core.seeding import check_master_seed, game_seeds
-from workbench.core.store import canonical_json, clean_stale_temp, package_version, write_atomic, write_parquet_atomic
+from workbench.core.store import (
+    OutputLock,
+    canonical_json,
+    clean_stale_temp,
+    package_version,
+    write_atomic,
+    write_parquet_atomic,
+)
 
 __all__ = ["check_memory", "memory_limit", "simulate_to_parquet"]
 
@@ -138,15 +149,29 @@ def simulate_to_parquet(game: str | GameModel, games: int, out: str | Path, *, g
                                      "rules_version": model.rules_version, "package_version": package_version(),
                                      "master_seed": seed, "games": games, "chunk_size": size,
                                      "cells": [[p, list(a), e] for p, a, e in cells]}))
+    with OutputLock(out):
+        return _stream(model, out, run, cells, games, seed, size, workers, backend, scheduler, force, progress,
+                       on_progress, should_stop)
+
+
+def _stream(model: GameModel, out: Path, run: dict[str, Any], cells: list, games: int, seed: int, size: int,
+            workers: int, backend: str, scheduler: str | None, force: bool, progress: bool,
+            on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None) -> Streamed:
+    """The run itself, under the output's lock."""
     parts = _parts_dir(out)
-    resuming = (parts / "run.json").is_file() and json.loads((parts / "run.json").read_text()) == run
-    _check_target(out, parts, force, resuming)
-    if parts.exists() and not resuming:
-        shutil.rmtree(parts)
-    parts.mkdir(parents=True, exist_ok=True)
-    write_atomic(parts / "run.json", lambda tmp: tmp.write_text(json.dumps(run, indent=1), encoding="utf-8"))
+    old = _old_run(parts)
+    resuming = old == run
+    _check_target(out, parts, force, resuming, old, run)
+    try:
+        if parts.exists() and not resuming:
+            shutil.rmtree(parts)  # only with --force (checked above): parts of another run
+        parts.mkdir(parents=True, exist_ok=True)
+        write_atomic(parts / "run.json", lambda tmp: tmp.write_text(json.dumps(run, indent=1), encoding="utf-8"))
+    except OSError as exc:
+        raise OutputError(f"--out {out}: cannot write {exc.filename or parts} ({exc.strerror or exc}); give a "
+                          "folder you can write to") from None
     clean_stale_temp(parts)
-    done = {p.name for p in parts.glob("*.parquet") if not p.name.startswith(".")}
+    done = {p.name for p in parts.glob("*.parquet") if _is_part(p.name)}
     total = games * len(cells)
     finished = sum(_rows(name) for name in done)
     jobs = _jobs(model, cells, games, seed, size, done)
@@ -162,11 +187,14 @@ def simulate_to_parquet(game: str | GameModel, games: int, out: str | Path, *, g
         from workbench.core.progress import progress as make_bar
 
         bar = make_bar(total, f"{model.name} → {out.name}", finished)
+    from workbench.core.progress import tick
+
     results = execute(model, numbered(), workers, backend, scheduler)
     try:
         for i, frame in results:
             write_parquet_atomic(frame, parts / names.pop(i))
             finished += frame.height
+            tick(frame.height, finished, total)
             if bar is not None:
                 bar.update(frame.height)
             if on_progress is not None:
@@ -174,17 +202,59 @@ def simulate_to_parquet(game: str | GameModel, games: int, out: str | Path, *, g
             if should_stop is not None and finished < total and should_stop():
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
-        written = _merge(parts, out)
+        _close(results)
+        written = _merge_or_explain(parts, out, finished)
         raise RunInterrupted(Streamed(out, written, total, False), written, total) from None
+    except OSError as exc:
+        _close(results)
+        raise OutputError(f"could not write {exc.filename or out} ({exc.strerror or exc}); the {finished:,} "
+                          f"finished games are kept in {parts}/: make room or make the folder writable, then run "
+                          "the same command again to resume") from None
     finally:
         if bar is not None:
             bar.close()
-    written = _merge(parts, out)
+    written = _merge_or_explain(parts, out, finished)
     shutil.rmtree(parts, ignore_errors=True)
     return Streamed(out, written, total, True)
+
+
+def _close(results: Any) -> None:
+    close = getattr(results, "close", None)
+    if close is not None:
+        close()
+
+
+def _merge_or_explain(parts: Path, out: Path, finished: int) -> int:
+    try:
+        return _merge(parts, out)
+    except OSError as exc:
+        raise OutputError(f"could not write {out} ({exc.strerror or exc}); the {finished:,} finished games are "
+                          f"kept in {parts}/: make room or make the folder writable, then run the same command "
+                          "again to finish") from None
+
+
+def _old_run(parts: Path) -> dict[str, Any] | None:
+    """The settings of the run whose parts are in ``parts`` (None: no parts; {} unreadable)."""
+    if not parts.exists():
+        return None
+    try:
+        return json.loads((parts / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _differences(old: dict[str, Any], new: dict[str, Any]) -> str:
+    names = {"master_seed": "--seed", "games": "--games", "chunk_size": "--chunk-size", "cells": "parameters, "
+             "agents or engine", "game": "game", "rules_version": "rules version", "package_version":
+             "workbench version"}
+    changed = [f"{names.get(k, k)} {old.get(k)!r} → {new.get(k)!r}" if k not in ("cells",) else names[k]
+               for k in new if old.get(k) != new.get(k)]
+    return "; ".join(changed) or "unreadable run.json"
+
+
+def _is_part(name: str) -> bool:
+    bits = name.removesuffix(".parquet").split("-")
+    return len(bits) == 3 and all(b.isdigit() for b in bits)
 
 
 def _rows(name: str) -> int:
@@ -192,13 +262,23 @@ def _rows(name: str) -> int:
     return int(stop) - int(start)
 
 
-def _check_target(out: Path, parts: Path, force: bool, resuming: bool) -> None:
-    """An --out that exists is kept unless --force, or unless it is the output of the run being resumed."""
+def _check_target(out: Path, parts: Path, force: bool, resuming: bool, old: dict[str, Any] | None,
+                  run: dict[str, Any]) -> None:
+    """An --out that exists is kept unless --force, or unless it is the output of the run being resumed.
+
+    Parts of another run (other settings) are never discarded without ``force``.
+    """
     if out.exists() and out.is_dir():
         raise InputError(f"--out {out} is a directory; give a .parquet file")
     parent = next((p for p in (out.parent, *out.parent.parents) if p.exists()), Path("."))
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(f"--out {out}: {parent} is not a writable directory")
+    if old is not None and not resuming and not force:
+        kept = sum(_rows(p.name) for p in parts.glob("*.parquet") if not p.name.startswith(".") and _is_part(p.name))
+        if kept or old:
+            raise InputError(f"{parts}/ holds {kept:,} finished games of another run of --out {out} (it differs in: "
+                             f"{_differences(old, run)}); run that command again to resume it, or pass --force to "
+                             "discard those games")
     if out.exists() and not force and not resuming:
         raise InputError(f"--out {out} exists; give another file, or --force to replace it")
 
@@ -208,7 +288,7 @@ def _merge(parts: Path, out: Path) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    files = sorted(p for p in parts.glob("*.parquet") if not p.name.startswith("."))
+    files = sorted(p for p in parts.glob("*.parquet") if _is_part(p.name))
     if not files:
         return 0
     schemas = [pq.read_schema(f) for f in files]

@@ -19,6 +19,13 @@ run's, because game seeds depend only on ``(master seed, game index)``.  Changin
 (seed, a parameter, agents, engine, rules version, package version) gives new keys, so stale
 chunks are never mixed in.  Every cell uses the same master seed (common random numbers), which
 makes differences between cells sharper.
+
+A store holds one sweep.  Another sweep (another game, seed, grid, agents or engine) is refused,
+also with ``force`` (which would orphan one of them): give it its own store.  More or fewer games
+of the same sweep extend it.  One run writes a store at a time: ``<store>.lock`` (an OS lock,
+``store.OutputLock``) is held for the whole run and a second run is refused at once, naming the
+first.  A chunk that cannot be written (a full disk, a read-only folder) stops the run with an
+:class:`OutputError` saying that the finished chunks are kept.
 """
 
 from __future__ import annotations
@@ -32,11 +39,12 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.errors import DataError, InputError, RunInterrupted
+from workbench.core.errors import DataError, InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game, model_ref
 from workbench.core.runner import check_games, check_workers, execute, iter_grid, plan_chunks
 from workbench.core.seeding import check_master_seed
 from workbench.core.store import (
+    OutputLock,
     canonical_json,
     chunk_key,
     clean_stale_temp,
@@ -239,8 +247,9 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
     chunks are reused, see the module docstring).  ``on_progress(done, total)`` counts games;
     on Ctrl-C or once ``should_stop()`` is true, :class:`RunInterrupted` carries the finished
     chunks in ``.partial`` (cell order; see :func:`unbroken_prefix`).  A store that holds another
-    sweep (another game, grid, seed, agents or engine) is refused unless ``force`` (then both
-    share the store and equal cells reuse their chunks); more or fewer games extend the same one.
+    sweep (another game, grid, seed, agents or engine) is refused, ``force`` or not (a store holds
+    one sweep, which ``sweep show``/``export`` read); more or fewer games extend the same one.
+    The store is locked for the whole run (a second run into it is refused at once).
     """
     model = get_game(game)
     games = check_games(games)
@@ -260,18 +269,52 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
         out = Path(out)
         if out.exists() and not out.is_dir():
             raise InputError(f"sweep output {out} exists and is not a directory")
-        checksums = _same_sweep(out, model, grid, seed, cells, force)
+        with OutputLock(out):
+            return _stored_run(model, grid, games, seed, cells, chunks, out, workers, backend, scheduler, progress,
+                               on_progress, should_stop)
+    kept = _play(model, seed, cells, chunks, None, workers, backend, scheduler, progress, on_progress, should_stop)
+    return _concat([kept[i] for i in range(len(chunks))])
+
+
+def _stored_run(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, cells: list[_Cell],
+                chunks: list[_Chunk], out: Path, workers: int, backend: str, scheduler: str | None, progress: bool,
+                on_progress: Callable[[int, int], None] | None,
+                should_stop: Callable[[], bool] | None) -> pl.DataFrame:
+    """A sweep into the store ``out``, under its lock."""
+    checksums = _same_sweep(out, model, grid, seed, cells)
+    try:
         for cell in cells:
             clean_stale_temp(out / "chunks" / cell.params_hash)
         missing = [c for c in chunks if not (out / c.file).is_file()]
         write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "running", checksums=checksums),
                           out / MANIFEST)
-    else:
-        missing = chunks
+    except OSError as exc:
+        raise OutputError(f"sweep output {out}: cannot write {exc.filename or out} ({exc.strerror or exc}); give a "
+                          "folder you can write to") from None
+    _play(model, seed, cells, missing, (out, checksums), workers, backend, scheduler, progress, on_progress,
+          should_stop, total_chunks=chunks)
+    last_run = {"reused_chunks": len(chunks) - len(missing), "played_chunks": len(missing),
+                "played_games": sum(c.stop - c.start for c in missing)}
+    try:
+        write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "complete", last_run, checksums),
+                          out / MANIFEST)
+    except OSError as exc:
+        raise OutputError(f"could not write {out / MANIFEST} ({exc.strerror or exc}); every chunk is kept: run the "
+                          "same sweep again to finish it") from None
+    return load_sweep(out)
+
+
+def _play(model: GameModel, seed: int, cells: list[_Cell], missing: list[_Chunk],
+          store: tuple[Path, dict[str, str]] | None, workers: int, backend: str, scheduler: str | None,
+          progress: bool, on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
+          total_chunks: list[_Chunk] | None = None) -> dict[int, pl.DataFrame]:
+    """Play the ``missing`` chunks; into the store (with checksums) or kept in memory (returned)."""
+    from workbench.core.progress import tick
+
     ref = model_ref(model)
     args = [(ref, cells[c.cell].params, cells[c.cell].agents, seed, c.start, c.stop, cells[c.cell].engine)
             for c in missing]
-    total = games * len(cells)
+    total = sum(c.stop - c.start for c in (total_chunks if total_chunks is not None else missing))
     done = total - sum(c.stop - c.start for c in missing)
     bar = _progress_bar(total, done, model.name) if progress else None
     kept: dict[int, pl.DataFrame] = {}
@@ -282,12 +325,14 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
             finished += 1
             chunk = missing[i]
             frame = _labelled(frame, cells[chunk.cell])
-            if stored:
+            if store is not None:
+                out, checksums = store
                 write_parquet_atomic(frame, out / chunk.file)
                 checksums[chunk.key] = file_sha256(out / chunk.file)
             else:
                 kept[i] = frame
             done += frame.height
+            tick(frame.height, done, total)
             if bar is not None:
                 bar.update(frame.height)
             if on_progress is not None:
@@ -296,21 +341,23 @@ def run_grid(game: str | GameModel, grid: dict[str, Any] | None = None, games: i
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
         results.close()
-        partial = load_sweep(out, partial=True) if stored else _concat([kept[i] for i in sorted(kept)])
+        partial = load_sweep(store[0], partial=True) if store is not None else \
+            _concat([kept[i] for i in sorted(kept)])
         raise RunInterrupted(partial, 0 if partial is None else partial.height, total) from None
+    except OSError as exc:
+        if store is None:
+            raise
+        results.close()
+        raise OutputError(f"could not write {exc.filename or store[0]} ({exc.strerror or exc}); the finished chunks "
+                          f"are kept in {store[0]}: make room or make the folder writable, then run the same sweep "
+                          "again to resume it") from None
     finally:
         close = getattr(results, "close", None)
         if close is not None:
             close()  # stops a worker pool at once, also on Ctrl-C
         if bar is not None:
             bar.close()
-    if not stored:
-        return _concat([kept[i] for i in range(len(missing))])
-    last_run = {"reused_chunks": len(chunks) - len(missing), "played_chunks": len(missing),
-                "played_games": sum(c.stop - c.start for c in missing)}
-    write_json_atomic(_manifest(model, grid, games, seed, cells, chunks, "complete", last_run, checksums),
-                      out / MANIFEST)
-    return load_sweep(out)
+    return kept
 
 
 def _identity(game: str, seed: int, cells: Iterable[tuple[Any, Any, Any]]) -> dict[str, Any]:
@@ -319,9 +366,9 @@ def _identity(game: str, seed: int, cells: Iterable[tuple[Any, Any, Any]]) -> di
                                       "cells": sorted(canonical_json([p, list(a), e]) for p, a, e in cells)}))
 
 
-def _same_sweep(out: Path, model: GameModel, grid: dict[str, list[Any]], seed: int, cells: list[_Cell],
-                force: bool) -> dict[str, str]:
-    """Refuse a store that holds another sweep (unless ``force``); return its chunk checksums."""
+def _same_sweep(out: Path, model: GameModel, grid: dict[str, list[Any]], seed: int,
+                cells: list[_Cell]) -> dict[str, str]:
+    """Refuse a store that holds another sweep; return its chunk checksums."""
     if not (out / MANIFEST).is_file():
         return {}
     old = read_manifest(out)
@@ -329,14 +376,15 @@ def _same_sweep(out: Path, model: GameModel, grid: dict[str, list[Any]], seed: i
     before = _identity(old.get("game"), old.get("master_seed"),
                        ((c.get("params_hash"), c.get("agents", []), c.get("engine")) for c in old.get("cells", [])))
     now = _identity(model.name, seed, ((c.params_hash, c.agents, c.engine) for c in cells))
-    if before != now and not force:
+    if before != now:
         if before["game"] != now["game"] or before["master_seed"] != now["master_seed"]:
             differs = f"game {before['game']}, master seed {before['master_seed']}"
         else:
             new = len(set(now["cells"]) - set(before["cells"]))
             differs = f"grid {old.get('grid')}: {new} of this sweep's {len(now['cells'])} cells are not in it"
-        raise InputError(f"{out} holds another sweep ({differs}); give another --out, or --force to add this "
-                         "sweep to the same store (cells both sweeps share reuse their chunks)")
+        raise InputError(f"{out} holds another sweep ({differs}); a store holds one sweep (the one `workbench sweep "
+                         f"show {out}` shows), so --force cannot add this one: give it another --out, or delete "
+                         f"{out} yourself to discard the first sweep")
     return sums
 
 

@@ -1,4 +1,4 @@
-"""The rescue board: flying creatures' shortest paths and the road-shortening rule (rules file 003).
+"""The rescue board: flying creatures' shortest paths and the road-shortening rule (``docs/rules/rescue.md``).
 
 A board is a grid of spaces read from a text map (``data/rescue/maps/README.md`` documents the
 format): one character per space, ``.`` empty, ``#`` road, ``C`` city, ``S`` spawn, ``M`` monster,

@@ -66,7 +66,8 @@ def flying_tables(board: bd.Board, spawn: int, policy: str, seed: int = 0, cap: 
         "chosen": [i == flight.chosen_index for i, _ in listed], "route": [_route(p) for _, p in listed],
     }, schema={"rank": pl.Int64, "length": pl.Int64, "tower_steps": pl.Int64, "chosen": pl.Boolean,
                "route": pl.String})
-    steps = pl.DataFrame([(_int64(i), s, r, c, i == flight.chosen_index) for i, p in listed for s, (r, c) in enumerate(p)],
+    steps = pl.DataFrame([(_int64(i), s, r, c, i == flight.chosen_index)
+                          for i, p in listed for s, (r, c) in enumerate(p)],
                          schema={"rank": pl.Int64, "step": pl.Int64, "row": pl.Int64, "col": pl.Int64,
                                  "chosen": pl.Boolean}, orient="row")
     note = ("the city cannot be reached from this spawn through road spaces" if not flight.reachable else
