@@ -30,9 +30,9 @@ from workbench.core.cardtable import card_table
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, get_game, seat_names
 from workbench.core.play import acting, play_game
+from workbench.core.refs import resolve_ref
 from workbench.core.seeding import check_master_seed, game_seeds
 from workbench.core.stats import wilson
-from workbench.core.study import resolve_ref
 from workbench.core.tiers import Tier
 
 __all__ = ["DEAD_SHARE", "card_play_counts", "dead_cards"]

@@ -35,7 +35,7 @@ from workbench.core.datafile import read_table
 from workbench.core.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, get_game
-from workbench.core.study import resolve_ref
+from workbench.core.refs import resolve_ref
 
 __all__ = ["CardTable", "CardWhatIf", "ProgressTotal", "card_table", "changed_cells", "column_kinds", "edited_cards",
            "paired_runs", "play_pair", "read_cards", "save_cards", "what_if"]

@@ -17,7 +17,6 @@ written by ``core/report.py``.
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ import polars as pl
 from workbench.core import charts, metrics
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param, get_game
+from workbench.core.refs import resolve_ref
 
 Progress = Callable[[int, int], None]
 Tables = dict[str, pl.DataFrame]
@@ -186,16 +186,6 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                              _balance_charts, "A bracketing search on common random numbers; the estimate comes "
                              "with the values compatible with the target."))
     return tuple(studies)
-
-
-def resolve_ref(value: Any) -> Any:
-    """A declaration given as ``"module:ATTRIBUTE"`` (imported only when asked for), or the value itself."""
-    if not isinstance(value, str):
-        return value
-    module, sep, name = value.partition(":")
-    if not sep:
-        raise InputError(f"declaration {value!r} must look like 'package.module:NAME'")
-    return getattr(importlib.import_module(module), name)
 
 
 def _as_tuple(value: Any) -> tuple:
