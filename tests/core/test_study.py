@@ -12,10 +12,10 @@ from workbench.core.study import get_study, studies
 
 
 def test_every_game_lists_the_generic_studies_before_its_own():
-    assert [s.name for s in studies("toy")] == ["outcomes", "balance", "edge"]
-    assert [s.name for s in studies("duel")][:2] == ["outcomes", "balance"]
+    assert [s.name for s in studies("toy")] == ["outcomes", "balance", "ladder", "edge"]
+    assert [s.name for s in studies("duel")][:3] == ["outcomes", "balance", "ladder"]
     assert "battlefields" in [s.name for s in studies("duel")]
-    assert [s.name for s in studies("dietower")][2:] == ["reduced_decks", "equilibrium", "convergence", "full_deck"]
+    assert [s.name for s in studies("dietower")][3:] == ["reduced_decks", "equilibrium", "convergence", "full_deck"]
     balance = get_study("toy", "balance")
     assert balance.resolve({})["param"] == "edge"
     assert get_study("toy", "balance").settings[0].choices == ("edge", "limit")

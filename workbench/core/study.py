@@ -185,6 +185,9 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                                  Param("evaluations", 8, int, "values to try at most", 2, 40), agents),
                              _balance_charts, "A bracketing search on common random numbers; the estimate comes "
                              "with the values compatible with the target."))
+    from workbench.core.ladder import study_declaration  # ladder.py never imports study.py
+
+    studies.append(Study(**study_declaration(model)))
     return tuple(studies)
 
 
