@@ -19,7 +19,7 @@ from typing import Any
 from workbench.core.errors import InputError, OutputError, RunInterrupted, WorkbenchError
 from workbench.core.model import GameModel, game_names, get_game
 
-CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report", "ladder")
+CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report", "ladder", "tune")
 
 
 class Parser(argparse.ArgumentParser):
@@ -118,21 +118,25 @@ def _dispatch(argv: list[str]) -> int:
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--force", action="store_true",
                      help="write into a non-empty directory that holds no report (its other files are kept)")
-    from workbench import ladder_cli
+    from workbench import ladder_cli, tune_cli
 
     ladder_cli.add_arguments(sub.add_parser("ladder", help="rate agents: a round robin on common seeds, "
                                                            "Bradley–Terry ratings with 95 % intervals"))
+    tune_cli.add_arguments(sub.add_parser("tune", help="tune an agent's weights by self-play "
+                                                       "(data/GAME/agents/NAME.toml; play it as greedy@NAME)"))
     game_commands = _game_commands()
     for command in game_commands.values():
         command.add_arguments(sub.add_parser(command.name, help=command.help))
     known, rest = top.parse_known_args(argv)
     if known.command == "games":
         return _rules(known.game) if known.rules else _games(known.game)
-    if known.command in ("report", "ladder", *game_commands):
+    if known.command in ("report", "ladder", "tune", *game_commands):
         if rest:
             top.error(f"unrecognized arguments: {' '.join(rest)}")
         if known.command == "ladder":
             return ladder_cli.run(known)
+        if known.command == "tune":
+            return tune_cli.run(known, argv)
         if known.command == "report":
             return _report(known.game, known.out, known.quick, known.seed, known.force)
         return game_commands[known.command].run(known)

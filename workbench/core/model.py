@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -168,29 +169,139 @@ def seat_names(n: int) -> tuple[str, ...]:
 # -- agents ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AgentSpec:
-    """An agent named by a string ``name`` or ``name:key=value,key=value``."""
+    """An agent named by a string ``name``, ``name:key=value,key=value``, or ``name@set`` (a named weight set).
+
+    ``name@set`` reads its options from the game's weight set ``<data folder>/agents/<set>.toml``
+    (written by ``workbench tune``); options given after it (``greedy@tuned:wall=0.3``) override
+    the set's.  :meth:`GameModel.resolve_agents` turns it into the plain ``name:key=value`` spec the
+    set holds, so a result row names the options it was played with and replays without the file.
+    """
 
     name: str
     options: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    weight_set: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> AgentSpec:
-        """Parse ``"search:budget=200"`` into name and options (values stay strings)."""
+        """Parse ``"search:budget=200"`` or ``"greedy@tuned"`` into name, options (strings) and weight set."""
         if not isinstance(text, str) or not text.strip():
             raise InputError(f"agent must be a non-empty string like 'random' or 'search:budget=200', got {text!r}")
-        name, _, rest = text.strip().partition(":")
+        head, _, rest = text.strip().partition(":")
+        name, at, weight_set = head.partition("@")
+        if at and not WEIGHT_SET_NAME.match(weight_set.strip()):
+            raise InputError(f"agent {text!r}: {weight_set.strip()!r} is not a weight set name (letters, digits, "
+                             "'_' and '-', as in greedy@tuned)")
         options = []
         for part in filter(None, (p.strip() for p in rest.split(","))):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():
                 raise InputError(f"agent {text!r}: option {part!r} is not key=value")
             options.append((key.strip(), value.strip()))
-        return cls(name.strip(), tuple(options))
+        return cls(name.strip(), tuple(options), weight_set.strip() if at else None)
 
     def __str__(self) -> str:
+        head = self.name if self.weight_set is None else f"{self.name}@{self.weight_set}"
         if not self.options:
-            return self.name
-        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.options)
+            return head
+        return head + ":" + ",".join(f"{k}={v}" for k, v in self.options)
+
+
+WEIGHT_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout: a game's data folder defaults to data/<name> here
+WEIGHT_SETS = "agents"  # weight sets live in <data folder>/agents/<set>.toml (core/tune.py writes them)
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as a reader wants it: relative to the checkout when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(REPOSITORY))
+    except ValueError:
+        return str(path)
+
+
+def weight_set_path(model: GameModel, name: str) -> Path:
+    """``<data folder>/agents/<name>.toml``; a name that is not a plain word is refused."""
+    if not isinstance(name, str) or not WEIGHT_SET_NAME.match(name):
+        raise InputError(f"weight set name {name!r} is not allowed: 1-64 letters, digits, '_' or '-', starting "
+                         "with a letter or digit (e.g. tuned)")
+    return model.data_folder() / WEIGHT_SETS / f"{name}.toml"
+
+
+def weight_set_names(model: GameModel) -> list[str]:
+    """The weight sets the game holds, sorted."""
+    folder = model.data_folder() / WEIGHT_SETS
+    return sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def load_weight_set(model: GameModel, name: str) -> dict[str, Any]:
+    """The weight set ``name`` (a TOML file); an unknown name lists the sets there are."""
+    import tomllib
+
+    path = weight_set_path(model, name)
+    if not path.is_file():
+        there = weight_set_names(model)
+        raise InputError(f"{model.name}: no weight set {name!r} in {shown_path(path.parent)}; sets: "
+                         f"{', '.join(there) or 'none'} (make one with: workbench tune {model.name} --name {name})")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a readable weight set ({exc})") from None
+    for key in ("agent", "options", "card_hash"):
+        if key not in data:
+            raise InputError(f"{path}: a weight set needs {key!r}; found {', '.join(data) or 'nothing'}")
+    if not isinstance(data["options"], dict):
+        raise InputError(f"{path}: 'options' must be a table of option = value")
+    return data
+
+
+def card_set_hash(model: GameModel, params: dict[str, Any]) -> tuple[str, str]:
+    """``(sha256, source)`` of the card set in force.
+
+    The cards CSV when the game declares a card table, else the parameters (``source`` is then ``"params"``).
+    """
+    table = model.card_table
+    if isinstance(table, str):  # "module:NAME", imported when asked for
+        module, _, attr = table.partition(":")
+        table = getattr(importlib.import_module(module), attr)
+    if table is not None:
+        path = Path(params.get(table.param) or table.default)
+        if not path.is_file():
+            raise InputError(f"{model.name}: cards file {path} does not exist")
+        return hashlib.sha256(path.read_bytes()).hexdigest(), shown_path(path)
+    blob = json.dumps({"rules": model.rules_version, "params": params}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest(), "params"
+
+
+def expand_weight_set(model: GameModel, spec: AgentSpec, params: dict[str, Any] | None = None) -> AgentSpec:
+    """``greedy@tuned[:k=v]`` → ``greedy:<the set's options, then k=v>``; with ``params``, the cards are checked.
+
+    A set tuned for another card set than the one in force is refused: its weights were fitted to
+    cards that are not played, so a "tuned" verdict would quietly be another player's.  The message
+    says how to re-tune, and how to play the weights regardless (the explicit spec).  A set from
+    another rules version plays with a warning (its weights are still legal options).
+    """
+    data = load_weight_set(model, spec.weight_set or "")
+    if data["agent"] != spec.name:
+        raise InputError(f"{model.name}: weight set {spec.weight_set!r} is for agent {data['agent']!r}, not "
+                         f"{spec.name!r}; use {data['agent']}@{spec.weight_set}")
+    options = {k: repr(v) if isinstance(v, float) else str(v) for k, v in data["options"].items()}
+    plain = AgentSpec(spec.name, tuple(options.items()))
+    if params is not None and data.get("card_source") != "params" and model.card_table is not None:
+        current, source = card_set_hash(model, params)
+        if current != data["card_hash"]:
+            raise InputError(
+                f"{model.name}: weight set {spec.weight_set!r} was tuned for the cards {data.get('card_source')} "
+                f"(sha256 {data['card_hash'][:12]}…), not for the cards in force {source} (sha256 {current[:12]}…); "
+                f"re-tune for these cards: workbench tune {model.name} --agent {spec.name} --name NAME "
+                f"--cards {source}; or play these weights anyway with the explicit agent {plain}")
+    if data.get("rules_version") not in (None, model.rules_version):
+        import warnings
+
+        warnings.warn(f"{model.name}: weight set {spec.weight_set!r} was tuned under rules {data['rules_version']}; "
+                      f"the rules in force are {model.rules_version}", stacklevel=3)
+    merged = dict(options)
+    merged.update(spec.options)
+    return AgentSpec(spec.name, tuple(merged.items()))
 
 
 class Agent(Protocol):
@@ -367,6 +478,7 @@ class GameModel:
     card_table: Any = None  # core.cardtable.CardTable or "module:NAME"
     lessons: tuple[Any, ...] | str = ()  # core.study.Study declarations or study names: the teaching page
     text: str | None = None  # module with the playthrough text functions (see :meth:`describe`)
+    data_dir: str | Path | None = None  # the game's data folder (weight sets in agents/); None: data/<name>
 
     def capabilities(self) -> dict[str, str]:
         """The optional capabilities this game declares, each with a line saying what it gives."""
@@ -423,9 +535,26 @@ class GameModel:
         raise InputError(f"{self.name}: unknown agent {name!r}; allowed: {', '.join(self.agents)}")
 
     def make_agent(self, spec: AgentSpec | str) -> Agent:
-        """A new agent for ``spec`` (``"greedy:wall=0.8"`` or a parsed spec), options checked."""
-        spec = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+        """A new agent for ``spec`` (``"greedy:wall=0.8"``, ``"greedy@tuned"`` or a parsed spec), options checked.
+
+        A weight set is read here without the card check (no parameters are known): runs resolve
+        their agents with :meth:`resolve_agents`, which checks it.
+        """
+        spec = self.resolve_spec(spec)
         return self.agent_decl(spec.name).build(spec)
+
+    def data_folder(self) -> Path:
+        """The game's data folder: ``data_dir`` (relative to the checkout), or ``data/<name>`` in the checkout."""
+        return REPOSITORY / (self.data_dir if self.data_dir is not None else Path("data") / self.name)
+
+    def resolve_spec(self, spec: AgentSpec | str, params: dict[str, Any] | None = None) -> AgentSpec:
+        """``spec`` with its weight set (``greedy@tuned``) replaced by the options the set holds.
+
+        With ``params`` (resolved), a set tuned for other cards than those in force is refused
+        (:func:`expand_weight_set` says why and what to do).
+        """
+        spec = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+        return spec if spec.weight_set is None else expand_weight_set(self, spec, params)
 
     def param(self, name: str) -> Param:
         """The declared parameter ``name``."""
@@ -475,12 +604,16 @@ class GameModel:
         return ("random",) * self.players(self.make_config(params))
 
     def resolve_agents(self, agents: Any, params: dict[str, Any]) -> tuple[AgentSpec, ...]:
-        """Parse and check one agent per seat (a list, or a comma string ``"random,greedy"``)."""
+        """Parse and check one agent per seat (a list, or a comma string ``"random,greedy"``).
+
+        A weight set (``greedy@tuned``) comes back as the options it holds (``greedy:tower=1.2,..``):
+        that is what a frame's ``agent_p1`` column carries, so every row replays without the set's file.
+        """
         if agents is None:
             agents = self.default_agents(params)
         if isinstance(agents, str):
             agents = _split_agents(agents)
-        specs = tuple(a if isinstance(a, AgentSpec) else AgentSpec.parse(a) for a in agents)
+        specs = tuple(self.resolve_spec(a, params) for a in agents)  # weight sets become their options
         n = self.players(self.make_config(params))
         if len(specs) != n:
             raise InputError(f"{self.name}: {len(specs)} agents given for {n} players; give one per seat")
