@@ -45,10 +45,10 @@ def test_a_card_the_agents_never_play_is_flagged_only_when_every_tier_skips_it()
     babylon = get_game("babylon")
     greedy_only = dead_cards(babylon, parse_tiers(babylon, "greedy"), 10, seed=2)
     w11 = greedy_only.filter(pl.col("card") == "W11").row(0, named=True)
-    assert w11["playable · greedy"] > 0 and w11["played · greedy"] == 0 and w11["dead"]
+    assert w11["greedy · playable"] > 0 and w11["greedy · played"] == 0 and w11["dead"]
     both = dead_cards(babylon, parse_tiers(babylon, "greedy,random"), 10, seed=2)
     w11 = both.filter(pl.col("card") == "W11").row(0, named=True)
-    assert w11["played · random"] > 0 and not w11["dead"]
+    assert w11["random · played"] > 0 and not w11["dead"]
 
 
 def test_a_game_without_cards_is_refused_by_name():

@@ -12,8 +12,10 @@ from workbench.core.study import get_study, studies
 
 
 def test_every_game_lists_the_generic_studies_before_its_own():
-    assert [s.name for s in studies("toy")] == ["outcomes", "balance", "ladder", "edge"]
-    assert [s.name for s in studies("duel")][:3] == ["outcomes", "balance", "ladder"]
+    assert [s.name for s in studies("toy")] == ["outcomes", "balance", "ladder", "skill", "edge"]
+    assert [s.name for s in studies("duel")][:5] == ["outcomes", "balance", "ladder", "skill", "dead_cards"]
+    assert "skill" not in [s.name for s in studies("dietower")]  # simultaneous play: no seat moves first
+    assert "dead_cards" not in [s.name for s in studies("babel")]  # no card table says which card is played
     assert "battlefields" in [s.name for s in studies("duel")]
     assert [s.name for s in studies("dietower")][3:] == ["reduced_decks", "equilibrium", "convergence", "full_deck"]
     balance = get_study("toy", "balance")

@@ -46,12 +46,12 @@ def test_tiers_that_disagree_are_marked_and_said_in_words():
     rows = {r["cell"]: r for r in table.iter_rows(named=True)}
     one, zero = rows["edge 1"], rows["edge 0"]
     # greedy: worked by hand, exactly 0 and exactly 1
-    assert one["rate · greedy"] == 0.0 and one["verdict · greedy"] == "disfavoured"
-    assert zero["rate · greedy"] == 1.0 and zero["verdict · greedy"] == "favoured"
+    assert one["greedy · score"] == 0.0 and one["greedy · verdict"] == "disfavoured"
+    assert zero["greedy · score"] == 1.0 and zero["greedy · verdict"] == "favoured"
     # random: ¾ by hand; the simulated share agrees with it (exact binomial test) and is favoured
-    k = round(one["rate · random"] * one["n · random"])
-    assert binomtest(k, one["n · random"], 0.75).pvalue > 0.001
-    assert one["verdict · random"] == "favoured" and zero["verdict · random"] == "favoured"
+    k = round(one["random · score"] * one["random · n"])
+    assert binomtest(k, one["random · n"], 0.75).pvalue > 0.001
+    assert one["random · verdict"] == "favoured" and zero["random · verdict"] == "favoured"
     assert not one["holds"] and zero["holds"]
     assert one["tiers"] == zero["tiers"] == 2
     said = flips(table, ["cell"])

@@ -28,12 +28,12 @@ import polars as pl
 
 from workbench.core.cardtable import card_table
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.model import AgentSpec, GameModel, get_game, seat_names
+from workbench.core.model import AgentSpec, GameModel, Param, get_game, seat_names
 from workbench.core.play import acting, play_game
 from workbench.core.refs import resolve_ref
 from workbench.core.seeding import check_master_seed, game_seeds
 from workbench.core.stats import wilson
-from workbench.core.tiers import Tier
+from workbench.core.tiers import Tier, default_tiers, parse_tiers
 
 __all__ = ["DEAD_SHARE", "card_play_counts", "dead_cards"]
 
@@ -151,10 +151,80 @@ def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, para
     for tier in tiers:
         table = card_play_counts(model, games, params=resolved, agents=tier.lineup(seats), seed=seed,
                                  on_progress=on_progress, should_stop=should_stop)
-        part = table.select("card", *(pl.col(c).alias(f"{c} · {tier.label}") for c in
+        names = {"played_when_playable": "played when playable", "low": "played when playable_low",
+                 "high": "played when playable_high"}
+        part = table.select("card", *(pl.col(c).alias(f"{tier.label} · {names.get(c, c)}") for c in
                                       ("drawn", "held", "playable", "played", "played_when_playable", "low", "high")))
         out = part if out is None else out.join(part, on="card", how="full", coalesce=True)
     assert out is not None
-    rates = [pl.col(f"played_when_playable · {t.label}") for t in tiers]
+    rates = [pl.col(f"{t.label} · played when playable") for t in tiers]
     dead = pl.all_horizontal([r.is_not_null() & (r <= share) for r in rates])
     return out.with_columns(dead.alias("dead")).sort("card")
+
+
+# -- the study: every game whose card table says which card an action plays ----------------------------
+def _dead(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+          on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None) -> dict:
+    tiers = parse_tiers(model, settings["tiers"] or default_tiers(model))
+    total, done = settings["games"] * len(tiers), [0]
+
+    def tick(n: int) -> None:
+        done[0] += n
+        if on_progress is not None:
+            on_progress(done[0], total)
+
+    table = dead_cards(model, tiers, settings["games"], params=params, seed=seed, on_progress=tick,
+                       should_stop=should_stop)
+    named = _with_names(model, table, params)
+    return {"cards": named, "dead": named.filter(pl.col("dead"))}
+
+
+def _with_names(model: GameModel, table: pl.DataFrame, params: dict[str, Any]) -> pl.DataFrame:
+    """The card's display name beside its key (from the card table's first shown column)."""
+    from workbench.core.cardtable import read_cards
+
+    cards_table = card_table(model)
+    if cards_table is None or not cards_table.shown:
+        return table
+    rows = read_cards(cards_table, params.get(cards_table.param))
+    key = next((k for k in cards_table.key if set(table["card"].to_list()) <= set(rows[k].to_list())),
+               cards_table.row_key)
+    names = rows.select(pl.col(key).alias("card"), pl.col(cards_table.shown[0]).alias("name"))
+    return table.join(names, on="card", how="left").select("card", "name", pl.exclude("card", "name"))
+
+
+def _dead_charts(tables: dict) -> dict:
+    import altair as alt
+
+    table = tables["cards"]
+    what = "played when playable"
+    tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(f" · {what}")]
+    label = "name" if "name" in table.columns else "card"
+    long = pl.concat([table.select(pl.col(label).alias("card"), pl.lit(t).alias("tier"),
+                                   pl.col(f"{t} · {what}").alias("rate"), pl.col(f"{t} · {what}_low").alias("low"),
+                                   pl.col(f"{t} · {what}_high").alias("high"))
+                      for t in tiers]).drop_nulls("rate")
+    lowest = long.group_by("card").agg(pl.col("rate").max()).sort("rate").head(20)["card"].to_list()
+    data = long.filter(pl.col("card").is_in(lowest))
+    base = alt.Chart(data).encode(y=alt.Y("card:N", sort=lowest, title=None), color=alt.Color("tier:N"),
+                                  yOffset="tier:N")
+    chart = (base.mark_rule().encode(x=alt.X("low:Q", axis=alt.Axis(format="%"),
+                                             title="played when playable (95 % interval)"), x2="high:Q")
+             + base.mark_point(filled=True).encode(x="rate:Q"))
+    return {"cards": chart.properties(title="The 20 least-played cards when playable, per tier")}
+
+
+def dead_cards_study(model: GameModel) -> dict[str, Any] | None:
+    """The keyword arguments of core's ``dead_cards`` study (None for a game whose card table has no ``played_by``)."""
+    table = card_table(model)
+    if table is None or table.played_by is None:
+        return None
+    return {"name": "dead_cards", "title": "Dead cards: which cards no agent plays when it could",
+            "run": _dead, "charts": _dead_charts,
+            "settings": (Param("tiers", None, str, "skill tiers, one agent spec each (every seat plays it); none: "
+                               f"{default_tiers(model)}", optional=True),
+                         Param("games", 200, int, "games per tier (the reference loop: a few per second)", 1,
+                               10**6)),
+            "help": "Per card and tier: games drawn, held, playable and played when playable (95 % interval). "
+                    f"A card no tier plays in more than {DEAD_SHARE:.0%} of the games where it could is flagged "
+                    "'no agent uses it': its empirical win rate then measures a dead card in hand."}

@@ -649,6 +649,14 @@ class GameModel:
         """Extra facts for ``workbench games`` (e.g. the duel's battlefields)."""
         return {}
 
+    def choice_label(self, param: str, value: Any) -> str:
+        """How a person reads a parameter's value in a table: ``free_steppe`` → ``Free steppe``.
+
+        Override where the game's data holds display names (the duel's battlefields, Babylon's decks).
+        """
+        text = str(value).replace("_", " ")
+        return text[:1].upper() + text[1:]
+
     def params_hash(self, params: dict[str, Any]) -> str:
         """Short stable hash of the resolved parameters and the rules version."""
         blob = json.dumps({"game": self.name, "rules": self.rules_version, "params": params},

@@ -185,9 +185,12 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                                  Param("evaluations", 8, int, "values to try at most", 2, 40), agents),
                              _balance_charts, "A bracketing search on common random numbers; the estimate comes "
                              "with the values compatible with the target."))
-    from workbench.core.ladder import study_declaration  # ladder.py never imports study.py
+    from workbench.core.cardplay import dead_cards_study  # these modules never import study.py
+    from workbench.core.ladder import study_declaration
+    from workbench.core.tiers import skill_study
 
     studies.append(Study(**study_declaration(model)))
+    studies += [Study(**found) for found in (skill_study(model), dead_cards_study(model)) if found is not None]
     return tuple(studies)
 
 

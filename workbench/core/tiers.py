@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.model import AgentSpec, GameModel, _split_agents
+from workbench.core.model import AgentSpec, GameModel, Param, _split_agents, weight_set_names
 from workbench.core.stats import wilson
 
 __all__ = ["DEFAULT_TIERS", "Tier", "by_tier", "first_seat_by_tier", "first_seat_scores", "flips",
@@ -43,6 +43,16 @@ class Tier:
     def lineup(self, seats: int) -> str:
         """The agents argument for ``simulate``: this tier's agent in every seat."""
         return ",".join([self.agent] * seats)
+
+
+def default_tiers(model: GameModel) -> str:
+    """The game's default skill tiers: ``greedy`` and, where a tuned weight set exists, ``greedy@tuned``.
+
+    A game without a ``greedy`` agent gets its first two declared agents (e.g. ``random,highest``).
+    """
+    if "greedy" in model.agents:
+        return "greedy,greedy@tuned" if "tuned" in weight_set_names(model) else "greedy"
+    return ",".join(model.agents[:2])
 
 
 def parse_tiers(model: GameModel, text: str | Sequence[str] = DEFAULT_TIERS) -> tuple[Tier, ...]:
@@ -83,38 +93,38 @@ def holds_at_every_tier(frame: pl.DataFrame, key: Sequence[str], verdict: str = 
     """One row per ``key``: each tier's verdict (and ``shown`` columns), and ``holds`` at every tier.
 
     ``frame`` is :func:`by_tier`'s output with a ``verdict`` column.  Columns are named
-    ``<column> · <tier>`` in tier order; ``holds`` is true when every tier reached one verdict, and
-    ``tiers`` counts the tiers the item was measured at (an item missing at a tier does not hold).
+    ``<tier> · <what>`` in tier order, a rate as ``<tier> · score`` with ``_low``/``_high`` (so a
+    displayed table reads it with its interval); ``holds`` is true when every tier reached one
+    verdict, and ``tiers`` counts the tiers the item was measured at (an item missing at a tier
+    does not hold).
     """
     missing = [c for c in (*key, "tier", verdict) if c not in frame.columns]
     if missing:
         raise InputError(f"holds_at_every_tier: the frame has no column {missing[0]!r}")
     tiers = list(dict.fromkeys(frame["tier"].to_list()))
+    names = {"rate": "score", "low": "score_low", "high": "score_high"}
     keep = [c for c in shown if c in frame.columns]
     out = frame.select(*key).unique(maintain_order=True)
     for tier in tiers:
         part = frame.filter(pl.col("tier") == tier).select(
-            *key, *(pl.col(c).alias(f"{c} · {tier}") for c in (verdict, *keep)))
+            *key, pl.col(verdict).alias(f"{tier} · verdict"),
+            *(pl.col(c).alias(f"{tier} · {names.get(c, c)}") for c in keep))
         out = out.join(part, on=list(key), how="left", coalesce=True)
-    verdicts = [f"{verdict} · {t}" for t in tiers]
-    return out.with_columns(
-        pl.concat_list(verdicts).list.drop_nulls().list.len().alias("tiers"),
-        (pl.concat_list(verdicts).list.drop_nulls().list.n_unique().eq(1)
-         & pl.concat_list(verdicts).list.drop_nulls().list.len().eq(len(tiers))).alias("holds"),
-    )
+    verdicts = pl.concat_list([f"{t} · verdict" for t in tiers]).list.drop_nulls()
+    return out.with_columns(verdicts.list.len().alias("tiers"),
+                            (verdicts.list.n_unique().eq(1) & verdicts.list.len().eq(len(tiers))).alias("holds"))
 
 
-def flips(table: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
-          label: Callable[[dict[str, Any]], str] | None = None) -> list[str]:
+def flips(table: pl.DataFrame, key: Sequence[str], label: Callable[[dict[str, Any]], str] | None = None) -> list[str]:
     """Plain sentences for the items whose verdict changes with skill (none when every verdict holds).
 
     ``label(row)`` names an item for a reader (default: its key values joined by " / ").
     """
-    tiers = [c.split(" · ", 1)[1] for c in table.columns if c.startswith(f"{verdict} · ")]
+    tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
     out = []
     for row in table.filter(~pl.col("holds")).iter_rows(named=True):
         name = label(row) if label else " / ".join(str(row[k]) for k in key)
-        steps = ", ".join(f"{row[f'{verdict} · {t}'] or 'not measured'} at {t}" for t in tiers)
+        steps = ", ".join(f"{row[f'{t} · verdict'] or 'not measured'} at {t}" for t in tiers)
         out.append(f"{name}: the verdict changes with skill — {steps}.")
     return out
 
@@ -146,19 +156,103 @@ def first_seat_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[
 
     Returns :func:`holds_at_every_tier` over the cells, keyed by ``cell`` (``label(params)``, default
     ``k=v`` pairs).  Every tier plays ``games`` games per cell from master seed ``seed``: common
-    random numbers, so a verdict that changes between tiers changes with skill, not with luck.
+    random numbers, so a verdict that changes between tiers changes with skill, not with luck.  A
+    cell whose value is a list pools the games of every value (e.g. every deck pairing of an arm).
     """
-    from workbench.core.runner import simulate  # the runner imports the model layer: keep this module light
-
     name = label or (lambda p: ", ".join(f"{k}={v}" for k, v in p.items()) or "defaults")
-    seats = {id(c): model.players(model.make_config(model.resolve_params(c))) for c in cells}
 
     def run(tier: Tier) -> pl.DataFrame:
         parts = []
         for cell in cells:
-            frame = simulate(model, games, params=cell, agents=tier.lineup(seats[id(cell)]), seed=seed,
-                             workers=workers, progress=False, on_progress=on_progress, should_stop=should_stop)
+            frame = play_cell(model, cell, tier, games, seed=seed, workers=workers, on_progress=on_progress,
+                              should_stop=should_stop)
             parts.append(first_seat_scores(frame).select(pl.lit(name(cell)).alias("cell"), pl.all()))
         return pl.concat(parts, how="vertical")
 
     return holds_at_every_tier(by_tier(tiers, run), ["cell"], shown=("rate", "low", "high", "n", "draws"))
+
+
+def play_cell(model: GameModel, cell: dict[str, Any], tier: Tier, games: int, *, seed: int = 0, workers: int = 1,
+              on_progress: Callable[[int], None] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """``games`` games of ``tier`` in every seat for the parameters ``cell`` (list values: each value, pooled)."""
+    from workbench.core.runner import simulate  # imported here: the runner sits above this module's layer
+    from workbench.core.sweep import run_grid
+
+    fixed = {k: v for k, v in cell.items() if not isinstance(v, list)}
+    grid = {k: v for k, v in cell.items() if isinstance(v, list)}
+    seats = model.players(model.make_config(model.resolve_params(
+        {**fixed, **{k: v[0] for k, v in grid.items()}})))
+    if not grid:
+        return simulate(model, games, params=fixed, agents=tier.lineup(seats), seed=seed, workers=workers,
+                        progress=False, on_progress=on_progress, should_stop=should_stop)
+    seen = [0]
+
+    def tick(done: int, total: int) -> None:
+        if on_progress is not None:
+            on_progress(done - seen[0])
+        seen[0] = done
+
+    return run_grid(model, grid, games, params=fixed, agents=tier.lineup(seats), seed=seed, workers=workers,
+                    progress=False, on_progress=tick, should_stop=should_stop)
+
+
+# -- the generic study: is the first seat's verdict the same at every tier? -------------------------------
+def _skill_cells(model: GameModel, by: str | None, params: dict[str, Any]) -> list[dict[str, Any]]:
+    if by is None:
+        return [dict(params)]
+    choices = model.param(by).choices
+    if not choices:
+        allowed = ", ".join(p.name for p in model.params if p.choices) or "none"
+        raise InputError(f"setting 'by': {by!r} has no choices; allowed: {allowed}")
+    return [{**params, by: value} for value in choices]
+
+
+def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+           on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None) -> dict:
+    tiers = parse_tiers(model, settings["tiers"] or default_tiers(model))
+    cells = _skill_cells(model, settings["by"], params)
+    total, done = settings["games"] * len(cells) * len(tiers), [0]
+
+    def tick(n: int) -> None:
+        done[0] += n
+        if on_progress is not None:
+            on_progress(done[0], total)
+
+    by = settings["by"]
+    label = (lambda p: model.choice_label(by, p[by])) if by else (lambda p: "as set")
+    table = first_seat_by_tier(model, tiers, cells, settings["games"], seed=seed, workers=workers, label=label,
+                               on_progress=tick, should_stop=should_stop)
+    said = flips(table, ["cell"]) or ["Every verdict holds at every tier."]
+    return {"verdicts": table, "flips": pl.DataFrame({"finding": said})}
+
+
+def _skill_charts(tables: dict) -> dict:
+    from workbench.core import charts
+
+    table = tables["verdicts"]
+    tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
+    long = pl.concat([table.select("cell", pl.lit(t).alias("tier"), pl.col(f"{t} · score").alias("rate"),
+                                   pl.col(f"{t} · score_low").alias("low"), pl.col(f"{t} · score_high").alias("high"))
+                      for t in tiers])
+    return {"verdicts": charts.rate_chart(long, "cell", color="tier", reference=0.5,
+                                          title="First seat's score per tier (a draw counts ½; 95 % interval)",
+                                          y_title="first seat's score")}
+
+
+def skill_study(model: GameModel) -> dict[str, Any] | None:
+    """The keyword arguments of core's ``skill`` study for ``model`` (None where no seat moves first)."""
+    if model.simultaneous:
+        return None
+    by = tuple(p.name for p in model.params if p.choices and p.name != "first")
+    return {"name": "skill", "title": "Skill tiers: does the first seat's verdict hold at every tier?",
+            "run": _skill, "charts": _skill_charts,
+            "settings": (Param("tiers", None, str, "skill tiers, one agent spec each (every seat plays it); none: "
+                               f"{default_tiers(model)}", optional=True),
+                         Param("by", None, str, "a parameter whose every choice is a cell (none: one cell)",
+                               choices=by or None, optional=True),
+                         Param("games", 2000, int, "games per cell and tier (the same seeds at every tier)", 10,
+                               10**8)),
+            "help": "Plays every tier on the same seeds and says, per cell, whether the first seat is favoured, "
+                    "fair or disfavoured at each tier (a draw counts half), and whether that verdict holds at "
+                    "every tier."}

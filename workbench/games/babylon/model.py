@@ -168,6 +168,13 @@ class BabylonModel(GameModel):
         return {"decks": {k: f"{d.name} ({' + '.join(d.factions)})" for k, d in load_decks().items()},
                 "reasons": list(rules.REASONS)}
 
+    def choice_label(self, param: str, value: Any) -> str:
+        """A deck by its display name (``Siege of Ur``); other values as core reads them."""
+        decks = load_decks()
+        if param in ("deck_p1", "deck_p2") and value in decks:
+            return decks[value].name
+        return super().choice_label(param, value)
+
     # -- the protocol ---------------------------------------------------------------------------
     def make_config(self, params: dict[str, Any]) -> Config:
         """The rules configuration."""

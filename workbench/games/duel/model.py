@@ -164,6 +164,13 @@ class DuelModel(GameModel):
             "cards": f"{len(cards)} cards in {cards.source}",
         }
 
+    def choice_label(self, param: str, value: Any) -> str:
+        """A battlefield by its English name (``Grand Wizard's Fortress``); other values as core reads them."""
+        fields = load_battlefields()
+        if param == "battlefield" and value in fields:
+            return fields[value].name_en
+        return super().choice_label(param, value)
+
     # -- the protocol ---------------------------------------------------------------------------
     def make_config(self, params: dict[str, Any]) -> Config:
         """The rules configuration (cached on the parameters)."""
