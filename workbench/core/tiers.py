@@ -256,3 +256,22 @@ def skill_study(model: GameModel) -> dict[str, Any] | None:
             "help": "Plays every tier on the same seeds and says, per cell, whether the first seat is favoured, "
                     "fair or disfavoured at each tier (a draw counts half), and whether that verdict holds at "
                     "every tier."}
+
+
+def report_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: str, games: int,
+                   scored: str = "the first seat's score") -> None:
+    """A report section of a :func:`holds_at_every_tier` table: what was played, the flips in words, table, chart.
+
+    ``rep`` is a ``core.report.Report``; the table is written as ``name`` (Parquet/CSV too), the chart
+    as ``<name>_chart``.
+    """
+    tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
+    said = flips(table, ["cell"])
+    summary = ("**Every verdict holds at every tier.**" if not said else
+               "**Verdicts that change with skill:**\n\n" + "\n".join(f"- {line}" for line in said))
+    rep.section(title, f"{intro} Tiers: {', '.join(tiers)} (every seat plays the tier's agent), {games:,} games "
+                       f"per cell and tier on the same seeds; a verdict reads the 95 % interval of {scored} (a draw "
+                       "counts half) against 50 %.\n\n" + summary)
+    rep.table(name, table)
+    if "score" in "".join(table.columns):
+        rep.chart(f"{name}_chart", _skill_charts({"verdicts": table})["verdicts"])

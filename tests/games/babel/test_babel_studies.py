@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import binomtest
 
 from tests.independent import wilson
+from tests.independent import wilson as formula_wilson
 from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
@@ -125,8 +126,25 @@ def test_quick_report_answers_each_question(tmp_path):
     out = build_report(tmp_path / "babel", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
     for heading in ("## 1. Is the start player's handicap fair?", "## 2. How games end", "## 3. Which nation",
-                    "## 4. Temple value per turn", "## 5. Which start hands make the start seat 50 %?"):
+                    "## 4. Temple value per turn", "## 5. Which start hands make the start seat 50 %?",
+                    "## 6. Does the start seat's verdict hold at every skill level?"):
         assert heading in md
+    # section 6: the start seat's score per deal at each tier, recounted from plain simulations with that tier
+    tiers = pl.read_parquet(out / "start_seat_tiers.parquet")
+    for row in tiers.iter_rows(named=True):
+        hands = row["cell"].removeprefix("start hands ")
+        verdicts = set()
+        for tier in ("greedy", "greedy@tuned"):
+            games = simulate("babel", _sizes(True)["tier_games"], params={"start_hands": hands},
+                             agents=f"{tier},{tier}", seed=2, progress=False)
+            score = ((games["winner"] == games["first_seat"]).sum() + (games["winner"] == "draw").sum() / 2)
+            low, high = formula_wilson(score, games.height)  # the formula: a draw's half count is no binomial k
+            assert row[f"{tier} · score"] == pytest.approx(score / games.height)
+            assert (row[f"{tier} · score_low"], row[f"{tier} · score_high"]) == pytest.approx((low, high), abs=1e-9)
+            verdict = "favoured" if low > 0.5 else "disfavoured" if high < 0.5 else "fair"
+            assert row[f"{tier} · verdict"] == verdict
+            verdicts.add(verdict)
+        assert row["holds"] == (len(verdicts) == 1)
     size = _sizes(True)
     n = size["games"]
     pairings = [p.strip() for p in PAIRINGS.split(";")]

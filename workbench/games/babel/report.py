@@ -18,6 +18,7 @@ from workbench.core import metrics
 from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.report import Report
+from workbench.core.tiers import default_tiers, first_seat_by_tier, parse_tiers, report_section
 from workbench.games.babel import studies as st
 from workbench.games.babel.model import MODEL
 
@@ -27,8 +28,10 @@ PAIRINGS = "greedy,greedy; random,random; greedy,random"
 def _sizes(quick: bool) -> dict[str, Any]:
     fast = MODEL.fast_supports((AgentSpec("greedy"), AgentSpec("greedy")), MODEL.resolve_params())
     if quick:
-        return {"games": 200 if fast else 40, "hand_games": 100 if fast else 12, "hands": (3, 5), "fast": fast}
-    return {"games": 10_000 if fast else 400, "hand_games": 2_000 if fast else 60, "hands": (2, 7), "fast": fast}
+        return {"games": 200 if fast else 40, "hand_games": 100 if fast else 12, "hands": (3, 5), "fast": fast,
+                "tier_games": 200 if fast else 20}
+    return {"games": 10_000 if fast else 400, "hand_games": 2_000 if fast else 60, "hands": (2, 7), "fast": fast,
+            "tier_games": 10_000 if fast else 200}
 
 
 def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int = 2) -> Path:
@@ -39,18 +42,25 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
         "rules_version": MODEL.rules_version, "seed": seed, "games": f"{size['games']:,} per cell",
         "agents": PAIRINGS.replace(";", " |"), "engine": engine, "quick": quick})
     settings = {"games": size["games"], "pairings": PAIRINGS, "hands": "3/5,5/5"}
-    with step(f"babel report 1/2: {size['games']:,} games × 2 variants × 3 pairings"):
+    with step(f"babel report 1/3: {size['games']:,} games × 2 variants × 3 pairings"):
         frame = st._play(MODEL, settings, {}, seed, workers, None, None)
     _start_seat(rep, frame)
     _endings(rep, frame)
     _nations(rep, frame.filter(pl.col("pairing") == "greedy vs greedy"))
     _trajectories(rep, frame)
     low, high = size["hands"]
-    with step(f"babel report 2/2: {size['hand_games']:,} games per pair of start hands {low}..{high}"):
+    with step(f"babel report 2/3: {size['hand_games']:,} games per pair of start hands {low}..{high}"):
         hands = st._hand_sizes(MODEL, {"games": size["hand_games"], "smallest": low, "largest": high,
                                        "agents": "greedy,greedy"}, {}, seed=seed, workers=workers,
                                on_progress=None, should_stop=None)
     _hand_sizes(rep, hands, size["hand_games"])
+    tiers = parse_tiers(MODEL, default_tiers(MODEL))
+    with step(f"babel report 3/3: the start seat at {len(tiers)} skill tiers, {size['tier_games']:,} games per cell"):
+        table = first_seat_by_tier(MODEL, tiers, [{"start_hands": h} for h in ("3/5", "5/5")], size["tier_games"],
+                                   seed=seed, workers=workers, label=lambda p: f"start hands {p['start_hands']}")
+    report_section(rep, "start_seat_tiers", table, "6. Does the start seat's verdict hold at every skill level?",
+                   "The start player's score per deal, played by the hand-tuned greedy agent and by the self-tuned "
+                   "one (`workbench tune babel`).", size["tier_games"])
     return rep.write(out_dir)
 
 

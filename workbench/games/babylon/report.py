@@ -21,6 +21,18 @@ from workbench.core.balance import balance_chart
 from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.report import Report
+from workbench.core.stats import wilson
+from workbench.core.tiers import (
+    Tier,
+    by_tier,
+    default_tiers,
+    first_seat_by_tier,
+    holds_at_every_tier,
+    parse_tiers,
+    report_section,
+    side_of,
+)
+from workbench.games.babylon import analysis
 from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards, load_decks
 from workbench.games.babylon.model import DECK_KEYS, MODEL
@@ -83,6 +95,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     costing = _cards(rep, frame)
     _whatif(rep, frame, decks, s, costing, seed, workers, timings)
     _endings(rep, frame)
+    _tiers(rep, frame, decks, s, seed, workers, timings)
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":
@@ -92,6 +105,51 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
                   "reference (no compiled engine for these agents here: small sizes, wide intervals)",
         "decks": decks, "workers": workers, "quick": quick, "seconds": timings})
     return rep.write(Path(out_dir))
+
+
+# -- 6. the verdicts at every skill tier ----------------------------------------------------------------
+COMPENSATION_ARMS = {"rules: +1 card, +1 TP": (1, 1), "+1 card only": (1, 0), "+1 TP only": (0, 1),
+                     "no bonus": (0, 0)}
+
+
+def deck_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
+    """Each deck against the field as a balance score (a draw counts half) with its verdict against 50 %."""
+    table = analysis.deck_table(frame, decks)
+    draws = (table["draws"] * table["n"]).round().cast(pl.Int64)
+    score = (table["k"] + draws / 2).to_numpy()
+    low, high = wilson(score, table["n"].to_numpy())
+    names = {deck.key: deck.name for deck in load_decks().values()}
+    return pl.DataFrame({"cell": [names.get(d, d) for d in table["deck"]], "n": table["n"], "draws": draws,
+                         "rate": score / table["n"].to_numpy(), "low": low, "high": high}).with_columns(
+        side_of(pl.col("low"), pl.col("high")).alias("verdict"))
+
+
+def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int,
+           timings: dict[str, float]) -> None:
+    """Deck against the field and the first seat per compensation arm, at the default tiers (greedy, tuned)."""
+    tiers = parse_tiers(MODEL, default_tiers(MODEL))
+
+    def field(tier: Tier) -> pl.DataFrame:
+        played = frame if tier.agent == AGENTS[0] else st.play(MODEL, decks, s.matrix, [tier.agent] * 2, {},
+                                                                seed=seed, workers=workers)
+        return deck_scores(played, decks)
+
+    table = _timed(timings, f"tiers: the matrix at {len(tiers)} tiers", by_tier, tiers, field)
+    report_section(rep, "decks_tiers", holds_at_every_tier(table, ["cell"], shown=("rate", "low", "high", "n",
+                                                                                      "draws")),
+                   "6. Do the deck verdicts hold at every skill level?",
+                   "Each precon against the field (mirror matches left out), played by the hand-tuned greedy agent "
+                   "and by the self-tuned one (`workbench tune babylon`); 'favoured' means stronger than the field.",
+                   s.matrix * 2 * (len(decks) - 1) * 2, scored="the deck's score against the field")
+    cells = [{"second_cards": c, "second_tp": t, "deck_p1": decks, "deck_p2": decks}
+             for c, t in COMPENSATION_ARMS.values()]
+    arm_of = {bonus: name for name, bonus in COMPENSATION_ARMS.items()}
+    comp = _timed(timings, f"tiers: compensation, {s.compensation:,} games per pairing, arm and tier",
+                  first_seat_by_tier, MODEL, tiers, cells, s.compensation, seed=seed, workers=workers,
+                  label=lambda p: arm_of[(p["second_cards"], p["second_tp"])])
+    report_section(rep, "compensation_tiers", comp, "6b. Second-player compensation at every skill level",
+                   "The first seat's score per compensation arm (the second player's extra card and TP), pooled "
+                   "over every deck pairing.", s.compensation * len(decks) ** 2)
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
