@@ -97,7 +97,8 @@ def test_html_is_self_contained_and_shows_every_chart(built, md):
     assert not external
     charts = json.loads((out / "report.json").read_text())["charts"]
     assert charts == ["first_seat_greedy", "length_greedy", "end_reasons_greedy", "first_seat_other", "miss_rule_delta",
-                      "miss_rule_reasons", "cost_vs_value", "whatif_delta", "auto_balance_curve"]
+                      "miss_rule_reasons", "cost_vs_value", "whatif_delta", "auto_balance_curve",
+                      "battlefield_tiers_chart"]
     assert re.findall(r"\]\(([^)]+\.png)\)", md) == [f"{name}.png" for name in charts]  # in reading order
     for name in charts:
         figure = re.search(rf'<figure id="chart-{re.escape(name)}"[^>]*>(.*?)</figure>', page, re.S)

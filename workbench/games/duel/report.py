@@ -22,6 +22,7 @@ from workbench.core.cardstats import costed_lists, empirical_values
 from workbench.core.progress import step
 from workbench.core.report import Report
 from workbench.core.stats import rate_table, wilson_exprs
+from workbench.core.tiers import default_tiers, first_seat_by_tier, parse_tiers, report_section
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
@@ -121,6 +122,17 @@ def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
     order = [c for name in cards.columns
              for c in ((name, f"{name}_low", f"{name}_high") if name in ("base", "variant") else (name,))]
     return cards.with_columns(extra).select(order)
+
+
+def _tiers_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> None:
+    """Each battlefield's first-seat verdict (regular deck) at the default tiers: greedy and greedy@tuned."""
+    tiers = parse_tiers(MODEL, default_tiers(MODEL))
+    cells = [{"battlefield": b, "deck": "regular"} for b in s.battlefields]
+    table = _timed(timings, "tiers", first_seat_by_tier, MODEL, tiers, cells, s.main_games, seed=seed,
+                   workers=s.workers, label=lambda p: MODEL.choice_label("battlefield", p["battlefield"]))
+    report_section(rep, "battlefield_tiers", table, "Does each battlefield's verdict hold at every skill level?",
+                   "The first seat's score per battlefield (regular deck), played by the hand-tuned greedy agent "
+                   "and by the self-tuned one (`workbench tune duel`, tuned on Crystal Garden).", s.main_games)
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -281,6 +293,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     costing = _timed(timings, "cards", _card_section, rep, main)
     _whatif_section(rep, s, seed, costing, timings)
     _balance_section(rep, s, seed, timings)
+    _tiers_section(rep, s, seed, timings)
     timings["total before writing"] = round(time.perf_counter() - started, 2)
     rep.meta.update({
         "rules_version": MODEL.rules_version,
