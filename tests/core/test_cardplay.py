@@ -54,3 +54,27 @@ def test_a_card_the_agents_never_play_is_flagged_only_when_every_tier_skips_it()
 def test_a_game_without_cards_is_refused_by_name():
     with pytest.raises(InputError, match="played_by.*games that can: babylon, duel"):
         card_play_counts("babel", 1)
+
+
+def test_an_agent_is_asked_at_a_position_where_the_card_was_playable():
+    from workbench.core.cardplay import offered
+    from workbench.core.rng import SplitMix64
+    from workbench.games.babylon.rules import card_played
+
+    babylon = get_game("babylon")
+    positions: dict = {}
+    table = card_play_counts(babylon, 6, agents="greedy,greedy", seed=2, positions=positions)
+    never = [r["card"] for r in table.iter_rows(named=True) if r["playable"] and not r["played"]]
+    assert never and set(never) <= set(positions)
+    config = babylon.make_config(babylon.resolve_params())
+    for card in never:  # the recorded position really offers the card
+        state, seat = positions[card]
+        assert card in {card_played(config, state, a) for a in babylon.legal_actions(config, state, seat)}
+    greedy = offered(babylon, positions, never, "greedy", seed=5)
+    assert greedy["plays"].to_list() == [False] * len(never)  # greedy did not play them there in the games either
+    asked = offered(babylon, positions, never, "random", seed=5)
+    for i, row in enumerate(asked.iter_rows(named=True)):  # random's pick, drawn again from the same stream
+        state, seat = positions[row["card"]]
+        legal = babylon.legal_actions(config, state, seat)
+        pick = legal[SplitMix64.for_stream(5, 7000 + i).below(len(legal))]
+        assert row["plays"] == (card_played(config, state, pick) == row["card"])

@@ -63,11 +63,14 @@ def _games_with_hook() -> list[str]:
 
 def card_play_counts(game: str | GameModel, games: int, *, params: dict[str, Any] | None = None,
                      agents: Any = None, seed: int = 0, on_progress: Callable[[int], None] | None = None,
-                     should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+                     should_stop: Callable[[], bool] | None = None,
+                     positions: dict[str, tuple[Any, int]] | None = None) -> pl.DataFrame:
     """Per card: games, drawn, held, playable, played and played-when-playable with its interval.
 
     Game ``i`` is played with the same game seed as ``simulate(..., seed=seed)``'s game ``i``.  A stop
     request keeps the games finished so far (:class:`RunInterrupted` carries the partial table).
+    ``positions``, when given, receives for each card the first ``(state, seat)`` where it was playable
+    (a test position: :func:`offered` asks another agent what it does there).
     """
     model = get_game(game)
     played_by = _played_by(model)
@@ -86,7 +89,7 @@ def card_play_counts(game: str | GameModel, games: int, *, params: dict[str, Any
         if should_stop is not None and should_stop():
             raise RunInterrupted(f"stopped after {done} of {games} games", partial=_table(counts, done))
         playable: set[str] = set()
-        observe = _playable_observer(model, config, played_by, playable)
+        observe = _playable_observer(model, config, played_by, playable, positions)
         players = [model.make_agent(AgentSpec.parse(str(a))) for a in specs]
         final = play_game(model, config, players, int(game_seed), max_steps=limit, observer=observe)
         row = model.result_row(config, final)
@@ -107,7 +110,8 @@ def card_play_counts(game: str | GameModel, games: int, *, params: dict[str, Any
 
 
 def _playable_observer(model: GameModel, config: Any, played_by: Callable[[Any, Any, Any], Any],
-                       into: set[str]) -> Callable[[Any, Any, Any, Any], None]:
+                       into: set[str], positions: dict[str, tuple[Any, int]] | None = None,
+                       ) -> Callable[[Any, Any, Any, Any], None]:
     """An observer of the reference loop adding to ``into`` every card a legal action could have played."""
     def observe(before: Any, who: Any, action: Any, after: Any) -> None:
         for seat in acting(model, config, before):
@@ -115,8 +119,49 @@ def _playable_observer(model: GameModel, config: Any, played_by: Callable[[Any, 
                 card = played_by(config, before, option)
                 if card is not None:
                     into.add(str(card))
+                    if positions is not None:
+                        positions.setdefault(str(card), (before, seat))
 
     return observe
+
+
+def offered(game: str | GameModel, positions: dict[str, tuple[Any, int]], cards: list[str], agent: str, *,
+            params: dict[str, Any] | None = None, seed: int = 0) -> pl.DataFrame:
+    """Does ``agent`` play each card when offered the chance?  One test position per card.
+
+    For every card of ``cards`` with a recorded position (the first decision where it was playable), the
+    agent decides from that seat's observation with a seeded stream; ``plays`` says whether the action
+    it chose plays the card, ``choice`` what it chose.  A card the agents never play may be dead because
+    the card is weak, or because the agents cannot see its value: a stronger agent playing it says the
+    latter.
+    """
+    from workbench.core.rng import SplitMix64
+
+    model = get_game(game)
+    played_by = _played_by(model)
+    config = model.make_config(model.resolve_params(params))
+    player = model.make_agent(AgentSpec.parse(agent))
+    rows = []
+    for i, card in enumerate(cards):
+        if card not in positions:
+            rows.append({"card": card, "agent": agent, "plays": None, "choice": "never playable"})
+            continue
+        state, seat = positions[card]
+        legal = model.legal_actions(config, state, seat)
+        choice = player.act(model.observation(config, state, seat), legal, config,
+                            SplitMix64.for_stream(seed, 7000 + i))
+        chosen = played_by(config, state, choice)
+        rows.append({"card": card, "agent": agent, "plays": chosen is not None and str(chosen) == card,
+                     "choice": _said(model, config, state, seat, choice)})
+    return pl.DataFrame(rows, schema={"card": pl.String, "agent": pl.String, "plays": pl.Boolean,
+                                      "choice": pl.String})
+
+
+def _said(model: GameModel, config: Any, state: Any, seat: int, choice: Any) -> str:
+    """The chosen action as the game's playthrough text writes it (its first line, without the seat)."""
+    lines = model.describe_step(config, state, seat, choice, model.apply(config, state, choice))
+    text = lines[0] if lines else str(choice)
+    return text.removeprefix("- ").split(": ", 1)[-1]
 
 
 def _table(counts: dict[str, np.ndarray], games: int) -> pl.DataFrame:
@@ -135,7 +180,8 @@ def _table(counts: dict[str, np.ndarray], games: int) -> pl.DataFrame:
 
 def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, params: dict[str, Any] | None = None,
                seed: int = 0, share: float = DEAD_SHARE, on_progress: Callable[[int], None] | None = None,
-               should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+               should_stop: Callable[[], bool] | None = None,
+               positions: dict[str, tuple[Any, int]] | None = None) -> pl.DataFrame:
     """Per card and tier the counts of :func:`card_play_counts`, and ``dead``: no tier plays it above ``share``.
 
     Every tier plays the same seeds with its agent in every seat.  ``dead`` is true when, at every tier,
@@ -150,7 +196,7 @@ def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, para
     out: pl.DataFrame | None = None
     for tier in tiers:
         table = card_play_counts(model, games, params=resolved, agents=tier.lineup(seats), seed=seed,
-                                 on_progress=on_progress, should_stop=should_stop)
+                                 on_progress=on_progress, should_stop=should_stop, positions=positions)
         names = {"played_when_playable": "played when playable", "low": "played when playable_low",
                  "high": "played when playable_high"}
         part = table.select("card", *(pl.col(c).alias(f"{tier.label} · {names.get(c, c)}") for c in
@@ -173,10 +219,17 @@ def _dead(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *,
         if on_progress is not None:
             on_progress(done[0], total)
 
+    positions: dict[str, tuple[Any, int]] = {}
     table = dead_cards(model, tiers, settings["games"], params=params, seed=seed, on_progress=tick,
-                       should_stop=should_stop)
+                       should_stop=should_stop, positions=positions)
     named = _with_names(model, table, params)
-    return {"cards": named, "dead": named.filter(pl.col("dead"))}
+    dead = named.filter(pl.col("dead"))
+    out = {"cards": named, "dead": dead}
+    if settings["search"] and dead.height:
+        asked = offered(model, positions, dead["card"].to_list(), settings["search"], params=params, seed=seed)
+        out["offered"] = dead.select("card", *(["name"] if "name" in dead.columns else [])).join(
+            asked, on="card", how="left")
+    return out
 
 
 def _with_names(model: GameModel, table: pl.DataFrame, params: dict[str, Any]) -> pl.DataFrame:
@@ -224,7 +277,10 @@ def dead_cards_study(model: GameModel) -> dict[str, Any] | None:
             "settings": (Param("tiers", None, str, "skill tiers, one agent spec each (every seat plays it); none: "
                                f"{default_tiers(model)}", optional=True),
                          Param("games", 200, int, "games per tier (the reference loop: a few per second)", 1,
-                               10**6)),
+                               10**6),
+                         Param("search", "search" if "search" in model.agents else None, str,
+                               "an agent asked, at a position where each dead card was playable, whether it plays "
+                               "it (none: not asked)", optional=True)),
             "help": "Per card and tier: games drawn, held, playable and played when playable (95 % interval). "
                     f"A card no tier plays in more than {DEAD_SHARE:.0%} of the games where it could is flagged "
                     "'no agent uses it': its empirical win rate then measures a dead card in hand."}

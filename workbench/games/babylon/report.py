@@ -22,6 +22,7 @@ from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.report import Report
 from workbench.core.stats import wilson
+from workbench.core.study import get_study
 from workbench.core.tiers import (
     Tier,
     by_tier,
@@ -96,6 +97,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     _whatif(rep, frame, decks, s, costing, seed, workers, timings)
     _endings(rep, frame)
     _tiers(rep, frame, decks, s, seed, workers, timings)
+    _dead_cards(rep, 10 if quick else 200, seed, timings)
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":
@@ -150,6 +152,23 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
     report_section(rep, "compensation_tiers", comp, "6b. Second-player compensation at every skill level",
                    "The first seat's score per compensation arm (the second player's extra card and TP), pooled "
                    "over every deck pairing.", s.compensation * len(decks) ** 2)
+
+
+def _dead_cards(rep: Report, games: int, seed: int, timings: dict[str, float]) -> None:
+    """Cards no tier plays when it could, and whether the search agent plays each when offered the chance."""
+    study = get_study(MODEL, "dead_cards")
+    tables = _timed(timings, f"dead cards: {games:,} games per tier on the reference loop", study.execute, MODEL,
+                    {"games": games}, seed=seed)
+    dead = tables["dead"]
+    rep.section("7. Dead cards: which cards does no agent play when it could?", (
+        f"Default decks, {games:,} games per tier (greedy and greedy@tuned in both seats) on the reference loop, "
+        "which asks at every decision which cards a legal action could play. A card played in at most 1 % of the "
+        "games where it was playable, at every tier, is flagged: its empirical win rate measures a dead card in "
+        "hand. " + (f"Flagged: {', '.join(dead['name'].to_list())}." if dead.height else "None is flagged.")))
+    rep.table("dead_cards", tables["cards"].filter(pl.col("dead") | (pl.col("card").is_in(dead["card"]))))
+    if "offered" in tables:
+        rep.text("Offered the chance (the first position where each was playable), does the search agent play it?")
+        rep.table("dead_cards_offered", tables["offered"])
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
