@@ -165,7 +165,7 @@ def _dead_cards(rep: Report, games: int, seed: int, timings: dict[str, float]) -
         "which asks at every decision which cards a legal action could play. A card played in at most 1 % of the "
         "games where it was playable, at every tier, is flagged: its empirical win rate measures a dead card in "
         "hand. " + (f"Flagged: {', '.join(dead['name'].to_list())}." if dead.height else "None is flagged.")))
-    rep.table("dead_cards", tables["cards"].filter(pl.col("dead") | (pl.col("card").is_in(dead["card"]))))
+    rep.table("dead_cards", dead)
     if "offered" in tables:
         rep.text("Offered the chance (the first position where each was playable), does the search agent play it?")
         rep.table("dead_cards_offered", tables["offered"])
