@@ -467,6 +467,8 @@ class GameModel:
     limit_reasons: tuple[str, ...] = ("turn_limit",)  # end reasons that are limits, not decisions
     agent_stream_base: int = AGENT_STREAM_BASE  # seat s's agent draws from sub-stream base + s of the game seed
     reference_chunk: int = 200  # games per chunk on the reference loop (keeps a progress bar moving)
+    # display names of a parameter's choices: {param: "module:function() -> {value: name}"} (read from the data)
+    choice_names: dict[str, str] = {}  # a declaration, never mutated
     simultaneous: bool = False  # True when decisions are simultaneous nodes (current_player returns tuples)
     # studies, commands and report: declarations, or "module:NAME" strings imported only when asked for
     studies: tuple[Any, ...] | str = ()  # core.study.Study declarations (core adds the generic ones)
@@ -652,8 +654,15 @@ class GameModel:
     def choice_label(self, param: str, value: Any) -> str:
         """How a person reads a parameter's value in a table: ``free_steppe`` → ``Free steppe``.
 
-        Override where the game's data holds display names (the duel's battlefields, Babylon's decks).
+        A display name from the game's data wins where the model declares ``choice_names`` (the duel's
+        battlefields, Babylon's decks).
         """
+        source = self.choice_names.get(param)
+        if source is not None:
+            module, _, function = source.partition(":")
+            names = getattr(importlib.import_module(module), function)()
+            if value in names:
+                return str(names[value])
         text = str(value).replace("_", " ")
         return text[:1].upper() + text[1:]
 

@@ -282,3 +282,8 @@ def _check_entry(pool: CardPool, card_id: str, n: Any, factions: list[str], fail
     if card.faction not in factions:
         raise fail(f"cards.{card_id}", f"{card_id} ({card.name}) is {card.faction}; this deck's factions are "
                                       f"{', '.join(factions)}")
+
+
+def deck_names() -> dict[str, str]:
+    """Each shipped precon's display name by key (the model's ``choice_names``)."""
+    return {key: deck.name for key, deck in load_decks().items()}

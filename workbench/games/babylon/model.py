@@ -100,6 +100,7 @@ class BabylonModel(GameModel):
     name = "babylon"
     title = "Towers of Babylon (TCG)"
     rules_version = RULES_VERSION
+    choice_names = dict.fromkeys(("deck_p1", "deck_p2"), "workbench.games.babylon.cards:deck_names")
     params = PARAMS
     agent_types = babylon_agents.DECLS
     limit_reasons = ()
@@ -167,13 +168,6 @@ class BabylonModel(GameModel):
         """Decks and end reasons for ``workbench games``."""
         return {"decks": {k: f"{d.name} ({' + '.join(d.factions)})" for k, d in load_decks().items()},
                 "reasons": list(rules.REASONS)}
-
-    def choice_label(self, param: str, value: Any) -> str:
-        """A deck by its display name (``Siege of Ur``); other values as core reads them."""
-        decks = load_decks()
-        if param in ("deck_p1", "deck_p2") and value in decks:
-            return decks[value].name
-        return super().choice_label(param, value)
 
     # -- the protocol ---------------------------------------------------------------------------
     def make_config(self, params: dict[str, Any]) -> Config:

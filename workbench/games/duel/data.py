@@ -144,3 +144,8 @@ def _load_battlefields(path: Path) -> dict[str, Battlefield]:
                                      f"{nums['win_tower']}")
         out[key] = Battlefield(key, row.text("name_en"), row["name_id"].strip(), **nums)
     return out
+
+
+def battlefield_names() -> dict[str, str]:
+    """Each shipped battlefield's English name by key (the model's ``choice_names``)."""
+    return {key: field.name_en for key, field in load_battlefields().items()}

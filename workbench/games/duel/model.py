@@ -104,6 +104,7 @@ class DuelModel(GameModel):
     name = "duel"
     title = "Tower duel"
     rules_version = RULES_VERSION
+    choice_names = {"battlefield": "workbench.games.duel.data:battlefield_names"}
     params = PARAMS
     agent_types = duel_agents.DECLS
     limit_reasons = (rules.TURN_LIMIT, rules.TIMEOUT)
@@ -163,13 +164,6 @@ class DuelModel(GameModel):
                              for k, b in fields.items()},
             "cards": f"{len(cards)} cards in {cards.source}",
         }
-
-    def choice_label(self, param: str, value: Any) -> str:
-        """A battlefield by its English name (``Grand Wizard's Fortress``); other values as core reads them."""
-        fields = load_battlefields()
-        if param == "battlefield" and value in fields:
-            return fields[value].name_en
-        return super().choice_label(param, value)
 
     # -- the protocol ---------------------------------------------------------------------------
     def make_config(self, params: dict[str, Any]) -> Config:
