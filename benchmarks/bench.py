@@ -1,6 +1,7 @@
 """Any game's engines: games per second, reference against compiled, and identity over its parity variants.
 
     .venv/bin/python benchmarks/bench.py GAME [--quick] [--skip-identity] [--skip-extras] [--identity-games N]
+    .venv/bin/python benchmarks/bench.py ratio [--quick] [--rounds N] [--clock cpu|wall]   (anchors.py: C ratios)
 
 1. Throughput, each agent the compiled engine plays against itself (the game's default parameters,
    plus the settings of ``SETTINGS``): core's reference loop on one core, the compiled engine on one
@@ -198,6 +199,11 @@ EXTRAS: dict[str, Callable[[bool, list[dict]], None]] = {"duel": duel_extras, "b
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["ratio"]:  # the ratio table against the C anchors (benchmarks/anchors.py)
+        from benchmarks.anchors import main as ratio
+
+        return ratio(argv[1:])
     engines = [g for g in game_names() if get_game(g).engine is not None]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=engines, help="a game with a compiled engine")

@@ -1,4 +1,5 @@
-"""`make bench`: ``bench.py GAME`` for every game with a compiled engine, each in its own process."""
+"""`make bench`: ``bench.py ratio`` (the C anchors), then ``bench.py GAME`` for every game with a compiled engine,
+each in its own process."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from workbench.core.model import game_names, get_game  # noqa: E402
 def main() -> int:
     games = [g for g in game_names() if get_game(g).engine is not None]
     failed = []
+    print("=== bench.py ratio (the C anchors) ===", flush=True)
+    quick = ["--quick"] if "--quick" in sys.argv[1:] else []
+    if subprocess.call([sys.executable, str(HERE / "bench.py"), "ratio", *quick]) != 0:
+        failed.append("ratio")
     for game in games:
         print(f"\n=== bench.py {game} ===", flush=True)
         if subprocess.call([sys.executable, str(HERE / "bench.py"), game, *sys.argv[1:]]) != 0:

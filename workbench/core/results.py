@@ -43,21 +43,28 @@ def agent_columns(players: int) -> dict[str, pl.DataType]:
 
 def head_frame(model: GameModel, params: dict[str, Any], agents: Sequence[str], master_seed: int, start: int,
                seeds: np.ndarray) -> pl.DataFrame:
-    """The shared columns of games ``start..`` (one row per seed): run, agents and parameters."""
+    """The shared columns of games ``start..`` (one row per seed): run, agents and parameters.
+
+    Constant columns are one value repeated inside polars (no per-row Python objects).
+    """
     n = len(seeds)
     run = {"game": model.name, "rules_version": model.rules_version, "params_hash": model.params_hash(params),
            "master_seed": master_seed}
-    columns = [pl.Series(k, [v] * n, dtype=RUN_COLUMNS[k]) for k, v in run.items()]
-    columns.append(pl.Series("game_index", range(start, start + n), dtype=pl.Int64))
-    columns.append(pl.Series("game_seed", seeds, dtype=pl.UInt64))
-    columns += [pl.Series(k, [a] * n, dtype=t) for (k, t), a in zip(agent_columns(len(agents)).items(), agents,
-                                                                      strict=True)]
+    columns = [_constant(k, v, RUN_COLUMNS[k], n) for k, v in run.items()]
+    columns.append(pl.Series("game_index", np.arange(start, start + n, dtype=np.int64)))
+    columns.append(pl.Series("game_seed", np.asarray(seeds, dtype=np.uint64)))
+    columns += [_constant(k, a, t, n) for (k, t), a in zip(agent_columns(len(agents)).items(), agents, strict=True)]
     columns += [_param_column(p, params[p.name], n) for p in model.params]
     return pl.DataFrame(columns)
 
 
+def _constant(name: str, value: Any, dtype: pl.DataType, n: int) -> pl.Series:
+    """``value`` repeated ``n`` times as a ``dtype`` column (built in polars, not from a Python list)."""
+    return pl.Series(name, [value], dtype=dtype).new_from_index(0, n) if n else pl.Series(name, [], dtype=dtype)
+
+
 def _param_column(param: Param, value: Any, n: int) -> pl.Series:
-    return pl.Series(param.name, [value] * n, dtype=param.dtype)
+    return _constant(param.name, value, param.dtype, n)
 
 
 # -- frames from a compiled kernel's arrays ----------------------------------------------------------

@@ -8,10 +8,12 @@ frame, column for column.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from workbench.core.model import SEAT_NAMES as SEATS
 from workbench.core.model import AgentSpec, Variant
@@ -22,37 +24,50 @@ from workbench.games.dietower.rules import Config
 REASONS = ("score", "six_win", "draw")  # the kernel's reason codes
 
 
-def _mask_names(players: int) -> tuple[dict[int, str], dict[int, str]]:
-    """Winner and winners strings for every non-empty seat mask."""
-    winner, winners = {}, {}
+@lru_cache(maxsize=8)
+def _lookups(players: int) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """Winner and winners strings indexed by seat mask (mask 0, never played, is null), and the reasons."""
+    winner, winners = [None], [None]
     for mask in range(1, 1 << players):
         seats = [SEATS[s] for s in range(players) if mask >> s & 1]
-        winners[mask] = ",".join(seats)
-        winner[mask] = seats[0] if len(seats) == 1 else "draw"
-    return winner, winners
+        winners.append(",".join(seats))
+        winner.append(seats[0] if len(seats) == 1 else "draw")
+    return (pl.Series(winner, dtype=pl.String), pl.Series(winners, dtype=pl.String),
+            pl.Series(REASONS, dtype=pl.String))
+
+
+def _seat_column(values: np.ndarray, seat: int) -> pl.Series:
+    """Column ``seat`` of a (games, players) array as an Int64 series."""
+    return pl.Series(np.ascontiguousarray(values[:, seat]), dtype=pl.Int64)
 
 
 def to_frame(cols: Columns, players: int) -> pl.DataFrame:
-    """The model's result columns (see ``model.py`` for their meaning), built from arrays."""
-    winner, winners = _mask_names(players)
-    mask = pl.Series("m", cols.winners_mask, dtype=pl.UInt8)
+    """The model's result columns (see ``model.py`` for their meaning), built from arrays.
+
+    Codes become strings by gathering from small lookup series and the column with nulls gets its
+    validity from a mask: no per-row Python objects.
+    """
+    winner, winners, reasons = _lookups(players)
+    n = len(cols.length)
+    mask = pl.Series(cols.winners_mask, dtype=pl.UInt8)
+    six = cols.six_win_round > 0
+    if n and cols.winners_mask.min() == 0:  # the lookups would give null: a kernel fault, not a result
+        raise RuntimeError("dietower kernel: a finished game has no winning seat")
     data = {
-        "winner": mask.replace_strict(winner, return_dtype=pl.String),
-        "reason": pl.Series("r", cols.reason, dtype=pl.Int8).replace_strict(dict(enumerate(REASONS)),
-                                                                            return_dtype=pl.String),
+        "winner": winner.gather(mask),
+        "reason": reasons.gather(pl.Series(cols.reason, dtype=pl.Int8)),
         "length": pl.Series(cols.length, dtype=pl.Int64),
-        "first_seat": pl.Series([None] * 0, dtype=pl.String).extend_constant(None, len(cols.length)),
+        "first_seat": pl.Series([None], dtype=pl.String).new_from_index(0, n) if n else pl.Series([], dtype=pl.String),
     }
     for s in range(players):
-        data[f"score_{SEATS[s]}"] = pl.Series(np.ascontiguousarray(cols.scores[:, s]), dtype=pl.Int64)
-    data["winners"] = mask.replace_strict(winners, return_dtype=pl.String)
-    data["six_win"] = pl.Series(cols.six_win_round > 0, dtype=pl.Boolean)
-    data["six_win_round"] = pl.Series(cols.six_win_round, dtype=pl.Int64)
+        data[f"score_{SEATS[s]}"] = _seat_column(cols.scores, s)
+    data["winners"] = winners.gather(mask)
+    data["six_win"] = pl.Series(six, dtype=pl.Boolean)
+    data["six_win_round"] = pl.from_arrow(pa.array(cols.six_win_round, type=pa.int64(), mask=~six))
     for s in range(players):
-        data[f"longest_streak_{SEATS[s]}"] = pl.Series(np.ascontiguousarray(cols.longest[:, s]), dtype=pl.Int64)
+        data[f"longest_streak_{SEATS[s]}"] = _seat_column(cols.longest, s)
     data["builder_changes"] = pl.Series(cols.builder_changes, dtype=pl.Int64)
-    frame = pl.DataFrame(data)
-    return frame.with_columns(pl.when(pl.col("six_win")).then(pl.col("six_win_round")).alias("six_win_round"))
+    return pl.DataFrame(data)
 
 
 def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
