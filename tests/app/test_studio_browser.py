@@ -20,6 +20,7 @@ from polars.testing import assert_frame_equal
 from studio_driver import SHOTS, Recorder, StudioServer, chromium, require, shot
 
 from workbench.core import metrics
+from workbench.core.compare import paired_verdicts
 from workbench.core.report import display_frame
 from workbench.core.runner import simulate
 
@@ -85,8 +86,8 @@ def _fill(page, selector: str, value: object) -> None:
 def _cell(scope, table: str, column: str, row: int = 0) -> str:
     """The text of one cell of a shown table (by its name and column) in a page or a part of one."""
     block = scope.locator(f"[data-table={table}] table")
-    block.locator("thead th", has_text=column).first.wait_for()  # tables are drawn after the status line
-    headers = block.locator("thead th").all_inner_texts()
+    block.locator(f"thead th[data-column='{column}']").first.wait_for()  # tables are drawn after the status line
+    headers = [th.get_attribute("data-column") for th in block.locator("thead th").all()]
     return block.locator("tbody tr").nth(row).locator("td").nth(headers.index(column)).inner_text()
 
 
@@ -172,10 +173,12 @@ def test_card_edit_what_if_shows_the_librarys_delta_and_saves_a_new_set(studio, 
     shot(page, "04-cards-what-if")
 
     lib = what_if({}, card_edits={"dragon": {"cost": 20}}, agents=("random", "random"), games=2000, seed=0)
-    row = display_frame(lib.outcomes).filter(pl.col("metric") == "first_seat_win").row(0, named=True)
-    first = lib.outcomes.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
+    verdicts = paired_verdicts(lib.baseline, lib.variant)
+    row = display_frame(verdicts).filter(pl.col("metric") == "first_seat_win").row(0, named=True)
+    first = verdicts.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
     assert _cell(page, "what_if", "diff") == row["diff"]  # e.g. +0.2 pts [-2.9, +3.3]
     assert f"{100 * first['diff']:+.1f} pts" in page.locator(".wb-whatif-delta").inner_text()
+    _one_verdict(page, verdicts)
 
     page.locator(".wb-card-save-name input").fill("cheap-dragon")
     page.locator(".wb-card-save-name input").press("Tab")
@@ -213,22 +216,23 @@ def test_teaching_slider_shows_dietower_exact_odds(studio):
     from workbench.games.dietower.exact import streak_odds
 
     page, recorder, _ = _open(studio, "?game=dietower&page=teaching", ".wb-teach-status [data-state=done]")
-    assert _cell(page, "six_win", "exact_fraction") == str(streak_odds(Fraction(1, 2), 6, 14, 2).six_win)
+    six = streak_odds(Fraction(1, 2), 6, 14, 2).six_win  # 575/8192: a short fraction, shown as a hint
+    assert _cell(page, "six_win", "exact") == f"{100 * float(six):.2f} % ({six})"
     handle = page.locator(".wb-lesson-die_faces .noUi-handle")
     handle.focus()
     started = time.perf_counter()
     handle.press("ArrowRight")  # die faces 6 -> 7
     exact = streak_odds(Fraction(1, 2), 7, 14, 2).six_win
-    page.locator("[data-table=six_win] td", has_text=re.compile(rf"^{re.escape(str(exact))}$")).wait_for()
+    page.locator("[data-table=six_win] td", has_text=re.compile(rf"^{re.escape(f'{100 * float(exact):.2f} %')}"))\
+        .wait_for()
     _note_timing("teaching: slider moved → exact value shown", time.perf_counter() - started)
-    assert _cell(page, "six_win", "exact") == display_frame(pl.DataFrame({"x": [float(exact)]}))["x"][0]
     # then the simulation beside it; the status keeps how long the exact part took alone (in the kernel, so a
     # loaded machine's page latency does not count): milliseconds, where the simulation takes longer
     done = page.locator(".wb-teach-status [data-state=done][data-exact-computed]", has_text="exact and simulated")
     done.wait_for()
     assert "('die_faces', 7)" in done.get_attribute("data-settings")
     assert float(done.get_attribute("data-exact-computed")) < 1.0
-    assert "%" in _cell(page, "six_win", "simulated")
+    assert "%" in _cell(page, "six_win", "simulated (95 % range)")
     assert page.locator("figure.wb-chart svg").count() == 4
     shot(page, "06-teaching-dietower")
     _offline_and_clean(recorder)
@@ -259,7 +263,8 @@ def test_stop_mid_run_keeps_the_finished_games_and_reopens_them(studio):
     page.get_by_role("tab", name="Runs").click()
     runs = page.locator(".wb-runs-list select option")
     runs.first.wait_for()
-    assert f"toy · outcomes · stopped · {done:,} of 300,000 games" in runs.first.inner_text().replace("\xa0", " ")
+    listed = runs.first.inner_text().replace("\xa0", " ")  # study, key settings, n of N, status, time
+    assert "toy · outcomes · games=300000" in listed and f"{done:,} of 300,000 games · stopped · " in listed
     page.locator(".wb-open-run").click()
     reopened = page.locator(".wb-msg", has_text="nothing was played again")
     reopened.wait_for()
@@ -309,3 +314,226 @@ def test_a_registered_test_game_runs_and_its_exported_report_renders_every_chart
     viewer.close()
     _offline_and_clean(recorder)
     page.close(run_before_unload=True)  # Voilà then shuts the page's kernel down
+
+
+# -- refused, never coerced -----------------------------------------------------------------------------------
+def _one_verdict(page, verdicts: pl.DataFrame) -> None:
+    """A what-if's table, headline and chart colour say one verdict, and its interval agrees with its test."""
+    chart = page.locator("figure[data-chart=what_if] svg")
+    chart.wait_for()
+    shown = display_frame(verdicts)
+    assert "Holm" in page.locator("[data-table=what_if] caption").inner_text()
+    for i, row in enumerate(verdicts.iter_rows(named=True)):
+        assert row["significant"] == (row["low"] > 0 or row["high"] < 0), row  # the interval matches the test
+        assert _cell(page, "what_if", "significant", i) == shown["significant"][i]
+        point = chart.locator(f"path[aria-roledescription=point][aria-label*='metric: {row['metric']};']")
+        assert point.get_attribute("fill") == ("#d62728" if row["significant"] else "#7f7f7f"), row["metric"]
+    first = verdicts.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
+    headline = page.locator(".wb-whatif-delta")
+    assert headline.get_attribute("data-significant") == ("yes" if first["significant"] else "no")
+    assert f"significant: {'yes' if first['significant'] else 'no'}" in headline.inner_text()
+
+
+# (field, typed, what its message must name): each value the issue saw changed instead of refused
+REFUSED = [
+    (".wb-setting-games", "-5", "'-5' is out of range; allowed: int in [1, 1000000000]"),
+    (".wb-setting-games", "2.5", "'2.5' is not a whole number; allowed: int in [1, 1000000000]"),
+    (".wb-setting-games", "1000000000000", "is out of range; allowed: int in [1, 1000000000]"),
+    (".wb-param-max_turns", "0", "'0' is out of range; allowed: int in [1, 100000]"),
+    (".wb-param-second_bonus_wall", "-1", "'-1' is out of range; allowed: int in [0, 1000]"),
+    (".wb-param-miss_rate", "1e3x", "'1e3x' is not a number; allowed: float in [0, 1]"),
+]
+
+
+def test_bad_numbers_are_refused_in_their_fields_kept_as_typed_and_never_run(studio):
+    page, recorder, _ = _open(studio, "?game=duel", ".wb-run")
+    for selector, typed, why in REFUSED:
+        box = page.locator(f"{selector} input[type=text]").first
+        box.fill(typed)
+        box.press("Tab")
+        message = page.locator(f"{selector} .wb-field-msg")
+        message.wait_for()
+        assert why in message.inner_text(), (selector, typed)
+        assert box.input_value() == typed  # kept as typed: never clamped, rounded or read as another number
+        if selector != ".wb-setting-games" or typed == "1000000000000":
+            continue
+        box.fill("2000")
+        box.press("Tab")
+        message.wait_for(state="detached")  # the message goes with its cause
+    shot(page, "11-refused-fields")
+    page.locator(".wb-run").click()
+    note = page.locator(".wb-note [data-kind=error]")
+    note.wait_for()
+    assert "4 fields are refused" in note.inner_text()  # every one at once: games, max turns, bonus, miss rate
+    assert page.locator(".wb-status [data-state=refused]").count() == 1 and page.locator(".wb-games").count() == 0
+    for selector, typed, _ in REFUSED[2:]:
+        box = page.locator(f"{selector} input[type=text]").first
+        box.fill({"-1": "0", "1e3x": "0.1", "0": "400"}.get(typed, "2000"))
+        box.press("Tab")
+    page.locator(".wb-field-msg").first.wait_for(state="detached")
+    assert page.locator(".wb-field-msg").count() == 0 and page.locator(".wb-note [data-kind=error]").count() == 0
+    _offline_and_clean(recorder)
+    page.close(run_before_unload=True)
+
+
+def test_card_cells_are_checked_as_edited_every_error_listed_and_undo_clears_them(studio):
+    page, recorder, _ = _open(studio, "?game=babylon&page=cards", ".wb-card-grid")
+    edits = [("might", "F2", "-2", "-2 is out of range; allowed 0..20"),
+             ("keywords", "F3", "Banana", "unknown keyword 'Banana'"),
+             ("power_cost", "F1", "1e3x", "'1e3x' is not a whole number")]
+    for column, key, typed, _ in edits:
+        cell = page.locator(f".wb-edit-{column}.wb-row-{key} input")
+        cell.fill(typed)
+        cell.press("Tab")
+        page.locator(f".wb-edit-{column}.wb-row-{key}.wb-cell-bad").wait_for()
+        assert cell.input_value() == typed  # kept as typed ("1e3x" never becomes 13)
+    listed = page.locator(".wb-card-errors [data-refused='3']")
+    listed.wait_for()  # all three at once, before any Run
+    for column, key, _, why in edits:
+        assert why in listed.locator(f"li[data-key={key}][data-column={column}]").inner_text()
+    shot(page, "12-card-cells-refused")
+    page.locator(".wb-run").click()
+    page.locator(".wb-cards-note [data-kind=error]").wait_for()
+    assert page.locator(".wb-status [data-state=refused]").count() == 1
+    page.locator("button", has_text="Undo all changes").click()
+    listed.wait_for(state="detached")
+    page.locator(".wb-cards-note [data-kind=error]").wait_for(state="detached")
+    assert page.locator(".wb-cell-bad").count() == 0 and page.locator(".wb-edit-power_cost.wb-row-F1 input") \
+        .input_value() == "1"
+    _offline_and_clean(recorder)
+    page.close(run_before_unload=True)
+
+
+# -- kernels end with their page -------------------------------------------------------------------------------
+def _kernels(server: StudioServer) -> list[int]:
+    """The server's kernel processes (its children running ipykernel), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == server.proc.pid and b"ipykernel" in command:
+            found.append(int(entry.name))
+    return found
+
+
+def _rss(pids: list[int]) -> int:
+    """Resident memory of these processes in bytes (VmRSS from /proc; a process that ended counts 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            continue
+        total += int(line.split()[1]) * 1024
+    return total
+
+
+def _until(check, ceiling: float = 120.0) -> bool:
+    """Poll ``check`` (every 0.2 s) until true or the ceiling passes; whether it became true."""
+    ends = time.perf_counter() + ceiling
+    while time.perf_counter() < ends:
+        if check():
+            return True
+        time.sleep(0.2)
+    return check()
+
+
+CAP = 3  # pages the kernel test's server allows at once
+POOL = 0  # no pre-heated kernel here: each page starts its own, so a cycle costs one kernel start, not a full page
+KERNEL_MEMORY = 700 * 2**20  # bytes one studio kernel may take (measured ~250-400 MB with every game loaded)
+SERVER_MEMORY = 400 * 2**20  # bytes the Voilà server itself may take
+
+
+def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bounded_memory(studio, tmp_path):
+    _, browser = studio
+    server = StudioServer(tmp_path / "workspace", env={"WORKBENCH_STUDIO_MAX_PAGES": str(CAP),
+                                                       "WORKBENCH_STUDIO_POOL": str(POOL)}).start()
+    context = browser.new_context(viewport=VIEW)  # one browser, its tabs opened and closed in turn
+    try:
+        def open_page():
+            page = context.new_page()
+            page.set_default_timeout(OPEN)
+            page.goto(server.url, wait_until="commit")  # not the load event: that waits for the whole notebook
+            return page
+
+        # the cap: CAP pages hold a kernel; one more is told the studio is full, and gets none
+        pages = [open_page() for _ in range(CAP)]
+        for page in pages:
+            page.locator("#jupyter-config-data").wait_for(state="attached")
+        assert _until(lambda: len(_kernels(server)) == CAP + POOL)
+        pages[0].locator(".wb-run").wait_for()  # one page fully built: what a studio kernel takes
+        kernel = max(_rss([pid]) for pid in _kernels(server))
+        _note_timing("kernels: one studio kernel with its page built (MB)", kernel / 2**20)
+        assert kernel <= KERNEL_MEMORY, f"{kernel / 2**20:.0f} MB"
+        full = open_page()
+        full.locator(".wb-studio-full").wait_for()
+        text = full.locator(".wb-studio-full").inner_text()
+        assert f"{CAP} studio pages are open" in text and f"at most {CAP}" in text and "Close a studio page" in text
+        shot(full, "13-studio-full")
+        assert len(_kernels(server)) == CAP + POOL  # the refused page started no kernel
+        for page in [*pages, full]:
+            page.close(run_before_unload=True)
+        assert _until(lambda: len(_kernels(server)) <= POOL)
+
+        started, peak, peak_memory = time.perf_counter(), 0, 0
+        for _ in range(30):
+            page = open_page()
+            page.locator("#jupyter-config-data").wait_for(state="attached")  # its kernel is assigned
+            live = _kernels(server)
+            peak = max(peak, len(live))
+            peak_memory = max(peak_memory, _rss([server.proc.pid, *live]))
+            page.close(run_before_unload=True)
+            # each page's kernel ends with it (before the next opens: never a kernel started and shut at once)
+            assert _until(lambda: len(_kernels(server)) <= POOL, 60), "a closed page left its kernel running"
+        assert _until(lambda: len(_kernels(server)) <= POOL), "a closed page left its kernel running"
+        memory = _rss([server.proc.pid, *_kernels(server)])
+        _note_timing("kernels: 30 pages opened and closed in turn", time.perf_counter() - started)
+        _note_timing("kernels: server memory after 30 pages (MB)", memory / 2**20)
+        _note_timing("kernels: peak server memory during 30 pages (MB)", peak_memory / 2**20)
+        assert peak <= CAP + POOL
+        assert memory <= SERVER_MEMORY + POOL * KERNEL_MEMORY, f"{memory / 2**20:.0f} MB"
+        assert peak_memory <= SERVER_MEMORY + (CAP + POOL) * KERNEL_MEMORY, f"{peak_memory / 2**20:.0f} MB"
+    finally:
+        context.close()
+        server.stop()
+
+
+# -- lessons a student can follow ---------------------------------------------------------------------------
+# the first lesson of each opens from the URL with its games (reduced decks' default, 100,000 games a suit size,
+# would take minutes on a loaded machine); the others' defaults run in seconds before the field is changed
+LESSON_GAMES = {"dietower": {"reduced_decks": 300, "streak": 2000}, "rescue": {"auction": 2000, "dragon": 2000,
+                                                                             "trophies": 2000}}
+
+
+@pytest.mark.parametrize("game", list(LESSON_GAMES))
+def test_each_lesson_opens_with_plain_words_a_check_column_and_a_chart(studio, game):
+    from workbench.core.lessons import introduction, lessons
+
+    titles = {lesson.name: f"{lesson.title} ({lesson.name})" for lesson in lessons(game)}
+    first, *_ = LESSON_GAMES[game]
+    page, recorder, _ = _open(studio, f"?game={game}&page=teaching&lesson={first}&games="
+                                      f"{LESSON_GAMES[game][first]}", ".wb-lesson-picker")
+    for lesson, games in LESSON_GAMES[game].items():
+        page.locator(".wb-lesson-picker select").select_option(label=titles[lesson])
+        page.locator(f".wb-intro[data-lesson={lesson}]").wait_for()
+        _fill(page, f".wb-lesson-form-{lesson} .wb-lesson-games", games)  # this lesson's form, not the last one's
+        done = page.locator(f""".wb-teach-status [data-state=done][data-settings*="('games', {games})"]""")
+        done.wait_for()  # this lesson, with these games, exact and simulated
+        page.locator(".wb-busy").wait_for(state="detached")  # the busy sign goes with the new numbers
+        intro = page.locator(f".wb-intro[data-lesson={lesson}] p").first.inner_text()
+        assert intro == introduction(game, lesson)  # plain words first, before any number
+        assert "95 %" in page.locator(".wb-legend").inner_text()  # what the marks mean, one confidence level
+        head = page.locator(".wb-teach-tables table").first
+        assert "exact inside the simulated range?" in head.locator("thead").inner_text()
+        marks = head.locator("tbody td").all_inner_texts()
+        assert "✓" in marks or "✗" in marks
+        assert page.locator(".wb-teach-tables details").count() == 0  # the headline numbers are never folded
+        assert page.locator(".wb-teach-charts figure.wb-chart svg").count() >= 1  # a chart in every lesson
+        shot(page, f"14-lesson-{game}-{lesson}")
+    _offline_and_clean(recorder)
+    page.close(run_before_unload=True)

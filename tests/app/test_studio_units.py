@@ -19,7 +19,7 @@ from workbench.app.store import RunStore, find_sweeps, open_sweep
 from workbench.app.workspace import Workspace
 from workbench.core import metrics
 from workbench.core.cardtable import card_table, changed_cells, read_cards, save_cards, what_if
-from workbench.core.compare import compare_outcomes
+from workbench.core.compare import compare_outcomes, paired_verdicts
 from workbench.core.edits import edit_csv
 from workbench.core.errors import DataError, InputError
 from workbench.core.lessons import exact_only, get_lesson, lessons
@@ -82,10 +82,58 @@ def test_a_wrong_value_names_the_field_and_what_is_allowed():
     assert form.changed() == {"battlefield": "free_steppe"}
 
 
+# each value the issue saw coerced: (game, study, field, typed, what the refusal must name)
+REFUSED = [
+    ("duel", "outcomes", "games", "-5", "allowed: int in [1, 1000000000]"),
+    ("duel", "outcomes", "games", "2.5", "is not a whole number; allowed: int in [1, 1000000000]"),
+    ("duel", "outcomes", "games", "1000000000000", "is out of range; allowed: int in [1, 1000000000]"),
+    ("duel", "outcomes", "max_turns", "0", "is out of range; allowed: int in [1, 100000]"),
+    ("duel", "outcomes", "second_bonus_wall", "-1", "is out of range; allowed: int in [0, 1000]"),
+    ("duel", "outcomes", "miss_rate", "1e3x", "allowed: float in [0, 1]"),
+]
+
+
+@pytest.mark.parametrize(("game", "study", "name", "typed", "why"), REFUSED)
+def test_a_refused_value_is_named_in_its_field_kept_as_typed_and_never_run(game, study, name, typed, why, tmp_path):
+    page = StudyPanel(game, study, workspace=Workspace(tmp_path))
+    form = page.settings if name in page.settings else page.params
+    page.set(**{name: typed})
+    _, box = form.fields[name]
+    assert box.value == typed  # kept as typed, never clamped or rounded
+    assert why in form.errors[name] and html.escape(why) in form._marks[name].value
+    page.run()
+    assert page.job.thread is None and page.workspace.store.runs() == []
+    assert 'data-state="refused"' in page.job.status.value and html.escape(why) in page.note.value
+    page.set(**{name: form.fields[name][0].default})  # put right: the field's message and the note go
+    assert name not in form.errors and form._marks[name].value == "" and page.note.value == ""
+
+
+def test_every_refused_field_is_listed_at_once_and_an_old_done_never_stays_beside_it(tmp_path):
+    page = StudyPanel("toy", workspace=Workspace(tmp_path))
+    page.set(games=50)
+    page.run(wait=True)
+    assert 'data-state="done"' in page.job.status.value
+    page.set(games="-5", limit="1", edge="0.5")  # two refused (limit: int in [2, 1000]), one fine
+    assert "done in" not in page.job.status.value  # the old "done in …" goes with the change
+    assert set(page.settings.errors) | set(page.params.errors) == {"games", "limit"}
+    page.run()
+    assert "2 fields are refused" in page.note.value and page.note.value.count("allowed:") == 2
+    assert len(page.workspace.store.runs()) == 1  # only the first run was played
+
+
+def test_a_study_hides_the_parameters_its_own_settings_replace():
+    page = StudyPanel("duel", "battlefields")
+    hidden = {name for name, box in page.params._boxes.items() if box.layout.display == "none"}
+    settings = set(page.settings.fields)
+    assert {"battlefield", "deck"} <= hidden and all(f"{name}s" in settings for name in hidden)
+    page.picker.value = "outcomes"
+    assert all(box.layout.display != "none" for box in page.params._boxes.values())
+
+
 def test_the_studies_page_runs_a_study_keeps_it_and_shows_what_the_library_computes(tmp_path):
     page = StudyPanel("toy", workspace=Workspace(tmp_path))
     page.set(games=500, agents="greedy,random", board="large")
-    page.seed.value = 3
+    page.seed.value = "3"
     page.run()
     page.job.wait(60)
     (record,) = page.workspace.store.runs()
@@ -129,7 +177,7 @@ def test_edits_are_saved_under_a_new_name_and_never_overwrite(tmp_path):
         save_cards(table, {"dragon": {"cost": 21}}, "cards", Path(table.default).parent)
     assert Path(table.default).read_bytes() == shipped
     assert read_cards(table, saved).filter(pl.col("key") == "dragon")["cost"][0] == "20"  # not overwritten
-    with pytest.raises(DataError, match="row 103, column 'effect'"):
+    with pytest.raises(DataError, match=r"edit dragon\.effect=enemy\.damage lots of cards\.csv, column 'effect'"):
         save_cards(table, {"dragon": {"effect": "enemy.damage lots"}}, "broken", tmp_path)
     assert not (tmp_path / "broken.csv").exists()
 
@@ -157,7 +205,7 @@ def test_babylons_card_page_edits_a_cost_and_its_what_if_equals_the_library(tmp_
     page.edit("F9", power_cost="2")
     assert page.edits == {"F9": {"power_cost": "2"}}
     page.settings.set(games=60)
-    page.seed.value = 4
+    page.seed.value = "4"
     page.run()
     page.job.wait(120)
     (record,) = page.workspace.store.runs()
@@ -165,9 +213,10 @@ def test_babylons_card_page_edits_a_cost_and_its_what_if_equals_the_library(tmp_
     edited = edit_csv(table.default, {"F9": {"power_cost": 2}}, key=("id",), directory=tmp_path)
     base = simulate("babylon", 60, seed=4, progress=False)
     variant = simulate("babylon", 60, params={"cards": str(edited)}, seed=4, progress=False)
-    assert_frame_equal(tables["what_if"], compare_outcomes(base, variant))
+    assert_frame_equal(tables["what_if"], paired_verdicts(base, variant))
     assert "wb-whatif-delta" in page.results.header.value
-    page.edit("F12", power_cost="2")  # a Witchery costs TP only: the edited set has a bad row
+    page.edit("F12", power_cost="2")  # a Witchery costs TP only: refused as it is edited, before any Run
+    assert "id &#x27;F12&#x27;, column &#x27;power_cost&#x27;" in page.cell_errors.value
     page.run()
     assert not page.job.running and "id &#x27;F12&#x27;, column &#x27;power_cost&#x27;" in page.note.value
     assert len(page.workspace.store.runs()) == 1  # nothing played
@@ -317,6 +366,50 @@ def _shown(tables, column: str, key: tuple[str, ...]) -> dict:
             for row in tables.iter_rows(named=True)}
 
 
+def _as_shown(where, value: str) -> str:
+    """How the teaching page writes an exact value: a chance as a percent (two decimals), a mean as a number."""
+    x = Fraction(value)
+    text = " ".join(map(str, where if isinstance(where, tuple) else (where,))).lower()
+    if x > 1 or any(word in text for word in ("mean", "price", "surplus", "score")):
+        return f"{float(x):.4g}"
+    return f"{100 * float(x):.2f} %"
+
+
+def test_a_lesson_table_for_students_one_format_one_confidence_and_the_inside_mark():
+    from workbench.ui.lessons import exact_chart, student_table
+
+    frame = pl.DataFrame({"event": ["p1 wins", "nobody", "p1 price"], "exact": [0.4453125, 0.109375, 1.0390625],
+                          "exact_text": ["57/128", "7/64", "133/128"], "simulated": [0.441, 0.2, None],
+                          "low": [0.40, 0.17, None], "high": [0.48, 0.23, None], "n": [2000, 2000, 0]})
+    shown = student_table(frame).rows_by_key("event", named=True, unique=True)
+    # 95 % Wilson of 882/2000 and 400/2000, whatever level the lesson's own low/high were drawn at (here none)
+    lo, hi = stats_wilson(882, 2000)
+    assert shown["p1 wins"]["exact"] == "44.53 % (57/128)"
+    assert shown["p1 wins"]["simulated (95 % range)"] == f"44.10 % ({100 * lo:.2f} % – {100 * hi:.2f} %)"
+    assert shown["p1 wins"]["exact inside the simulated range?"] == "✓"
+    assert shown["nobody"]["exact inside the simulated range?"] == "✗"  # 10.9 % is outside 18.3–21.8 %
+    assert shown["p1 price"]["exact"] == "1.039 (133/128)" and shown["p1 price"]["simulated (95 % range)"] == "—"
+    long = frame.with_columns(pl.lit("8752067463519/10000000000000").alias("exact_text"))
+    assert student_table(long)["exact"][0] == "44.53 %"  # a long fraction is no hint: not shown
+    assert len(exact_chart(frame).to_dict()["layer"]) == 3
+
+
+def stats_wilson(k: int, n: int) -> tuple[float, float]:
+    from scipy import stats
+
+    ci = stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
+    return ci.low, ci.high
+
+
+def test_every_lesson_opens_with_plain_words_and_glosses_its_jargon():
+    from workbench.core.lessons import GENERAL_INTRO, glossary, introduction
+
+    assert introduction("dietower", "streak").startswith("Two or more players pass a die around")
+    assert introduction("rescue", "trophies") == GENERAL_INTRO  # the game declares none: the general one
+    words = dict(glossary(get_lesson("rescue", "trophies").help))
+    assert {"multinomial", "Wilson interval"} <= set(words) and "95 times out of 100" in words["Wilson interval"]
+
+
 @pytest.mark.parametrize("game", [g for g in game_names() if lessons(g)])
 def test_every_lesson_follows_its_sliders_in_the_teaching_page(game):
     from workbench.ui.lessons import LessonPanel
@@ -342,9 +435,59 @@ def test_every_lesson_follows_its_sliders_in_the_teaching_page(game):
                 column = "exact_text" if "exact_text" in frame.columns else "exact_fraction"
                 shown = _shown(frame, column, key)
                 assert {k: shown[k] for k in values} == values, f"{game} {name} {move}"
-                for value in values.values():  # and the page shows it
-                    assert f"<td>{html.escape(value)}</td>" in page.shown.value + page.drawn.value
+                for where, value in values.items():  # and the page shows it, in the one number format
+                    assert f"<td>{html.escape(_as_shown(where, value))}" in page.shown.value + page.drawn.value
             assert expected != before, f"{game} {name}: the move {move} changes no exact value"
             before = expected
         figures = page.drawn.value.count('class="wb-chart"')
-        assert page.drawn.value.count("<svg") == figures and (figures >= 1) == (page.lessons[name].charts is not None)
+        assert page.drawn.value.count("<svg") == figures >= 1  # a chart in every lesson
+        assert f'class="wb-intro" data-lesson="{name}"' in page.help.value and ">exact inside the simulated " \
+            "range?</th>" in page.shown.value and ("<td>✓</td>" in page.shown.value or "<td>✗</td>" in page.shown.value)
+        assert "<details" not in page.shown.value  # the headline numbers are never folded away
+
+
+def test_the_runs_tab_names_each_runs_study_settings_count_status_and_time_and_follows_the_game(tmp_path):
+    from workbench.app.runs_page import RunsPage
+
+    workspace = Workspace(tmp_path)
+    games = simulate("toy", 40, seed=1, progress=False)
+    base = {"kind": "study", "name": "outcomes", "seed": 1, "settings": {"games": 40, "agents": None}}
+    workspace.store.save({**base, "game": "toy", "params": {"board": "large"}, "status": "done", "done": 40,
+                          "total": 40, "seconds": 1.25}, {"games": games})
+    workspace.store.save({**base, "game": "duel", "params": {}, "status": "stopped", "done": 200, "total": 2000,
+                          "seconds": 3.0}, {"games": games})
+    page = RunsPage(workspace, "toy")
+    (label, _), = page.runs.options
+    assert " · toy · outcomes · board=large, games=40 · 40 of 40 games · done · 1.2 s" in label
+    page.follow("duel")
+    (label, _), = page.runs.options
+    assert " · duel · outcomes · games=40 · 200 of 2,000 games · stopped · 3.0 s" in label
+    page.follow("babel")
+    assert page.runs.options == (("no runs of babel yet: run a study first", ""),)
+
+
+def test_a_lesson_shows_a_busy_sign_while_it_recomputes():
+    from workbench.ui.lessons import LessonPanel
+
+    page = LessonPanel("dietower", "streak", {"games": 0})
+    page.wait(60)
+    assert "wb-busy" not in page.results._dom_classes
+    page.set(die_faces=7)
+    assert "wb-busy" in page.results._dom_classes and 'data-state="busy"' in page.status.value  # at once
+    page.wait(60)
+    assert "wb-busy" not in page.results._dom_classes and 'data-state="done"' in page.status.value
+
+
+def test_kernels_are_culled_when_their_page_is_gone_and_a_full_studio_says_so():
+    from workbench.app.serve import CULL_IDLE, full_page, voila_config
+
+    c = voila_config(Path("studio"), 8123)
+    kernels = c.MappingKernelManager
+    assert kernels.cull_idle_timeout == CULL_IDLE == 600 and kernels.cull_connected is False  # open pages stay
+    assert 1 <= kernels.cull_interval <= 60 and c.VoilaConfiguration.preheat_kernel is True
+    assert voila_config(Path("studio"), 8123, cull_idle=0, pool=0).VoilaConfiguration.preheat_kernel is False
+    text = full_page(16, 16)
+    assert "16 studio pages are open" in text and "at most 16" in text and "--max-pages" in text
+    template = (Path(__file__).resolve().parents[2] / "workbench/app/jupyter/voila/templates/workbench/"
+                "index.html.j2").read_text()
+    assert 'addEventListener("pagehide", bye)' in template and "api/shutdown/" in template

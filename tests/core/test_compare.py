@@ -135,3 +135,60 @@ def test_compare_cells_refuses_a_partial_run_unless_asked():
     other_seed = _grid(VARIANT, [True] * 40).with_columns(pl.lit(8, pl.UInt64).alias("master_seed"))
     with pytest.raises(InputError, match="cell board=a: the runs are not paired: master seed 7"):
         compare_cells(base, other_seed, ["board"], common_games=True)
+
+
+# -- one verdict: the interval the paired test inverts, Holm over the metrics ------------------------------------
+def test_holm_adjusts_and_gives_each_test_its_step_level():
+    from workbench.core.compare import holm
+
+    # sorted: .005 (x4 = .02), .01 (x3 = .03), .03 (x2 = .06), .04 (x1, but never below the step before: .06)
+    adjusted, levels = holm([0.01, 0.04, 0.03, 0.005], alpha=0.05)
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    # .005 < .05/4 and .01 < .05/3 are rejected at their steps; .03 >= .05/2 stops: it and .04 keep .025
+    assert levels == pytest.approx([0.05 / 3, 0.025, 0.025, 0.0125])
+    assert holm([0.2], 0.05) == ([0.2], [0.05])
+
+
+def test_the_paired_interval_excludes_zero_exactly_when_the_exact_test_rejects():
+    from workbench.core.compare import paired_interval
+
+    for alpha in (0.05, 0.01, 0.05 / 7):
+        for gained in range(0, 31):
+            for lost in range(0, 31 - gained):
+                low, high = paired_interval(gained, lost, 80, 1 - alpha)
+                p = stats.binomtest(gained, gained + lost, 0.5).pvalue if gained + lost else 1.0
+                assert (p < alpha) == (low > 0 or high < 0), (alpha, gained, lost, p, low, high)
+                assert low <= (gained - lost) / 80 <= high
+
+
+def test_the_paired_interval_is_clopper_pearson_on_the_gained_share():
+    from workbench.core.compare import paired_interval
+
+    ci = stats.binomtest(7, 8).proportion_ci(0.95, method="exact")  # 7 gained of 8 discordant games
+    low, high = paired_interval(7, 1, 40)
+    assert (low, high) == pytest.approx((8 / 40 * (2 * ci.low - 1), 8 / 40 * (2 * ci.high - 1)))
+    # no discordant game: ± the exact upper bound of 0 discordant in 40, (1 - 0.025 ** (1/40))
+    assert paired_interval(0, 0, 40) == pytest.approx((-(1 - 0.025 ** (1 / 40)), 1 - 0.025 ** (1 / 40)))
+    with pytest.raises(InputError, match="gained \\+ lost <= n"):
+        paired_interval(30, 20, 40)
+
+
+def test_paired_verdicts_agree_where_newcombe_and_the_paired_test_disagreed():
+    from workbench.core.compare import holm, paired_verdicts
+
+    # 1,000 paired games: the variant gains 20 first-seat wins (games 500..519) and loses 6 (games 0..5)
+    base = [i < 500 for i in range(1000)]
+    variant = [(i < 500 and i >= 6) or 500 <= i < 520 for i in range(1000)]
+    old = compare_outcomes(_frame(base), _frame(variant)).filter(pl.col("metric") == "first_seat_win").row(0,
+                                                                                                       named=True)
+    assert old["p_value"] < 0.05 and old["low"] < 0 < old["high"]  # the contradiction of issue 20
+    table = paired_verdicts(_frame(base), _frame(variant))
+    row = table.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
+    assert (row["gained"], row["lost"], row["diff"]) == (20, 6, pytest.approx(14 / 1000))
+    assert row["p_value"] == pytest.approx(stats.binomtest(20, 26, 0.5).pvalue)
+    adjusted, levels = holm(table["p_value"].to_list())
+    assert table["p_holm"].to_list() == pytest.approx(adjusted)
+    assert table["confidence"].to_list() == pytest.approx([1 - a for a in levels])
+    for r in table.iter_rows(named=True):  # one verdict: significant exactly when the interval excludes 0
+        assert r["significant"] == (r["p_holm"] < 0.05) == (r["low"] > 0 or r["high"] < 0), r
+    assert row["significant"] and row["low"] > 0

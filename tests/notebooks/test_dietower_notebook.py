@@ -75,7 +75,7 @@ def test_notebook_runs_with_small_sizes(run_notebook):
     assert exact[-1] == Fraction(5, 128) and f"  {exact[-1]}  " in lesson["six_win"]  # the headline, a fraction
     state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     shown = "".join(m["state"].get("value", "") for m in state.values() if m["model_name"] == "HTMLModel")
-    assert f"<td>{exact[-1]}</td>" in shown  # the lesson panel shows the same exact fraction: 5/128
+    assert f"<td>{100 * float(exact[-1]):.2f} % ({exact[-1]})</td>" in shown  # the lesson: 3.91 % (5/128)
     assert conv["title"] == "convergence of the Monte Carlo estimate"
     running = _rows_with(conv, "estimate")
     assert running[-1]["n"] == SMALL["CONVERGENCE_GAMES"] and [r["n"] for r in running] == sorted(
@@ -113,7 +113,8 @@ def test_moving_a_slider_redraws_the_lesson_with_the_exact_odds():
     exact = six_win_by_round(Fraction(1, 2), 6, 12)
     (row,) = tables["six_win"].iter_rows(named=True)
     assert (row["quantity"], row["exact_fraction"]) == ("P(six-win within 12 rounds)", str(exact[-1]))
-    assert f"<td>{exact[-1]}</td>" in panel.shown.value and panel.shown.value.count('data-table="six_win"') == 1
+    assert f"<td>{100 * float(exact[-1]):.2f} % ({exact[-1]})</td>" in panel.shown.value
+    assert panel.shown.value.count('data-table="six_win"') == 1
     assert 'data-state="done"' in panel.status.value and "(&#x27;rounds&#x27;, 12)" in panel.status.value
     assert panel.drawn.value.count('class="wb-chart"') == panel.drawn.value.count("<svg") == 4
     rounds = tables["six_win_by_round"]

@@ -45,8 +45,8 @@ def _kinds(panel: StudyPanel) -> dict[str, str]:
 def test_the_form_is_generated_from_the_declarations():
     panel = StudyPanel("duel", "outcomes", pick_game=True)
     kinds = _kinds(panel)
-    assert kinds["games"] == "BoundedIntText" and kinds["battlefield"] == "Dropdown"
-    assert kinds["hand_size"] == "IntSlider" and kinds["miss_rate"] == "FloatSlider"
+    assert kinds["games"] == "Text" and kinds["battlefield"] == "Dropdown"  # a box that keeps what was typed
+    assert kinds["hand_size"] == "Text" and kinds["miss_rate"] == "Text"  # (their slider sits beside the box)
     assert kinds["start_wall"] == "Text" and kinds["cards"] == "Text"  # optional: empty means the data's own
     _, field = panel.params.fields["battlefield"]
     assert field.tooltip.startswith("battlefield (data/duel/battlefields.csv) — allowed: ")
@@ -69,7 +69,7 @@ def test_run_shows_tables_that_match_a_plain_simulation_and_errors_name_the_fiel
     assert '<p class="wb-games" data-games="500">500 games played</p>' in panel.results.body.value
     assert panel.results.charts.value.count("<svg") == 3  # drawn by the time run(wait=True) returns
     panel.set(games=0)
-    assert panel.settings.fields["games"][1].value == 1  # the number box holds only allowed values
+    assert panel.settings.fields["games"][1].value == "0" and "games" in panel.settings.errors  # refused, not clamped
     duel = StudyPanel("duel", "outcomes")
     duel.set(start_wall="ten")
     wrong = "field 'start wall': 'ten' is not a whole number; allowed: int in [0, 100000] (or none)"

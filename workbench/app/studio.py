@@ -8,7 +8,8 @@ table), **Teaching** (games with lessons) — the panels of ``workbench/ui``, wh
 too — and **Runs** (the workspace's kept runs and the sweep stores).  A tab is built when first shown and again
 when the game changes.  The URL's query chooses where the page opens:
 ``?game=dietower&page=teaching&lesson=streak`` (``page``: studies, cards, teaching, runs;
-``study`` and ``lesson`` name one).
+``study`` and ``lesson`` name one; any other key sets the lesson's setting of that name, e.g.
+``&games=300`` — checked like a typed value, so a wrong one is refused in its field).
 """
 
 from __future__ import annotations
@@ -106,16 +107,19 @@ class Studio:
     """The whole page: a game picker over the Studies, Cards, Teaching and Runs tabs."""
 
     def __init__(self, workspace: Workspace | None = None, game: str | None = None, page: str = "studies",
-                 study: str | None = None, lesson: str | None = None) -> None:
+                 study: str | None = None, lesson: str | None = None, values: dict[str, str] | None = None) -> None:
         w = require_widgets()
         _log_to_server()
         _start_warm_up()
         self.workspace = workspace or Workspace.from_environment()
         names = game_names()
         self.wanted = {"study": study, "lesson": lesson}
-        self.game = w.Dropdown(options=[(self._game_label(n), n) for n in names],
-                               value=game if game in names else names[0], description="game",
-                               tooltip="every registered game", layout=w.Layout(width="420px"))
+        self.values = dict(values or {})  # the lesson's settings the URL gives
+        labels = [(self._game_label(n), n) for n in names]
+        longest = max((len(label) for label, _ in labels), default=20)  # full titles: never cut off
+        self.game = w.Dropdown(options=labels, value=game if game in names else names[0], description="game",
+                               tooltip="every registered game",
+                               layout=w.Layout(width=f"{max(420, 8 * longest + 110)}px", max_width="100%"))
         self.game.add_class("wb-game-picker")
         self.note = w.HTML("<span class='wb-more'>every registered game; hover a field for its help</span>")
         boxes = [w.VBox() for _ in PAGES]
@@ -142,7 +146,9 @@ class Studio:
         def one(name: str) -> str | None:
             return args.get(name, [None])[0]
 
-        return cls(game=one("game"), page=one("page") or "studies", study=one("study"), lesson=one("lesson"))
+        values = {k: v[0] for k, v in args.items() if k not in ("game", "page", "study", "lesson")}
+        return cls(game=one("game"), page=one("page") or "studies", study=one("study"), lesson=one("lesson"),
+                   values=values)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -169,7 +175,8 @@ class Studio:
         page, game = self.page, self.game.value
         if self._built.get(page) == game or (page == "runs" and "runs" in self._built):
             if page == "runs":
-                self.pages["runs"].refresh()
+                self.pages["runs"].follow(game)  # the Runs tab follows the game picker
+                self._built["runs"] = game
             return
         box = self.tabs.children[PAGES.index(page)]
         box.children = [w.HTML(message(f"loading {TITLES[page].lower()} of {game}…", "info"))]
@@ -179,9 +186,14 @@ class Studio:
             elif page == "cards":
                 built = CardEditor(game, self.workspace)
             elif page == "teaching":
-                built = LessonPanel(game, self.wanted.pop("lesson", None))
+                wanted = self.wanted.pop("lesson", None)
+                chosen = {s.name: s for s in lessons(game)}.get(wanted) or next(iter(lessons(game)), None)
+                known = {p.name for p in chosen.settings} if chosen is not None else set()
+                values = {k: v for k, v in self.values.items() if k in known}
+                self.values = {}
+                built = LessonPanel(game, wanted, values)
             else:
-                built = RunsPage(self.workspace)
+                built = RunsPage(self.workspace, game)
         except Exception as exc:  # noqa: BLE001 - a game that cannot be shown says why; the others still work
             box.children = [w.HTML(message(f"{game}: {error_message(exc)}", "error"))]
             self._built.pop(page, None)

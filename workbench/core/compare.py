@@ -7,6 +7,12 @@ pairs carry information, and the exact paired test is the binomial test of the g
 *gained* against the games it *lost* at 1/2 (McNemar's exact test).  The difference's interval is
 Newcombe's (unpaired, so slightly conservative); each rate has its Wilson interval.
 
+:func:`paired_verdicts` gives one verdict per metric for a person to read (the what-if): the
+difference's interval is the one the exact paired test inverts (Clopper–Pearson on the gained
+share of the discordant games), and when several metrics are tested at once the p-values are
+corrected by Holm's step-down method and each interval is drawn at its Holm step's level — so the
+interval excludes 0 exactly when the corrected test says significant.
+
 Frames that are not paired (other master seed, other game indices, other lengths, game seeds
 that differ) are refused with an error that says what differs.
 """
@@ -18,13 +24,14 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy import stats as _sp
 
 from workbench.core import metrics
 from workbench.core.errors import InputError
 from workbench.core.stats import binom_pvalue, two_proportion, wilson
 
-__all__ = ["compare_cells", "compare_outcomes", "first_seat_won", "outcome_events", "paired_difference",
-           "paired_frames"]
+__all__ = ["compare_cells", "compare_outcomes", "first_seat_won", "holm", "outcome_events", "paired_difference",
+           "paired_frames", "paired_interval", "paired_verdicts"]
 
 
 def first_seat_won() -> pl.Expr:
@@ -221,3 +228,86 @@ def _compare_cell(baseline: pl.DataFrame, variant: pl.DataFrame, cell: dict[str,
         raise InputError(f"unknown metric {metric!r}; allowed: {', '.join(events)}")
     return _table(b, v, {metric: events[metric]}, alpha).with_columns(
         *(pl.lit(val, dtype=baseline.schema[k]).alias(k) for k, val in cell.items()))
+
+
+# -- one verdict per metric, corrected for multiplicity -------------------------------------------
+def holm(p_values: Sequence[float], alpha: float = 0.05) -> tuple[list[float], list[float]]:
+    """Holm's step-down correction of ``p_values``: the adjusted p-values and each test's own level.
+
+    The ``r``-th smallest p-value is tested at ``alpha / (m − r + 1)`` while every smaller one was
+    rejected; from the first that is not rejected on, every test keeps that first failing level.
+    A test is rejected exactly when its adjusted p-value is below ``alpha``, and exactly when its
+    p-value is below its level — so an interval drawn at ``1 − level`` agrees with the verdict.
+    """
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha must be in (0, 1), got {alpha!r}")
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted, levels = [1.0] * m, [alpha] * m
+    running, stopped_at = 0.0, None
+    for rank, i in enumerate(order):
+        step = alpha / (m - rank)
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+        if stopped_at is None and p_values[i] >= step:
+            stopped_at = step
+        levels[i] = step if stopped_at is None else stopped_at
+    return adjusted, levels
+
+
+def paired_interval(gained: int, lost: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The interval of a paired difference (variant − baseline) that the exact paired test inverts.
+
+    Given the ``gained + lost`` discordant games of ``n`` pairs, the difference is
+    ``(gained − lost) / n = d/n · (2π − 1)`` with π the gained share; π's Clopper–Pearson interval
+    (the exact binomial test at 1/2 inverted) maps to the difference's.  It excludes 0 exactly when
+    that test's p-value is below ``1 − confidence``.  With no discordant game the difference is 0
+    and its interval ± the Clopper–Pearson upper bound of the discordance rate (0 of ``n``).
+    """
+    if n <= 0 or gained < 0 or lost < 0 or gained + lost > n:
+        raise InputError(f"a paired interval needs 0 <= gained + lost <= n and n > 0, got {gained}, {lost}, {n}")
+    a = 1 - confidence
+    d = gained + lost
+    if d == 0:
+        bound = 1 - (a / 2) ** (1 / n)
+        return -bound, bound
+    low = float(_sp.beta.ppf(a / 2, gained, lost + 1)) if gained > 0 else 0.0
+    high = float(_sp.beta.ppf(1 - a / 2, gained + 1, lost)) if lost > 0 else 1.0
+    return d / n * (2 * low - 1), d / n * (2 * high - 1)
+
+
+def paired_verdicts(baseline: pl.DataFrame, variant: pl.DataFrame, alpha: float = 0.05,
+                    events: dict[str, pl.Expr] | None = None) -> pl.DataFrame:
+    """One consistent verdict per metric of two paired runs, corrected for testing several at once.
+
+    The metrics are :func:`outcome_events` plus ``events``.  Per metric: ``n``, both rates with
+    their Wilson intervals (95 %, descriptive), ``diff`` (variant − baseline) with ``low``/``high``
+    from :func:`paired_interval` at the metric's Holm level ``confidence``, ``p_value`` (exact
+    paired test), ``p_holm`` (Holm-adjusted over all the metrics), ``significant``
+    (``p_holm < alpha``, the same as the interval excluding 0), ``gained``, ``lost``, then the mean
+    ``length`` of each arm.
+    """
+    b, v = paired_frames(baseline, variant)
+    rows = []
+    for name, e in (outcome_events(b, v) | dict(events or {})).items():
+        fb, fv = _flags(b.select(e).to_series()), _flags(v.select(e).to_series())
+        n, k_base, k_var = int(fb.size), int(fb.sum()), int(fv.sum())
+        if n == 0:
+            raise InputError("no games to compare")
+        gained, lost = int((fv & ~fb).sum()), int((fb & ~fv).sum())
+        lo_b, hi_b = wilson(k_base, n, 0.95)
+        lo_v, hi_v = wilson(k_var, n, 0.95)
+        rows.append({"metric": name, "n": n, "base": k_base / n, "base_low": lo_b, "base_high": hi_b,
+                     "variant": k_var / n, "variant_low": lo_v, "variant_high": hi_v, "diff": (gained - lost) / n,
+                     "gained": gained, "lost": lost, "p_value": binom_pvalue(gained, gained + lost, 0.5)})
+    adjusted, levels = holm([r["p_value"] for r in rows], alpha)
+    for row, p_holm, level in zip(rows, adjusted, levels, strict=True):
+        row["low"], row["high"] = paired_interval(row["gained"], row["lost"], row["n"], 1 - level)
+        row |= {"confidence": 1 - level, "p_holm": p_holm, "significant": bool(p_holm < alpha)}
+    order = ["metric", "n", "base", "base_low", "base_high", "variant", "variant_low", "variant_high", "diff", "low",
+             "high", "confidence", "p_value", "p_holm", "significant", "gained", "lost"]
+    out = pl.DataFrame(rows).select(order)
+    if "length" in b.columns and "length" in v.columns:
+        out = out.with_columns(pl.lit(b.get_column("length").mean()).alias("length_base"),
+                               pl.lit(v.get_column("length").mean()).alias("length_variant"))
+    return out

@@ -4,7 +4,11 @@ For a game that declares ``card_table`` (``core/cardtable.py``); the studio's Ca
 notebook's ``card_editor(game)``.  The table pages through the
 rows of the chosen set (the shipped one, a saved one, or an uploaded CSV — checked by the game's
 loader first); the editable columns are input boxes, the key and shown columns plain text.  A
-changed cell and its row are highlighted, and the list of changes says what each was.  Run what-if
+changed cell and its row are highlighted, and the list of changes says what each was.  Every cell is
+checked as it is edited — its text kept as typed (a number box that would turn ``1e3x`` into 13 is
+never used), then the edited set checked by the game's own loader with that one change — and every
+refused cell of the set is listed at once, each by its row and column; a refused cell is never
+played, and "Undo all changes" clears the list with the changes.  Run what-if
 plays the same games with the unchanged and the edited cards (``cardtable.what_if``: same master
 seed, so the same game seeds) and shows every difference with its interval and exact paired
 p-value.  Save writes the edited set as ``<cards_dir>/<name>.csv`` under a name the user gives
@@ -35,10 +39,11 @@ from workbench.core.cardtable import (
     save_cards,
     what_if,
 )
+from workbench.core.compare import paired_verdicts
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
 from workbench.ui.common import require_widgets
-from workbench.ui.forms import Form
+from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import ResultsView
 from workbench.ui.run import RunPanel
@@ -46,6 +51,8 @@ from workbench.ui.run import RunPanel
 __all__ = ["WHATIF_SETTINGS", "CardEditor"]
 
 PAGE_ROWS = 15
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 WHATIF_SETTINGS = (
     Param("games", 2000, int, "games per arm (the same games in both: common random numbers)", 10, 10**8),
     Param("agents", None, str, "one agent per seat, comma-separated (none: the game's defaults)", optional=True),
@@ -88,14 +95,23 @@ class CardEditor:
         self.page_label = w.HTML()
         self.grid = w.GridBox()
         self.grid.add_class("wb-card-grid")
+        # the grid takes its natural width and scrolls sideways inside this box; the key column stays in view
+        self.grid_box = w.Box([self.grid], layout=w.Layout(width="100%", overflow="auto"))
+        self.grid_box.add_class("wb-card-scroll")
         self.changes = w.HTML()
         self.changes.add_class("wb-card-changes")
+        self.refused: dict[tuple[str, str], str] = {}  # (row key, column) -> why the cell is refused
+        self.cell_errors = w.HTML()
+        self.cell_errors.add_class("wb-card-errors")
         self.reset = w.Button(description="Undo all changes", icon="undo")
         self.form = Form([p for p in self.model.params if p.name != self.table.param], kind="param")
         self.settings = Form(WHATIF_SETTINGS, kind="setting")
-        self.seed = w.BoundedIntText(value=0, min=0, max=2**63 - 1, description="master seed",
-                                     style={"description_width": "initial"},
-                                     tooltip="both arms play the same games: the same seed, the same game seeds")
+        for form in (self.form, self.settings):
+            form.on_check(self._form_changed)
+        self.run_form = Form([Param("master_seed", 0, int, "both arms play the same games: the same seed, the same "
+                                    "game seeds", 0, 2**63 - 1)], kind="run")  # refused in place, never clamped
+        self.run_form.on_check(self._form_changed)
+        self.seed = self.run_form.fields["master_seed"][1]
         self.job = RunPanel("Run what-if")
         self.job.run_button.on_click(lambda _: self.run())
         self.results = ResultsView(workspace)
@@ -122,9 +138,9 @@ class CardEditor:
                    f"(key {html.escape(t.row_key)}). Changed cells are highlighted; the what-if plays the same games "
                    "with the unchanged and the edited set.</div>"),
             w.HBox([self.base, self.upload]), w.HBox([self.filter, self.prev, self.page_label, self.next]),
-            self.grid, w.HBox([self.reset]), self.changes, self.note,
+            self.grid_box, self.cell_errors, w.HBox([self.reset]), self.changes, self.note,
             w.HTML("<b>What-if</b> <span class='wb-more'>(the game's other parameters; both arms alike)</span>"),
-            self.settings.widget, self.form.widget, self.seed, self.job.widget, self.results.widget,
+            self.settings.widget, self.form.widget, self.run_form.widget, self.job.widget, self.results.widget,
             w.HTML("<b>Save the edited set</b>"), w.HBox([self.save_name, self.save_button])])
 
     def _ipython_display_(self) -> None:
@@ -148,11 +164,12 @@ class CardEditor:
         except InputError as exc:
             self.note.value = message(error_message(exc), "error")
             return
-        self.cards, self.edits = cards, {}
+        self.cards, self.edits, self.refused = cards, {}, {}
         self.kinds = column_kinds(cards, self.table.editable)
         self.note.value = ""
         self._goto(0)
         self._show_changes()
+        self._show_refused()
 
     def _uploaded(self) -> None:
         files = self.upload.value
@@ -203,13 +220,17 @@ class CardEditor:
     def _draw(self, rows: pl.DataFrame) -> None:
         w, t = self.w, self.table
         fixed = [c for c in dict.fromkeys((*t.key, *t.shown)) if c in self.cards.columns]
-        head = [w.HTML(f"<b>{html.escape(c)}</b>") for c in (*fixed, *t.editable)]
+        head = [w.HTML(f"<b>{html.escape(c.replace('_', ' '))}</b>") for c in (*fixed, *t.editable)]
+        if head:
+            head[0].add_class("wb-key-cell")  # the key column stays in view when the table scrolls sideways
         cells = list(head)
         self._row_labels: dict[str, list[Any]] = {}
         for row in rows.iter_rows(named=True):
             key = row[t.row_key]
             labels = [w.HTML(f"<span class='wb-card-{html.escape(c)}'>{html.escape(row[c])}</span>") for c in fixed]
             self._row_labels[key] = labels
+            if labels:
+                labels[0].add_class("wb-key-cell")
             self._mark_row(key)
             cells += labels
             for c in t.editable:
@@ -217,23 +238,22 @@ class CardEditor:
         self.grid.children = cells
         widths = " ".join(["minmax(70px, max-content)"] * len(fixed) + [
             "90px" if self.kinds.get(c) in (int, float) else "minmax(260px, 1fr)" for c in t.editable])
-        self.grid.layout = w.Layout(grid_template_columns=widths, grid_gap="1px 8px", width="100%")
+        self.grid.layout = w.Layout(grid_template_columns=widths, grid_gap="1px 8px", width="max-content",
+                                    min_width="100%")
 
     def _editor(self, key: str, column: str, original: str) -> Any:
         w = self.w
         value = self.edits.get(key, {}).get(column, original)
-        kind = self.kinds.get(column, str)
-        if kind is int and original.strip():
-            box = w.IntText(value=int(value), layout=w.Layout(width="88px"))
-        elif kind is float and original.strip():
-            box = w.FloatText(value=float(value), layout=w.Layout(width="88px"))
-        else:
-            box = w.Text(value=value, continuous_update=False, layout=w.Layout(width="98%"))
+        numeric = self.kinds.get(column, str) in (int, float)
+        # a text box for numbers too: what is typed is kept and checked, never turned into another number
+        box = w.Text(value=str(value), continuous_update=False, layout=w.Layout(width="88px" if numeric else "98%"))
         box.tooltip = f"{column} of {key} (was {original or 'blank'})"
         box.add_class(f"wb-edit-{column}")
         box.add_class(f"wb-row-{re.sub(r'[^A-Za-z0-9_-]', '_', key)}")
         if column in self.edits.get(key, {}):
             box.add_class("wb-cell-changed")
+        if (key, column) in self.refused:
+            box.add_class("wb-cell-bad")
         box.observe(lambda ch, k=key, c=column, b=box: self._edited(k, c, ch["new"], b), names="value")
         return box
 
@@ -249,8 +269,52 @@ class CardEditor:
         else:
             self.edits.pop(key, None)
         (box.add_class if column in self.edits.get(key, {}) else box.remove_class)("wb-cell-changed")
+        why = self._check_cell(key, column) if column in self.edits.get(key, {}) else None
+        if why:
+            self.refused[(key, column)] = why
+        else:
+            self.refused.pop((key, column), None)
+        (box.add_class if why else box.remove_class)("wb-cell-bad")
         self._mark_row(key)
         self._show_changes()
+        self._show_refused()
+        if not self.job.running:
+            self.job.reset("cards changed: press Run what-if")
+            if not self.refused:
+                self.note.value = ""
+
+    def _check_cell(self, key: str, column: str) -> str | None:
+        """Why the edited cell ``key``/``column`` is refused (its text, then the game's loader), or None."""
+        text = self.edits[key][column]
+        where = f"{self.table.row_key} {key!r}, column {column!r}"
+        kind = self.kinds.get(column, str)
+        if kind is int and text and not _INTEGER.match(text):
+            return f"{where}: {text!r} is not a whole number (the column holds whole numbers)"
+        if kind is float and text and not _NUMBER.match(text):
+            return f"{where}: {text!r} is not a number (the column holds numbers)"
+        try:
+            edited_cards(self.table, {key: {column: text}}, self.base.value)
+        except Exception as exc:  # noqa: BLE001 - the loader's word on this one cell, in the set's terms
+            reason = getattr(exc, "reason", None)
+            return f"{where}: {reason if isinstance(exc, DataError) and reason else error_message(exc)}"
+        return None
+
+    def _show_refused(self) -> None:
+        """Every refused cell of the set at once (none: nothing shown)."""
+        if not self.refused:
+            self.cell_errors.value = ""
+            return
+        items = "".join(f'<li data-key="{html.escape(k)}" data-column="{html.escape(c)}">{html.escape(why)}</li>'
+                        for (k, c), why in self.refused.items())
+        n = len(self.refused)
+        self.cell_errors.value = (f'<div class="wb-msg wb-msg-error" data-kind="error" data-refused="{n}">'
+                                  f"{n} edited cell{'s are' if n > 1 else ' is'} refused — put "
+                                  f"{'them' if n > 1 else 'it'} right or undo (nothing refused is played):"
+                                  f"<ul>{items}</ul></div>")
+
+    def _form_changed(self) -> None:
+        if not self.job.running:
+            self.job.reset("settings changed: press Run what-if")
 
     def _mark_row(self, key: str) -> None:
         """Highlight the shown row of ``key`` when it holds a change."""
@@ -258,9 +322,12 @@ class CardEditor:
             (label.add_class if key in self.edits else label.remove_class)("wb-changed-row")
 
     def _reset(self) -> None:
-        self.edits = {}
+        self.edits, self.refused = {}, {}
+        self.note.value = ""
+        self.job.reset()
         self._goto(self.page)
         self._show_changes()
+        self._show_refused()
 
     def _show_changes(self) -> None:
         if not self.edits:
@@ -297,17 +364,22 @@ class CardEditor:
         if self.job.running:
             return self.job.wait() if wait else None
         try:
+            refuse(self.settings, self.form, self.run_form)
             settings, params = self.settings.values(), self.form.changed()
             if not self.edits:
                 raise InputError(f"no {self.table.title} value is changed yet: edit a cell first")
+            if self.refused:
+                raise InputError(f"{len(self.refused)} edited cell(s) are refused (listed above the changes): "
+                                 + "; ".join(self.refused.values()))
             edited_cards(self.table, self.edits, self.base.value)  # a bad row is named here, by its key
         except Exception as exc:  # noqa: BLE001 - named in the page
             self.note.value = message(self._explain(exc), "error")
+            self.job.reset("not run: put the refused values right", "refused")
             return None
         self.note.value = ""
         self.results.clear()
-        base, edits, seed, model = self.base.value, {k: dict(v) for k, v in self.edits.items()}, int(self.seed.value), \
-            self.model
+        base, edits, model = self.base.value, {k: dict(v) for k, v in self.edits.items()}, self.model
+        seed = self.run_form.values()["master_seed"]
         record = {"kind": "whatif", "game": model.name, "name": "what-if",
                   "title": f"{model.title}: what-if of {sum(len(v) for v in edits.values())} edited cells",
                   "settings": settings, "params": params, "seed": seed, "edits": edits, "base": base,
@@ -336,29 +408,37 @@ class CardEditor:
     def _done(self, record: dict[str, Any], result: CardWhatIf, took: float) -> None:
         games = pl.concat([result.baseline.with_columns(pl.lit("unchanged").alias("arm")),
                            result.variant.with_columns(pl.lit("edited").alias("arm"))], how="diagonal_relaxed")
-        tables = {"what_if": result.outcomes, "games": games}  # the games of both arms: the frame to download
-        n = result.variant.height
+        # one verdict per metric: the interval the exact paired test inverts, Holm-corrected over the metrics
+        verdicts = paired_verdicts(result.baseline, result.variant)
+        tables = {"what_if": verdicts, "games": games}  # the games of both arms: the frame to download
+        n, m = result.variant.height, verdicts.height
         record = {**record, "status": "stopped" if result.stopped else "done", "done": n, "total": result.games,
                   "seconds": round(took, 3), "variant_file": str(result.variant_path)}
         record = self._keep(record, tables)
         shown = tables
-        first = result.outcomes.filter(pl.col("metric") == "first_seat_win")
+        first = verdicts.filter(pl.col("metric") == "first_seat_win")
         headline = ""
         if first.height:
             r = first.row(0, named=True)
             headline = (f"first seat wins {100 * r['base']:.1f}% → {100 * r['variant']:.1f}%: "
-                        f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}], "
-                        f"p = {r['p_value']:.3g} over {n:,} paired games")
+                        f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}] "
+                        f"({100 * r['confidence']:.1f} % interval), p = {r['p_value']:.3g}, Holm-corrected "
+                        f"p = {r['p_holm']:.3g} over {m} metrics — significant: {'yes' if r['significant'] else 'no'}"
+                        f" ({n:,} paired games)")
         kept = "; kept as an earlier run" if "id" in record else ""
         note = (f"stopped: compared the {n:,} games both arms finished{kept}" if result.stopped
                 else f"done: {n:,} paired games in {took:.1f} s{kept}")
         self.results.show(record, shown, lambda: {"what_if": charts.delta_chart(
-            result.outcomes, "metric", title="What-if: edited − unchanged", x_title="edited − unchanged")},
+            verdicts, "metric", title="What-if: edited − unchanged", x_title="edited − unchanged",
+            color_title=f"significant (Holm, {m} metrics)")},
             note, "info" if result.stopped else "ok",
-            {"what_if": "edited − unchanged, per metric (paired games, exact p-value)"})
+            {"what_if": f"edited − unchanged, per metric: {m} metrics tested at once, so each p-value is corrected "
+                        "by Holm's method (p holm) and each interval is the exact paired test's at that metric's "
+                        "Holm level (confidence) — it excludes 0 exactly when 'significant' says yes"})
         if headline:
-            self.results.header.value += f"<p class='wb-whatif-delta' data-metric='first_seat_win'><b>" \
-                                         f"{html.escape(headline)}</b></p>"
+            flag = "yes" if first.row(0, named=True)["significant"] else "no"
+            self.results.header.value += f"<p class='wb-whatif-delta' data-metric='first_seat_win' " \
+                                         f"data-significant='{flag}'><b>{html.escape(headline)}</b></p>"
 
     def _stopped(self, record: dict[str, Any], exc: RunInterrupted) -> None:
         partial = exc.partial if isinstance(exc.partial, pl.DataFrame) else None

@@ -4,29 +4,33 @@ Every field is :func:`param_widget` of one :class:`~workbench.core.model.Param`:
 
 * a parameter with choices → a dropdown (``(none)`` first when it is optional);
 * a boolean → a checkbox;
-* a number with a narrow declared range → a slider; a wide one → a bounded number box;
+* a number → a text box holding exactly what was typed, with a slider beside it (no number of its
+  own: it only sets the box) when the declared range is narrow;
 * text → a text box (empty = none for an optional one);
 
 with the parameter's help and allowed values as the tooltip of its label (``title``: ipywidgets 8
-shows no tooltip on a dropdown's or a text box's own label).  Reading the form validates every
-value against its declaration; a wrong one is an :class:`~workbench.core.errors.InputError` naming
-the field and what is allowed.
+shows no tooltip on a dropdown's or a text box's own label).  Nothing typed is ever changed: a
+number box is no clamping widget, and every value is checked against its declaration
+(``Param.validate``) as it is typed — a wrong one is refused in the field itself, in red, naming
+the allowed range, and the message goes when the value is put right.  Reading the form refuses
+every wrong field at once (one :class:`~workbench.core.errors.InputError` naming each).
 """
 
 from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from workbench.core.errors import InputError
 from workbench.core.model import Param
 from workbench.ui.common import require_widgets
 
-__all__ = ["NONE", "Form", "field_label", "param_widget"]
+__all__ = ["NONE", "Form", "field_label", "ignored_params", "param_widget", "refuse"]
 
 NONE = "(none)"
-SLIDER_SPAN = 200  # integer ranges up to this wide get a slider, wider ones a number box
+SLIDER_SPAN = 200  # integer ranges up to this wide get a slider beside their box, wider ones the box alone
 
 
 def field_label(name: str) -> str:
@@ -34,8 +38,37 @@ def field_label(name: str) -> str:
     return name.replace("_", " ")
 
 
+def ignored_params(settings: Sequence[Param], params: Sequence[Param]) -> set[str]:
+    """Game parameters a study's own settings replace: the same name, or its plural (``battlefields``)."""
+    own = {p.name for p in settings}
+    return {p.name for p in params if p.name in own or f"{p.name}s" in own or f"{p.name}es" in own}
+
+
+def _number_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _slider(param: Param, value: Any) -> Any:
+    """A slider for a narrow numeric range, or None (it carries no readout: the box beside it is the value)."""
+    w = require_widgets()
+    if param.optional or param.low is None or param.high is None or not (
+            math.isfinite(param.low) and math.isfinite(param.high)):
+        return None
+    start = value if isinstance(value, (int, float)) and param.low <= value <= param.high else param.low
+    if param.kind is int and param.high - param.low <= SLIDER_SPAN:
+        return w.IntSlider(value=int(start), min=int(param.low), max=int(param.high), readout=False)
+    if param.kind is float and param.high - param.low <= 1000:
+        return w.FloatSlider(value=float(start), min=param.low, max=param.high, step=(param.high - param.low) / 100,
+                             readout=False)
+    return None
+
+
 def param_widget(param: Param, value: Any = None) -> Any:
-    """The input widget for one declared parameter (tooltip: its help)."""
+    """The input widget for one declared parameter (tooltip: its help); a number's is a text box."""
     w = require_widgets()
     value = param.default if value is None else value
     common = {"description": field_label(param.name), "tooltip": param.help,
@@ -45,55 +78,125 @@ def param_widget(param: Param, value: Any = None) -> Any:
         return w.Dropdown(options=options, value=NONE if value is None else value, **common)
     if param.kind is bool:
         return w.Checkbox(value=bool(value), indent=False, **common)
-    bounded = param.low is not None and param.high is not None and math.isfinite(param.low) \
-        and math.isfinite(param.high)
-    if param.kind is int and not param.optional:
-        if bounded and param.high - param.low <= SLIDER_SPAN:
-            return w.IntSlider(value=int(value), min=int(param.low), max=int(param.high), **common)
-        low = int(param.low) if param.low is not None else -(2**53)
-        high = int(param.high) if param.high is not None else 2**53
-        return w.BoundedIntText(value=int(value), min=low, max=high, **common)
-    if param.kind is float and not param.optional and bounded and param.high - param.low <= 1000:
-        return w.FloatSlider(value=float(value), min=param.low, max=param.high, step=(param.high - param.low) / 100,
-                             readout_format=".3g", **common)
-    return w.Text(value="" if value is None else str(value), placeholder="none" if param.optional else "", **common)
+    return w.Text(value=_number_text(value), placeholder="none" if param.optional else "", **common)
+
+
+def refuse(*forms: Form | None) -> None:
+    """One InputError naming every refused field of ``forms`` at once (nothing when all are fine)."""
+    wrong = [why for form in forms if form is not None for why in form.errors.values()]
+    if len(wrong) == 1:
+        raise InputError(wrong[0])
+    if wrong:
+        raise InputError(f"{len(wrong)} fields are refused — " + "; ".join(wrong))
 
 
 class Form:
-    """One widget per declared parameter, in declaration order, laid out in a grid."""
+    """One widget per declared parameter, in declaration order, laid out in a grid; each checked as typed."""
 
-    def __init__(self, params: Sequence[Param], values: dict[str, Any] | None = None, kind: str = "param") -> None:
+    def __init__(self, params: Sequence[Param], values: dict[str, Any] | None = None, kind: str = "param",
+                 hidden: set[str] | None = None) -> None:
         w = require_widgets()
         values = values or {}
         self.kind = kind
         self.fields: dict[str, tuple[Param, Any]] = {}
+        self.errors: dict[str, str] = {}
+        self._marks: dict[str, Any] = {}
+        self._boxes: dict[str, Any] = {}
+        self._listeners: list[Callable[[], None]] = []
         boxes = []
         for p in params:
             tip = f"{p.help} — allowed: {p.allowed()}" if p.help else f"allowed: {p.allowed()}"
             widget = param_widget(p, values.get(p.name))
             widget.description, widget.tooltip = "", tip
             widget.layout = w.Layout(width="auto", flex="1 1 auto")
+            widget.add_class(f"wb-input-{p.name}")
             label = w.HTML(f'<span class="wb-label" title="{html.escape(tip)}">{html.escape(field_label(p.name))}'
                            "</span>", layout=w.Layout(width="150px", min_width="150px"))
-            box = w.HBox([label, widget], layout=w.Layout(width="98%", align_items="center"))
+            slider = _slider(p, p.default if values.get(p.name) is None else values.get(p.name))
+            parts = [label, widget]
+            if slider is not None:
+                slider.layout = w.Layout(width="45%")
+                parts = [label, slider, widget]
+                widget.layout = w.Layout(width="90px", flex="0 0 90px")
+                self._link(p, slider, widget)
+            mark = w.HTML()
+            mark.add_class("wb-field-error")
+            row = w.HBox(parts, layout=w.Layout(width="100%", align_items="center"))
+            box = w.VBox([row, mark], layout=w.Layout(width="98%"))
             box.add_class("wb-field")
             box.add_class(f"wb-{kind}-{p.name}")
+            if p.name in (hidden or ()):
+                box.layout.display = "none"
             self.fields[p.name] = (p, widget)
+            self._marks[p.name], self._boxes[p.name] = mark, box
+            widget.observe(lambda _, name=p.name: self._check(name), names="value")
             boxes.append(box)
         self.widget = w.GridBox(boxes, layout=w.Layout(
             grid_template_columns="repeat(auto-fill, minmax(360px, 1fr))", grid_gap="2px 12px", width="100%"))
+        for name in self.fields:
+            self._check(name)
+
+    @staticmethod
+    def _link(param: Param, slider: Any, box: Any) -> None:
+        """The slider sets the box; a valid number typed in the box moves the slider (nothing is clamped)."""
+        def from_slider(change: dict) -> None:
+            text = _number_text(change["new"])
+            if box.value != text:
+                box.value = text
+
+        def from_box(change: dict) -> None:
+            try:
+                value = param.validate(change["new"])
+            except InputError:
+                return
+            if value is not None and slider.value != value:
+                slider.value = value
+
+        slider.observe(from_slider, names="value")
+        box.observe(from_box, names="value")
 
     def __contains__(self, name: str) -> bool:
         return name in self.fields
 
+    def _raw(self, name: str) -> Any:
+        param, widget = self.fields[name]
+        raw = widget.value
+        if raw == NONE or (isinstance(raw, str) and not raw.strip() and param.optional):
+            return None
+        return raw
+
+    def _check(self, name: str) -> None:
+        """Check one field against its declaration; mark it (or clear its mark) in place."""
+        param, _ = self.fields[name]
+        try:
+            param.validate(self._raw(name), f"field {field_label(name)!r}")
+        except InputError as exc:
+            self.errors[name] = str(exc)
+            self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg" data-field="{html.escape(name)}"'
+                                       f">{html.escape(str(exc))}</div>")
+            self._boxes[name].add_class("wb-field-bad")
+        else:
+            self.errors.pop(name, None)
+            self._marks[name].value = ""
+            self._boxes[name].remove_class("wb-field-bad")
+        for listener in self._listeners:
+            listener()
+
+    def on_check(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after any field was checked (its errors are in :attr:`errors`)."""
+        self._listeners.append(callback)
+
     def values(self) -> dict[str, Any]:
-        """Every field validated against its declaration (an InputError names the field)."""
-        out = {}
-        for name, (param, widget) in self.fields.items():
-            raw = widget.value
-            if raw == NONE or (isinstance(raw, str) and not raw.strip() and param.optional):
-                raw = None
-            out[name] = param.validate(raw, f"field {field_label(name)!r}")
+        """Every field validated against its declaration; every wrong one named in one InputError."""
+        out, wrong = {}, []
+        for name, (param, _) in self.fields.items():
+            try:
+                out[name] = param.validate(self._raw(name), f"field {field_label(name)!r}")
+            except InputError as exc:
+                wrong.append(str(exc))
+        if wrong:
+            raise InputError("; ".join(wrong) if len(wrong) == 1 else
+                             f"{len(wrong)} fields are refused — " + "; ".join(wrong))
         return out
 
     def changed(self) -> dict[str, Any]:
@@ -109,7 +212,7 @@ class Form:
             if value is None:
                 widget.value = NONE if param.choices is not None else ""
             elif isinstance(widget.value, str) and param.choices is None:
-                widget.value = str(value)
+                widget.value = _number_text(value)
             else:
                 widget.value = value
 

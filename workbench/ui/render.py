@@ -19,10 +19,34 @@ import polars as pl
 from workbench.core.errors import WorkbenchError
 from workbench.core.report import display_frame, inline_svg
 
-__all__ = ["CSS", "chart_html", "chart_svg", "error_message", "message", "table_html"]
+__all__ = ["CSS", "LABELS", "chart_html", "chart_svg", "column_label", "error_message", "message", "table_html"]
 
 log = logging.getLogger("workbench.ui")  # the studio sends it to the server's console
 MAX_ROWS = 200  # rows shown of a long table (the downloads hold every row)
+# raw column names → the labels a person reads, in every table of the panels (downloads keep the raw names)
+LABELS = {
+    "n": "games", "k": "wins", "seat": "seat", "win": "win rate", "win_n": "games", "metric": "what is compared",
+    "first_mover": "first mover wins", "first_mover_n": "games with a first mover", "reason": "how the game ended",
+    "share": "share of games", "length": "length (turns)", "mean": "mean", "median": "median",
+    "diff": "difference (edited − unchanged)", "base": "unchanged", "variant": "edited", "p_value": "p-value",
+    "p_holm": "p-value, Holm-corrected", "confidence": "interval level", "significant": "significant",
+    "gained": "games gained", "lost": "games lost", "discordant": "games that differ",
+    "length_base": "mean length, unchanged", "length_variant": "mean length, edited", "rate": "rate",
+    "rate_base": "rate, baseline", "n_base": "games, baseline", "cell": "cell", "key": "key", "column": "column",
+    "was": "was", "now": "now",
+}
+
+
+def column_label(name: str) -> str:
+    """The label a person reads for a raw column name.
+
+    :data:`LABELS`, else the name in words: ``first_mover_all_n`` → ``first mover all (games)``.
+    """
+    if name in LABELS:
+        return LABELS[name]
+    if name.endswith("_n"):
+        return f"{name[:-2].replace('_', ' ')} (games)"
+    return name.replace("_", " ")
 _IDS = itertools.count()
 
 CSS = """<style>
@@ -30,7 +54,11 @@ CSS = """<style>
 .wb-studio h2{margin:.2em 0 .4em;font-size:1.3em}
 .wb-table-block{margin:.4em 0 1em}
 .wb-table-block caption,.wb-caption{text-align:left;font-weight:600;padding:.2em 0}
-table.wb-table{border-collapse:collapse;font-size:.88em;margin:.2em 0}
+.wb-table-block{overflow-x:auto;max-width:100%}
+table.wb-table{border-collapse:separate;border-spacing:0;font-size:.88em;margin:.2em 0}
+table.wb-table th:first-child,table.wb-table td:first-child{position:sticky;left:0;z-index:1;background:#fff}
+table.wb-table th:first-child{background:#f3f3f3}
+.wb-key-cell{position:sticky;left:0;z-index:2;background:#fff;box-shadow:2px 0 2px -1px #ccc}
 table.wb-table th,table.wb-table td{border:1px solid #ccc;padding:.2em .55em;text-align:left;vertical-align:top}
 table.wb-table th{background:#f3f3f3}
 table.wb-table td.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -51,6 +79,15 @@ figure.wb-chart svg{max-width:100%;height:auto}
 .wb-changed-row{background:#fff1a8}
 .wb-cell-changed input{background:#fff1a8 !important;font-weight:600}
 .wb-card-grid .widget-label{font-size:.85em}
+.wb-cell-bad input,.wb-field-bad input{background:#fde8e8 !important;border-color:#c33 !important}
+.wb-busy{opacity:.35;transition:opacity .2s}
+.wb-spinner{display:inline-block;width:.8em;height:.8em;border:2px solid #999;border-top-color:transparent;
+  border-radius:50%;animation:wb-spin .8s linear infinite;vertical-align:-.1em}
+@keyframes wb-spin{to{transform:rotate(360deg)}}
+.wb-intro{max-width:60em;margin:.3em 0 .5em}
+.wb-intro p{margin:.2em 0 .4em}
+.wb-legend{max-width:60em;margin:.3em 0}
+.wb-field-msg{font-size:.85em;padding:.2em .5em;margin:.1em 0 .3em}
 </style>"""
 
 
@@ -64,7 +101,7 @@ def table_html(name: str, frame: pl.DataFrame, title: str = "", highlight: set[i
     """A table as people read it: rates merged with their intervals; rows in ``highlight`` marked changed."""
     shown = display_frame(frame.head(max_rows))
     numeric = {c for c, t in frame.schema.items() if t.is_numeric()}
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
+    head = "".join(f'<th data-column="{html.escape(c)}">{html.escape(column_label(c))}</th>' for c in shown.columns)
     rows = []
     for i, row in enumerate(shown.iter_rows()):
         cls = ' class="wb-changed"' if highlight and i in highlight else ""

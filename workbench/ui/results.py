@@ -1,7 +1,8 @@
 """A run's results in a panel: its tables (rates with intervals), its charts, and its downloads.
 
 :class:`ResultsView` shows a run — just finished, stopped, or reopened from the studio's list of
-earlier runs: the tables at once, then the charts (drawn as SVG in the kernel), then, for a run
+earlier runs: the short tables at once, then the charts (drawn as SVG in the kernel), then the long
+tables (more than :data:`LONG` rows: charts come before them, not at the bottom of a long page), then, for a run
 kept in a workspace (the studio's ``workbench.app.workspace.Workspace``; a notebook has none), the
 download links once their files are written beside the run: the games frame as CSV and Parquet,
 and the full report as a zip of ``index.html`` (charts inline), ``index.md`` (charts as PNG), every
@@ -29,6 +30,7 @@ from workbench.ui.render import chart_html, error_message, message, table_html
 __all__ = ["ResultsView", "export_files", "frame_of", "report_zip"]
 
 Tables = dict[str, pl.DataFrame]
+LONG = 12  # tables with more rows than this come after the charts
 
 
 def frame_of(tables: Tables) -> tuple[str, pl.DataFrame] | None:
@@ -112,10 +114,11 @@ class ResultsView:
         self.downloads = w.HTML()
         self.body = w.HTML()
         self.charts = w.HTML()
+        self.long = w.HTML()
         for widget, name in ((self.header, "wb-results-header"), (self.downloads, "wb-downloads"),
-                             (self.body, "wb-results"), (self.charts, "wb-charts")):
+                             (self.body, "wb-results"), (self.charts, "wb-charts"), (self.long, "wb-results-long")):
             widget.add_class(name)
-        self.widget = w.VBox([self.header, self.downloads, self.body, self.charts])
+        self.widget = w.VBox([self.header, self.downloads, self.body, self.charts, self.long])
         self._shown = 0  # which show() is current: a late background job never overwrites a newer one
         self._drawing: threading.Thread | None = None
 
@@ -123,13 +126,13 @@ class ResultsView:
         """Show nothing (or a message)."""
         self._shown += 1
         self.header.value = message(text, "info") if text else ""
-        self.downloads.value = self.body.value = self.charts.value = ""
+        self.downloads.value = self.body.value = self.charts.value = self.long.value = ""
 
     def error(self, text: str) -> None:
         """Show an error in place of results."""
         self._shown += 1
         self.header.value = message(text, "error")
-        self.downloads.value = self.body.value = self.charts.value = ""
+        self.downloads.value = self.body.value = self.charts.value = self.long.value = ""
 
     def show(self, record: dict[str, Any], tables: Tables, make_charts: Callable[[], dict[str, Any]],
              note: str = "", kind: str = "ok", table_titles: dict[str, str] | None = None) -> None:
@@ -138,12 +141,15 @@ class ResultsView:
         shown = self._shown
         self.header.value = (message(note, kind) if note else "") + self._summary(record)
         self.downloads.value = '<span class="wb-more">preparing downloads…</span>'
-        parts = [table_html(name, frame, (table_titles or {}).get(name, "")) for name, frame in tables.items()
-                 if name != "games"]
+        titles = table_titles or {}
+        parts = [table_html(name, frame, titles.get(name, "")) for name, frame in tables.items()
+                 if name != "games" and frame.height <= LONG]
         games = tables.get("games")
         if games is not None:
             parts.insert(0, f'<p class="wb-games" data-games="{games.height}">{games.height:,} games played</p>')
         self.body.value = "".join(parts)
+        self.long.value = "".join(table_html(name, frame, titles.get(name, "")) for name, frame in tables.items()
+                                  if name != "games" and frame.height > LONG)
         self.charts.value = '<span class="wb-more">drawing charts…</span>'
         # not a daemon: vl-convert's engine runs without the GIL, and a daemon thread still drawing when the
         # interpreter finalizes would crash the process on its way back

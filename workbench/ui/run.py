@@ -153,6 +153,14 @@ class RunPanel:
         finally:
             self.run_button.disabled, self.stop_button.disabled = False, True
 
+    def reset(self, text: str = "ready", state: str = "idle") -> None:
+        """Forget the last run's status (its 'done in …' no longer describes the form); nothing while running."""
+        if self.running:
+            return
+        self.status.value = state_html(state, text)
+        self.progress.value, self.progress.max = 0, 1
+        self.progress.bar_style = ""
+
     def stop(self) -> None:
         """Ask the running task to stop after its current chunk."""
         if self.running:

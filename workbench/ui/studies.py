@@ -22,10 +22,10 @@ import polars as pl
 
 from workbench.core import charts
 from workbench.core.errors import RunInterrupted
-from workbench.core.model import GameModel, game_names, get_game
+from workbench.core.model import GameModel, Param, game_names, get_game
 from workbench.core.study import Study, outcome_tables, studies
 from workbench.ui.common import require_widgets, show_here
-from workbench.ui.forms import Form
+from workbench.ui.forms import Form, ignored_params, refuse
 from workbench.ui.render import CSS, error_message, message
 from workbench.ui.results import ResultsView
 from workbench.ui.run import RunPanel
@@ -88,13 +88,12 @@ class StudyPanel:
         self.help = w.HTML()
         self.settings_box, self.params_box = w.VBox(), w.VBox()
         cores = os.cpu_count() or 1
-        self.seed = w.BoundedIntText(value=seed, min=0, max=2**63 - 1, description="master seed",
-                                     tooltip="the same seed plays the same games",
-                                     style={"description_width": "initial"})
-        self.workers = w.BoundedIntText(value=min(workers, max(1, cores)), min=1, max=max(1, cores),
-                                        description="workers",
-                                        tooltip=f"worker threads or processes (this machine has {cores} cores)",
-                                        style={"description_width": "initial"})
+        # checked like every field (never a box that clamps): a wrong seed or worker count is refused in place
+        self.run_form = Form([
+            Param("master_seed", seed, int, "the same seed plays the same games", 0, 2**63 - 1),
+            Param("workers", min(workers, max(1, cores)), int,
+                  f"worker threads or processes (this machine has {cores} cores)", 1, max(1, cores))], kind="run")
+        self.seed, self.workers = self.run_form.fields["master_seed"][1], self.run_form.fields["workers"][1]
         self.seed.add_class("wb-seed")
         self.job = RunPanel("Run")
         self.job.run_button.on_click(lambda _: self.run())
@@ -110,7 +109,7 @@ class StudyPanel:
         self._fill_studies(study)
         self.game.observe(lambda ch: self._switch_game(ch["new"]), names="value")
         self.widget = w.VBox([w.HTML(CSS), self.game, self.picker, self.help, w.HTML("<b>Study settings</b>"),
-                              self.settings_box, self.params_box, w.HBox([self.seed, self.workers]), self.job.widget,
+                              self.settings_box, self.params_box, self.run_form.widget, self.job.widget,
                               self.note, self.results.widget])
 
     def _ipython_display_(self) -> None:
@@ -147,9 +146,13 @@ class StudyPanel:
         self.help.value = f'<div class="wb-help">{html.escape(study.help)}</div>' if study.help else ""
         self.settings = Form(study.settings, settings, kind="setting")
         self.settings_box.children = [self.settings.widget] if study.settings else [w.HTML("<i>none</i>")]
+        self.settings.on_check(self._form_changed)
         if study.game_params:
             own = {p.name for p in study.settings}
-            self.params = Form([p for p in self.model.params if p.name not in own], params, kind="param")
+            # a parameter the study's own setting replaces (battlefield beside battlefields) is hidden: it is ignored
+            self.params = Form([p for p in self.model.params if p.name not in own], params, kind="param",
+                               hidden=ignored_params(study.settings, self.model.params))
+            self.params.on_check(self._form_changed)
             self.params_box.children = [w.HTML(f"<b>{html.escape(self.model.title)}: game parameters</b> "
                                                "<span class='wb-more'>(hover a field for its help)</span>"),
                                         self.params.widget]
@@ -157,6 +160,15 @@ class StudyPanel:
             self.params = None
             self.params_box.children = []
         self.note.value = ""
+
+    def _form_changed(self) -> None:
+        """A field was edited: the last run's status line and a refusal no longer describe the form."""
+        if self.job.running:
+            return
+        self.job.reset("settings changed: press Run" if self.tables else "ready")
+        wrong = {**self.settings.errors, **(self.params.errors if self.params is not None else {})}
+        if not wrong:
+            self.note.value = ""
 
     def set(self, **values: Any) -> None:
         """Set fields by name: a study setting first, else a game parameter (``set(games=500)``)."""
@@ -169,6 +181,7 @@ class StudyPanel:
 
     def values(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The form's settings (every one, validated) and the game parameters that differ from the defaults."""
+        refuse(self.settings, self.params, self.run_form)  # every refused field at once
         settings = self.study.resolve(self.settings.values())
         params = self.params.changed() if self.params is not None else {}
         if self.study.game_params:
@@ -188,12 +201,14 @@ class StudyPanel:
             settings, params = self.values()
         except Exception as exc:  # noqa: BLE001 - every error a user can cause is named in the panel
             self.note.value = message(error_message(exc), "error")
+            self.job.reset("not run: put the refused values right", "refused")
             if wait:
                 raise
             return None
         self.note.value = ""
         self.results.clear()
-        study, model, seed, workers = self.study, self.model, int(self.seed.value), int(self.workers.value)
+        run = self.run_form.values()
+        study, model, seed, workers = self.study, self.model, run["master_seed"], run["workers"]
         record = {"kind": "study", "game": model.name, "name": study.name,
                   "title": f"{model.title}: {study.title}", "settings": settings, "params": params, "seed": seed,
                   "workers": workers, "rules_version": model.rules_version}

@@ -22,6 +22,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from workbench.core.lessons import Lesson
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import wilson, z_value
 from workbench.core.study import Study
@@ -123,4 +124,14 @@ STREAK = Study("streak", "The streak model: exact odds beside a simulation", _st
    "scores the die and raises it — on the top face it wins the game — else the die passes on at 1.",
     game_params=False)
 
-LESSONS = (STREAK, "reduced_decks")
+STREAK_INTRO = ("Two or more players pass a die around. Each round the Builder either wins the round (with chance p) "
+                "— then scores the number on the die and turns it up by one — or loses it, and the die goes to the "
+                "next player starting again at 1. Whoever wins a round with the die on its top face wins the whole "
+                "game at once: a six-win. How likely is a six-win in a game, and how long do winning streaks get? "
+                "The exact chance is worked out by following every way the die can move, round by round; the "
+                "simulation plays the game many times and counts.")
+REDUCED_INTRO = ("The real game is played with a deck of cards. To get exact answers the computer must go through "
+                 "every order the cards can be dealt in — far too many for a full deck, so this lesson uses small "
+                 "decks (a few cards per suit), where every order can be counted. For each deck size you see the "
+                 "exact chance of each result beside what a simulation of the same deck measured.")
+LESSONS = (Lesson(STREAK, STREAK_INTRO), Lesson("reduced_decks", REDUCED_INTRO))
