@@ -168,7 +168,7 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
 # Every battlefield x deck type, each under one rules variant (rotating, so every reading meets both deck types),
 # with random vs random, greedy vs random in both seatings and greedy vs greedy; custom greedy weights on a quarter
 # of the cells; low towers, where both players winning at once (a draw) is common; and hands of 1 and 2 cards.
-_RULES = (
+RULE_VARIANTS = (
     {},
     {"miss_rate": 0.1, "max_missed_in_row": 2},
     {"lightning": "enemy", "groundwater": "nobody", "thief_rounding": "down"},
@@ -187,8 +187,9 @@ def _variants() -> tuple[Variant, ...]:
     for i, (battlefield, deck) in enumerate(cells):
         greedy = _CUSTOM_GREEDY if i % 4 == 1 else "greedy"
         for agents in ("random,random", f"{greedy},random", f"random,{greedy}", f"{greedy},{greedy}"):
-            rows.append(Variant(f"{battlefield}/{deck} {agents}",
-                                {"battlefield": battlefield, "deck": deck, **_RULES[i % len(_RULES)]}, agents))
+            readings = RULE_VARIANTS[i % len(RULE_VARIANTS)]
+            cell = {"battlefield": battlefield, "deck": deck, **readings}
+            rows.append(Variant(f"{battlefield}/{deck} {agents}", cell, agents))
     # towers of 3 with no wall: one card hitting both towers ends in a draw (both win at once) in about 1 game of 8
     rows.append(Variant("low towers: draws", {"deck": "unlimited", "start_tower": 3, "start_wall": 0}, "random,random"))
     # small hands that play-again chains use up (the turn then ends)
