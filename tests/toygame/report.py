@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.core import charts
 from workbench.core.model import get_game
 from workbench.core.progress import step
 from workbench.core.report import Report
-from workbench.core.study import get_study, outcome_tables
+from workbench.core.study import get_study, outcome_sections
 from workbench.core.sweep import run_grid
 
 LINEUPS = [("random", "random"), ("greedy", "random"), ("random", "greedy")]
@@ -40,19 +39,9 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
 
 
 def agents_section(rep: Report, games: int, seed: int) -> None:
-    """Seat win rates, first mover and game length for each lineup (core's outcome tables)."""
+    """Seat win rates, first mover and game length for each lineup: core's outcome sections."""
     frame = run_grid("toy", None, games, lineups=LINEUPS, seed=seed, progress=False)
-    tables = outcome_tables(frame, ["lineup"])
-    rep.section("Win rates per seat", f"{games} games per lineup at the default parameters; every rate with its "
-                "95 % Wilson interval and n.")
-    rep.table("seat_win_rates", tables["seats"])
-    rep.section("First mover")
-    rep.table("first_mover", tables["first_mover"])
-    rep.section("How games end")
-    rep.table("end_reasons", tables["end_reasons"])
-    rep.section("Game length")
-    rep.table("duration", tables["duration"])
-    rep.chart("length_chart", charts.histogram(frame, "length", color="lineup", normalize=True, title="Game length"))
+    outcome_sections(rep, frame, games)
 
 
 def edge_section(rep: Report, games: int, seed: int) -> None:

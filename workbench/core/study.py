@@ -257,10 +257,18 @@ def generic_report(game: str | GameModel, out_dir: str | Path, quick: bool = Fal
             frames.append(simulate(model, games, agents=list(lineup), seed=seed, progress=False).with_columns(
                 pl.lit(" vs ".join(lineup)).alias("lineup")))
     frame = pl.concat(frames, how="diagonal_relaxed")
-    tables = outcome_tables(frame, ["lineup"])
     rep = Report(f"{model.title}: outcomes of its agents", {
         "rules_version": model.rules_version, "seed": seed, "games": f"{games} per lineup",
         "agents": "; ".join(" vs ".join(lineup) for lineup in lineups), "quick": quick})
+    outcome_sections(rep, frame, games)
+    return rep.write(out_dir)
+
+
+def outcome_sections(rep: Any, frame: pl.DataFrame, games: int) -> None:
+    """The outcome sections of a report over a frame with a ``lineup`` column: seat win rates (table and chart),
+    first mover, end reasons, game length (table and chart).  ``rep`` is a ``core.report.Report``.
+    """
+    tables = outcome_tables(frame, ["lineup"])
     rep.section("Win rates per seat", f"{games} games per lineup at the default parameters; every rate with its "
                 "95 % Wilson interval and n.")
     rep.table("seat_win_rates", tables["seats"])
@@ -273,4 +281,3 @@ def generic_report(game: str | GameModel, out_dir: str | Path, quick: bool = Fal
     rep.section("Game length")
     rep.table("duration", tables["duration"])
     rep.chart("length_chart", charts.histogram(frame, "length", color="lineup", normalize=True, title="Game length"))
-    return rep.write(out_dir)
