@@ -265,8 +265,10 @@ def generic_report(game: str | GameModel, out_dir: str | Path, quick: bool = Fal
 
 
 def outcome_sections(rep: Any, frame: pl.DataFrame, games: int) -> None:
-    """The outcome sections of a report over a frame with a ``lineup`` column: seat win rates (table and chart),
-    first mover, end reasons, game length (table and chart).  ``rep`` is a ``core.report.Report``.
+    """The outcome sections of a report over a frame with a ``lineup`` column.
+
+    Seat win rates (table and chart), first mover, end reasons, game length (table and chart); ``rep`` is a
+    ``core.report.Report``.
     """
     tables = outcome_tables(frame, ["lineup"])
     rep.section("Win rates per seat", f"{games} games per lineup at the default parameters; every rate with its "
