@@ -219,6 +219,19 @@ def test_simulate_help_without_a_game_lists_the_games(capsys):
     assert "games:" in out and "duel" in out and "dietower" in out and "workbench simulate GAME --help" in out
 
 
+@pytest.mark.parametrize("argv", [[], ["report"], ["ladder"], ["tune"], ["games"], ["shuffle"]],
+                         ids=lambda a: " ".join(a) or "workbench")
+def test_every_commands_help_prints_its_usage(capsys, argv):
+    # a help text is a format string to argparse: a bare "95 %" in one once made `workbench --help` crash
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: workbench {' '.join(argv)}".rstrip()) and "options:" in out
+    if not argv:  # the top level names every command
+        assert all(command in out for command in ("games", "simulate", "sweep", "study", "report", "ladder", "tune"))
+
+
 def test_a_mistyped_flag_says_the_closest_one_in_two_lines(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["simulate", "duel", "--battlefeld", "free_steppe"])

@@ -121,7 +121,7 @@ def _dispatch(argv: list[str]) -> int:
     from workbench import ladder_cli, tune_cli
 
     ladder_cli.add_arguments(sub.add_parser("ladder", help="rate agents: a round robin on common seeds, "
-                                                           "Bradley–Terry ratings with 95 % intervals"))
+                                                           "Bradley–Terry ratings with 95 %% intervals"))
     tune_cli.add_arguments(sub.add_parser("tune", help="tune an agent's weights by self-play "
                                                        "(data/GAME/agents/NAME.toml; play it as greedy@NAME)"))
     game_commands = _game_commands()

@@ -110,7 +110,7 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
         return frame.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck) & (pl.col("miss_rate") == miss))
 
     here = _cell_outputs(nb, "study_panel(")
-    assert here[1]["text"] == f"{games:,} games played\n"
+    assert here[1]["data"]["text/plain"] == f"{games:,} games played"
     tables = _tables(here)
     assert list(tables) == ["first_seat", "length", "end_reasons", "miss_rule"]
     shown = _panel_html(nb)  # the panel shows the same tables as the cell
@@ -205,7 +205,7 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     cost = {c.key: c.cost for c in load_cards().cards}  # the data file, read here
 
     card_cell = _cell_outputs(nb, 'study_panel("duel", "cards"')
-    assert card_cell[1]["text"] == f"{8 * small['CARD_GAMES']:,} games played\n"  # every battlefield
+    assert card_cell[1]["data"]["text/plain"] == f"{8 * small['CARD_GAMES']:,} games played"  # every battlefield
     tables = _tables(card_cell)
     assert len(tables["value_model"]) == 10  # 7 exchange rates + 3 colour intercepts (EFFECTS.md, valuation.py)
     assert len(tables["static"]) == 102 and {r["key"] for r in tables["static"]} == set(cost)
@@ -223,7 +223,7 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     assert "wb-edit-cost" in "".join(str(m) for m in nb.metadata["widgets"].values())  # the editable table
 
     run = _cell_outputs(nb, 'study_panel("duel", "whatif"')
-    assert run[1]["text"] == f"{2 * small['GAMES']:,} games played\n"  # both arms
+    assert run[1]["data"]["text/plain"] == f"{2 * small['GAMES']:,} games played"  # both arms
     tables = _tables(run)
     assert list(tables) == ["edits", "outcomes", "card"]
     (edit,) = tables["edits"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-__all__ = ["ShownTable", "offline_charts", "require_widgets", "show_here"]
+__all__ = ["Line", "ShownTable", "offline_charts", "require_widgets", "show_here"]
 
 
 def require_widgets() -> Any:
@@ -85,6 +85,16 @@ class ShownTable:
         return "\n".join(([self.title] if self.title else []) + lines)
 
 
+class Line:
+    """One line of plain text shown in a cell (as its text/plain display), in order with the tables around it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def show_here(tables: dict[str, Any], charts: dict[str, Any], note: str = "") -> None:
     """Tables (as :class:`ShownTable`) and charts (altair) displayed in the running cell itself.
 
@@ -94,10 +104,12 @@ def show_here(tables: dict[str, Any], charts: dict[str, Any], note: str = "") ->
     from IPython.display import display
 
     offline_charts()
+    # lines go out as display messages, not print(): a kernel's stdout is flushed on its own timer, so on a
+    # loaded machine a printed line could land after the tables displayed below it
     if note:
-        print(note)
+        display(Line(note))
     if "games" in tables:
-        print(f"{tables['games'].height:,} games played")
+        display(Line(f"{tables['games'].height:,} games played"))
     for name, table in tables.items():
         if name != "games":
             display(ShownTable(table, name))
