@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import altair as alt
 import numpy as np
 import polars as pl
 
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
+
+alt = lazy("altair")  # imported when the first chart is drawn (about 2 s)
 
 __all__ = ["delta_chart", "histogram", "rate_chart", "scatter", "share_bars"]
 

@@ -24,11 +24,13 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats as _sp
 
 from workbench.core import metrics
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
 from workbench.core.stats import binom_pvalue, two_proportion, wilson
+
+_sp = lazy("scipy.stats")
 
 __all__ = ["compare_cells", "compare_outcomes", "first_seat_won", "holm", "outcome_events", "paired_difference",
            "paired_frames", "paired_interval", "paired_verdicts"]

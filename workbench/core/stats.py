@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats as _sp
 
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
+
+_sp = lazy("scipy.stats")  # imported at the first test that needs it (about 1 s)
 
 __all__ = [
     "ProportionTest",
