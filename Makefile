@@ -18,10 +18,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 report: $(STAMP)
+	$(BIN)/workbench compile
 	$(BIN)/workbench report all --out reports/
 
 test: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks
+	$(BIN)/workbench compile
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: $(STAMP)
@@ -31,6 +33,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 app: $(STAMP)
+	$(BIN)/workbench compile
 	$(BIN)/python -m workbench.app $(if $(PORT),--port $(PORT))
 
 lint: $(STAMP)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -219,7 +220,7 @@ def test_simulate_help_without_a_game_lists_the_games(capsys):
     assert "games:" in out and "duel" in out and "dietower" in out and "workbench simulate GAME --help" in out
 
 
-@pytest.mark.parametrize("argv", [[], ["report"], ["ladder"], ["tune"], ["games"], ["shuffle"]],
+@pytest.mark.parametrize("argv", [[], ["report"], ["ladder"], ["tune"], ["games"], ["shuffle"], ["compile"]],
                          ids=lambda a: " ".join(a) or "workbench")
 def test_every_commands_help_prints_its_usage(capsys, argv):
     # a help text is a format string to argparse: a bare "95 %" in one once made `workbench --help` crash
@@ -230,6 +231,17 @@ def test_every_commands_help_prints_its_usage(capsys, argv):
     assert out.startswith(f"usage: workbench {' '.join(argv)}".rstrip()) and "options:" in out
     if not argv:  # the top level names every command
         assert all(command in out for command in ("games", "simulate", "sweep", "study", "report", "ladder", "tune"))
+
+
+def test_compile_readies_each_engine_once_and_names_an_unknown_game(capsys):
+    from workbench.core.warm import engine_games
+
+    assert main(["compile", "dietower", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"dietower: engine ready in \d+\.\d s", out[0]) and out[1].startswith("1 engines ready in ")
+    assert set(engine_games()) == {"duel", "dietower", "babel", "babylon"}  # rescue and the toy have no engine
+    assert main(["compile", "chess"]) == 2
+    assert "unknown game 'chess'; allowed: " in capsys.readouterr().err
 
 
 def test_a_mistyped_flag_says_the_closest_one_in_two_lines(capsys):

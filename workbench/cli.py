@@ -19,7 +19,7 @@ from typing import Any
 from workbench.core.errors import InputError, OutputError, RunInterrupted, WorkbenchError
 from workbench.core.model import GameModel, game_names, get_game
 
-CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report", "ladder", "tune")
+CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report", "ladder", "tune", "compile")
 
 
 class Parser(argparse.ArgumentParser):
@@ -124,19 +124,25 @@ def _dispatch(argv: list[str]) -> int:
                                                            "Bradley–Terry ratings with 95 %% intervals"))
     tune_cli.add_arguments(sub.add_parser("tune", help="tune an agent's weights by self-play "
                                                        "(data/GAME/agents/NAME.toml; play it as greedy@NAME)"))
+    comp = sub.add_parser("compile", help="compile every game's engine into the on-disk cache (a fresh checkout's "
+                                          "first fast run then starts at once)")
+    comp.add_argument("games", nargs="*", help="games (default: every game with a compiled engine)")
+    comp.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     game_commands = _game_commands()
     for command in game_commands.values():
         command.add_arguments(sub.add_parser(command.name, help=command.help))
     known, rest = top.parse_known_args(argv)
     if known.command == "games":
         return _rules(known.game) if known.rules else _games(known.game)
-    if known.command in ("report", "ladder", "tune", *game_commands):
+    if known.command in ("report", "ladder", "tune", "compile", *game_commands):
         if rest:
             top.error(f"unrecognized arguments: {' '.join(rest)}")
         if known.command == "ladder":
             return ladder_cli.run(known)
         if known.command == "tune":
             return tune_cli.run(known, argv)
+        if known.command == "compile":
+            return _compile(known.games, known.jobs)
         if known.command == "report":
             return _report(known.game, known.out, known.quick, known.seed, known.force)
         return game_commands[known.command].run(known)
@@ -150,6 +156,17 @@ def _dispatch(argv: list[str]) -> int:
 
 
 # ----------------------------------------------------------------------------------- games
+def _compile(games: list[str], jobs: int) -> int:
+    """``workbench compile``: every engine compiled (or found in the cache), one line a game."""
+    from workbench.core.warm import warm
+
+    started = time.perf_counter()
+    took = warm(games, jobs=jobs, on_game=lambda name, seconds: print(f"{name}: engine ready in {seconds:.1f} s",
+                                                                       flush=True))
+    print(f"{len(took)} engines ready in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
 def _which_game(command: str) -> int:
     """``workbench simulate --help`` with no game: the games, and how to see one game's flags."""
     print(f"usage: workbench {command} GAME [flags]   (each game's parameters are flags)")
