@@ -24,9 +24,11 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks
 	$(BIN)/workbench compile
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not bench"
 
 bench: $(STAMP)
+	$(BIN)/workbench compile
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m bench
 	$(BIN)/python benchmarks/run_all.py
 
 lab: $(STAMP)

@@ -123,7 +123,7 @@ def test_a_missing_pyspiel_is_an_input_error_naming_the_extra(monkeypatch):
 # Tolerance: the average profile's value u and the game value v* both lie in [-BR_2(pi_1), BR_1(pi_2)],
 # whose width is NashConv = 2 × exploitability (returns in [-1, 1]); on optimal's win scale (returns / 2)
 # that is |u - v*| <= exploitability.  1e-9 covers float rounding.
-@pytest.mark.parametrize("suit", [3, 4])
+@pytest.mark.parametrize("suit", [3, pytest.param(4, marks=pytest.mark.bench)])  # suit 4: ~30 s, in make bench
 def test_cfr_value_of_the_reduced_die_game_equals_optimal(suit):
     value, exploitability = cfr_plus(native(pyspiel.convert_to_turn_based(bridge.load("dietower",
                                                                                       {"suit_size": suit}))),
@@ -155,6 +155,7 @@ def test_cfr_value_after_a_lopsided_first_round_equals_optimal(suit, cards, dire
 
 
 # -- (c) random rollouts through OpenSpiel vs the native engine ------------------------------------
+@pytest.mark.bench  # 1,200 games through OpenSpiel's Python loop: ~30 s, in make bench
 def test_random_rollouts_through_openspiel_match_the_native_first_seat_rate():
     """1,200 OpenSpiel rollouts (uniform over legal ids, chance by its probabilities) vs 1,200 native games.
 
