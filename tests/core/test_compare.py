@@ -45,12 +45,12 @@ def test_exact_paired_test_on_known_discordant_counts():
     assert (row["n"], row["base"], row["variant"]) == (40, 10 / 40, 16 / 40)
     assert (row["base_low"], row["base_high"]) == pytest.approx(_wilson(10, 40))
     assert (row["variant_low"], row["variant_high"]) == pytest.approx(_wilson(16, 40))
-    # Newcombe's hybrid score interval from the two Wilson intervals
-    (lb, hb), (lv, hv) = _wilson(10, 40), _wilson(16, 40)
-    d = 16 / 40 - 10 / 40
-    assert row["diff"] == pytest.approx(d)
-    assert row["low"] == pytest.approx(d - math.hypot(16 / 40 - lv, hb - 10 / 40))
-    assert row["high"] == pytest.approx(d + math.hypot(hv - 16 / 40, 10 / 40 - lb))
+    # the interval the exact test inverts: the gained share's Clopper–Pearson interval (7 of 8), mapped to
+    # the difference d/n · (2π − 1) over the 8 discordant of 40 games; it holds 0, as the test does not reject
+    share = stats.binomtest(7, 8).proportion_ci(0.95, method="exact")
+    assert row["diff"] == pytest.approx(16 / 40 - 10 / 40)
+    assert (row["low"], row["high"]) == pytest.approx((8 / 40 * (2 * share.low - 1), 8 / 40 * (2 * share.high - 1)))
+    assert row["low"] < 0 < row["high"]
 
 
 def test_nine_gained_none_lost_is_significant():
@@ -179,9 +179,13 @@ def test_paired_verdicts_agree_where_newcombe_and_the_paired_test_disagreed():
     # 1,000 paired games: the variant gains 20 first-seat wins (games 500..519) and loses 6 (games 0..5)
     base = [i < 500 for i in range(1000)]
     variant = [(i < 500 and i >= 6) or 500 <= i < 520 for i in range(1000)]
+    # the contradiction of issue 20: Newcombe's unpaired interval holds 0 where the paired test rejects
+    (_, hb), (lv, _) = _wilson(500, 1000), _wilson(514, 1000)
+    assert stats.binomtest(20, 26, 0.5).pvalue < 0.05 and 0.014 - math.hypot(0.514 - lv, hb - 0.5) < 0
+    single = paired_difference(base, variant)  # one metric: the paired interval, which agrees with its test
+    assert single["p_value"] < 0.05 and single["significant"] and single["low"] > 0
     old = compare_outcomes(_frame(base), _frame(variant)).filter(pl.col("metric") == "first_seat_win").row(0,
                                                                                                        named=True)
-    assert old["p_value"] < 0.05 and old["low"] < 0 < old["high"]  # the contradiction of issue 20
     table = paired_verdicts(_frame(base), _frame(variant))
     row = table.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
     assert (row["gained"], row["lost"], row["diff"]) == (20, 6, pytest.approx(14 / 1000))
@@ -192,3 +196,6 @@ def test_paired_verdicts_agree_where_newcombe_and_the_paired_test_disagreed():
     for r in table.iter_rows(named=True):  # one verdict: significant exactly when the interval excludes 0
         assert r["significant"] == (r["p_holm"] < 0.05) == (r["low"] > 0 or r["high"] < 0), r
     assert row["significant"] and row["low"] > 0
+    # compare_outcomes is the same verdict (the library's what-if tables and the studio read one answer)
+    assert (old["low"], old["high"], old["p_holm"], old["significant"]) == (row["low"], row["high"], row["p_holm"],
+                                                                           row["significant"])

@@ -5,13 +5,14 @@ A what-if plays the same games twice — a baseline and a variant (other paramet
 event (the first seat won, a draw, an end reason) is compared pair by pair: only the discordant
 pairs carry information, and the exact paired test is the binomial test of the games the variant
 *gained* against the games it *lost* at 1/2 (McNemar's exact test).  The difference's interval is
-Newcombe's (unpaired, so slightly conservative); each rate has its Wilson interval.
+the one that test inverts (:func:`paired_interval`: Clopper–Pearson on the gained share of the
+discordant games), so an interval excludes 0 exactly when the test says significant; each rate
+has its Wilson interval.
 
-:func:`paired_verdicts` gives one verdict per metric for a person to read (the what-if): the
-difference's interval is the one the exact paired test inverts (Clopper–Pearson on the gained
-share of the discordant games), and when several metrics are tested at once the p-values are
-corrected by Holm's step-down method and each interval is drawn at its Holm step's level — so the
-interval excludes 0 exactly when the corrected test says significant.
+When several metrics are tested at once (:func:`compare_outcomes`, :func:`paired_verdicts`: the
+what-if), the p-values are corrected by Holm's step-down method and each interval is drawn at its
+Holm step's level — so the interval still excludes 0 exactly when the corrected test says
+significant, and a table, its text and a chart's colour all read the same verdict.
 
 Frames that are not paired (other master seed, other game indices, other lengths, game seeds
 that differ) are refused with an error that says what differs.
@@ -28,7 +29,7 @@ import polars as pl
 from workbench.core import metrics
 from workbench.core.errors import InputError
 from workbench.core.lazy import lazy
-from workbench.core.stats import binom_pvalue, two_proportion, wilson
+from workbench.core.stats import binom_pvalue, wilson
 
 _sp = lazy("scipy.stats")
 
@@ -106,8 +107,9 @@ def paired_difference(baseline: Any, variant: Any, alpha: float = 0.05) -> dict[
 
     ``baseline``/``variant``: booleans (a polars Series or a sequence; null counts as False).
     Returns ``n``; ``base`` and ``variant`` rates with ``_low``/``_high`` (Wilson at ``1 − alpha``);
-    ``diff`` = variant − base with ``low``/``high`` (Newcombe); ``p_value`` (exact paired test of
-    the discordant games), ``significant`` (``p_value < alpha``) and ``discordant``.
+    ``diff`` = variant − base with ``low``/``high`` (:func:`paired_interval` at ``1 − alpha``, the
+    interval the test inverts); ``p_value`` (exact paired test of the discordant games),
+    ``significant`` (``p_value < alpha``: the same as the interval excluding 0) and ``discordant``.
     """
     b, v = _flags(baseline), _flags(variant)
     if b.shape != v.shape:
@@ -116,13 +118,13 @@ def paired_difference(baseline: Any, variant: Any, alpha: float = 0.05) -> dict[
     if n == 0:
         raise InputError("no games to compare")
     k_base, k_var = int(b.sum()), int(v.sum())
-    t = two_proportion(k_var, n, k_base, n, alpha=alpha, method="z")
     gained, lost = int((v & ~b).sum()), int((b & ~v).sum())
     p = binom_pvalue(gained, gained + lost, 0.5)
     lo_b, hi_b = wilson(k_base, n, 1 - alpha)
     lo_v, hi_v = wilson(k_var, n, 1 - alpha)
+    low, high = paired_interval(gained, lost, n, 1 - alpha)
     return {"n": n, "base": k_base / n, "base_low": lo_b, "base_high": hi_b, "variant": k_var / n,
-            "variant_low": lo_v, "variant_high": hi_v, "diff": t.diff, "low": t.low, "high": t.high,
+            "variant_low": lo_v, "variant_high": hi_v, "diff": (k_var - k_base) / n, "low": low, "high": high,
             "p_value": p, "significant": bool(p < alpha), "discordant": gained + lost}
 
 
@@ -157,14 +159,29 @@ def _table(b: pl.DataFrame, v: pl.DataFrame, events: dict[str, pl.Expr], alpha: 
 
 def compare_outcomes(baseline: pl.DataFrame, variant: pl.DataFrame, alpha: float = 0.05,
                      events: dict[str, pl.Expr] | None = None) -> pl.DataFrame:
-    """Per metric: baseline and variant rate with intervals, difference, exact paired p-value.
+    """Per metric: baseline and variant rate with intervals, difference, exact paired p-value, Holm-corrected.
 
     The metrics are :func:`outcome_events` plus ``events`` (more per-game booleans, name →
-    expression); the columns are ``metric`` and :func:`paired_difference`'s, then the mean
-    ``length`` of each arm.  Both frames must hold the same games (:func:`paired_frames`).
+    expression); the columns are ``metric`` and :func:`paired_difference`'s, then ``p_holm`` (the
+    p-value Holm-corrected over all the metrics) and ``confidence`` (the level of the metric's Holm
+    step, at which ``low``/``high`` are drawn), with ``significant`` = ``p_holm < alpha`` — the same
+    as the interval excluding 0 — and then the mean ``length`` of each arm.  Both frames must hold
+    the same games (:func:`paired_frames`).
     """
     b, v = paired_frames(baseline, variant)
-    return _table(b, v, outcome_events(b, v) | dict(events or {}), alpha)
+    table = _table(b, v, outcome_events(b, v) | dict(events or {}), alpha)
+    adjusted, levels = holm(table.get_column("p_value").to_list(), alpha)
+    lows, highs = [], []
+    for row, level in zip(table.iter_rows(named=True), levels, strict=True):
+        gained = round((row["discordant"] + row["diff"] * row["n"]) / 2)
+        low, high = paired_interval(gained, row["discordant"] - gained, row["n"], 1 - level)
+        lows.append(low)
+        highs.append(high)
+    corrected = table.with_columns(pl.Series("low", lows), pl.Series("high", highs),
+                                   pl.Series("significant", [p < alpha for p in adjusted]),
+                                   pl.Series("p_holm", adjusted), pl.Series("confidence", [1 - x for x in levels]))
+    first = [c for c in table.columns if not c.startswith("length_")]
+    return corrected.select(*first, "p_holm", "confidence", *[c for c in table.columns if c.startswith("length_")])
 
 
 def _cell_text(cell: dict[str, Any]) -> str:
@@ -282,34 +299,20 @@ def paired_verdicts(baseline: pl.DataFrame, variant: pl.DataFrame, alpha: float 
                     events: dict[str, pl.Expr] | None = None) -> pl.DataFrame:
     """One consistent verdict per metric of two paired runs, corrected for testing several at once.
 
-    The metrics are :func:`outcome_events` plus ``events``.  Per metric: ``n``, both rates with
-    their Wilson intervals (95 %, descriptive), ``diff`` (variant − baseline) with ``low``/``high``
-    from :func:`paired_interval` at the metric's Holm level ``confidence``, ``p_value`` (exact
-    paired test), ``p_holm`` (Holm-adjusted over all the metrics), ``significant``
-    (``p_holm < alpha``, the same as the interval excluding 0), ``gained``, ``lost``, then the mean
-    ``length`` of each arm.
+    :func:`compare_outcomes` as a person reads it: per metric ``n``, both rates with their Wilson
+    intervals (95 %, descriptive), ``diff`` (variant − baseline) with ``low``/``high`` from
+    :func:`paired_interval` at the metric's Holm level ``confidence``, ``p_value`` (exact paired
+    test), ``p_holm`` (Holm-adjusted over all the metrics), ``significant`` (``p_holm < alpha``, the
+    same as the interval excluding 0), ``gained``, ``lost``, then the mean ``length`` of each arm.
     """
-    b, v = paired_frames(baseline, variant)
-    rows = []
-    for name, e in (outcome_events(b, v) | dict(events or {})).items():
-        fb, fv = _flags(b.select(e).to_series()), _flags(v.select(e).to_series())
-        n, k_base, k_var = int(fb.size), int(fb.sum()), int(fv.sum())
-        if n == 0:
-            raise InputError("no games to compare")
-        gained, lost = int((fv & ~fb).sum()), int((fb & ~fv).sum())
-        lo_b, hi_b = wilson(k_base, n, 0.95)
-        lo_v, hi_v = wilson(k_var, n, 0.95)
-        rows.append({"metric": name, "n": n, "base": k_base / n, "base_low": lo_b, "base_high": hi_b,
-                     "variant": k_var / n, "variant_low": lo_v, "variant_high": hi_v, "diff": (gained - lost) / n,
-                     "gained": gained, "lost": lost, "p_value": binom_pvalue(gained, gained + lost, 0.5)})
-    adjusted, levels = holm([r["p_value"] for r in rows], alpha)
-    for row, p_holm, level in zip(rows, adjusted, levels, strict=True):
-        row["low"], row["high"] = paired_interval(row["gained"], row["lost"], row["n"], 1 - level)
-        row |= {"confidence": 1 - level, "p_holm": p_holm, "significant": bool(p_holm < alpha)}
+    table = compare_outcomes(baseline, variant, alpha, events)
+    if alpha != 0.05:  # the arms' own intervals stay descriptive 95 % ones
+        b, v = paired_frames(baseline, variant)
+        found = compare_outcomes(b, v, 0.05, events)
+        table = table.with_columns(found.select("base_low", "base_high", "variant_low", "variant_high"))
+    table = table.with_columns(gained=((pl.col("discordant") + pl.col("diff") * pl.col("n")) / 2).round(0)
+                               .cast(pl.Int64))
+    table = table.with_columns(lost=pl.col("discordant") - pl.col("gained"))
     order = ["metric", "n", "base", "base_low", "base_high", "variant", "variant_low", "variant_high", "diff", "low",
              "high", "confidence", "p_value", "p_holm", "significant", "gained", "lost"]
-    out = pl.DataFrame(rows).select(order)
-    if "length" in b.columns and "length" in v.columns:
-        out = out.with_columns(pl.lit(b.get_column("length").mean()).alias("length_base"),
-                               pl.lit(v.get_column("length").mean()).alias("length_variant"))
-    return out
+    return table.select(*order, *[c for c in table.columns if c.startswith("length_")])

@@ -271,9 +271,8 @@ def _paired_sentences(table: pl.DataFrame, key: str, against: str) -> str:
              f"{100 * row['high']:+.1f}], exact paired p = {row['p_value']:.2g} ({row['discordant']:,} games changed "
              f"result): {'significant' if row['significant'] else 'not significant'} at 5 %."
              for row in table.iter_rows(named=True)]
-    return "\n".join(lines) + ("\n\nThe interval is Newcombe's (unpaired, so conservative); the paired test uses only "
-                               "the games whose result changed and can be significant while the interval still "
-                               "holds 0.")
+    return "\n".join(lines) + ("\n\nThe paired test uses only the games whose result changed; the interval is the one "
+                               "that test inverts, so it excludes 0 exactly when the change is significant.")
 
 
 def _cards(rep: Report, frame: pl.DataFrame, lists: int = 8) -> pl.DataFrame:
