@@ -157,7 +157,8 @@ def test_a_study_prints_its_tables_and_writes_a_report(tmp_path, capsys):
     assert main(["study", "toy", "outcomes", "--games", "400", "--agents", "greedy,random", "--edge", "0.9",
                  "--out", str(tmp_path / "study")]) == 0
     out = capsys.readouterr().out
-    assert "## seats" in out and "| p1   | 400 |" in out
+    assert "## seats" in out and "| p1   | 400   |" in out
+    assert "| seat | games | wins | rate " in out  # plain column labels; the files keep the raw names (n, k)
     seats = pl.read_parquet(tmp_path / "study" / "seats.parquet")
     alone = simulate("toy", 400, params={"edge": 0.9}, agents="greedy,random", progress=False)
     assert seats.filter(pl.col("seat") == "p1")["k"].item() == (alone["winner"] == "p1").sum()

@@ -463,7 +463,7 @@ def _sweep_store(action: str, rest: list[str]) -> int:
 
 # --------------------------------------------------------------------------------- study
 def _study(model: GameModel, rest: list[str]) -> int:
-    from workbench.core.report import Report, display_frame
+    from workbench.core.report import Report, labelled
     from workbench.core.study import get_study, studies
 
     if not rest or rest[0].startswith("-"):
@@ -502,7 +502,7 @@ def _study(model: GameModel, rest: list[str]) -> int:
                    tbl_rows=50, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=60):
         for name, table in shown.items():
             print(f"## {name}")
-            print(display_frame(table))
+            print(labelled(table))
     print(f"{study.name}: {time.perf_counter() - start:.1f} s")
     if args.out is not None:
         rep = Report(f"{model.title}: {study.title}", {"rules_version": model.rules_version, "seed": args.seed,

@@ -124,8 +124,8 @@ def test_every_refused_field_is_listed_at_once_and_an_old_done_never_stays_besid
 def test_a_study_hides_the_parameters_its_own_settings_replace():
     page = StudyPanel("duel", "battlefields")
     hidden = {name for name, box in page.params._boxes.items() if box.layout.display == "none"}
-    settings = set(page.settings.fields)
-    assert {"battlefield", "deck"} <= hidden and all(f"{name}s" in settings for name in hidden)
+    assert hidden == {"battlefield", "deck"}  # what the study declares it replaces (battlefields, decks)
+    assert page.params._boxes["miss_rate"].layout.display != "none"  # used when no miss rates are listed
     page.picker.value = "outcomes"
     assert all(box.layout.display != "none" for box in page.params._boxes.values())
 
@@ -491,3 +491,122 @@ def test_kernels_are_culled_when_their_page_is_gone_and_a_full_studio_says_so():
     template = (Path(__file__).resolve().parents[2] / "workbench/app/jupyter/voila/templates/workbench/"
                 "index.html.j2").read_text()
     assert 'addEventListener("pagehide", bye)' in template and "api/shutdown/" in template
+
+
+def test_a_lesson_whose_tables_cannot_be_drawn_says_so_and_never_stays_busy(monkeypatch):
+    import workbench.ui.lessons as shown
+
+    def broken(frame, games=0):
+        raise ValueError("no table today")
+
+    page = shown.LessonPanel("dietower", "streak", {"games": 0})
+    page.wait(60)
+    monkeypatch.setattr(shown, "student_table", broken)  # a failure while drawing, after the lesson computed
+    page.set(die_faces=7)
+    page.wait(60)
+    assert "no table today" in page.status.value and 'data-state="busy"' not in page.status.value
+    assert "wb-busy" not in page.results._dom_classes
+    monkeypatch.undo()
+    page.set(die_faces=8)  # the panel still follows its sliders
+    page.wait(60)
+    assert 'data-state="done"' in page.status.value and "('die_faces', 8)" in html.unescape(page.status.value)
+
+
+def test_the_page_asks_for_every_widgets_state_once_drawn_and_the_kernel_sends_it(tmp_path, monkeypatch):
+    import ipywidgets
+
+    from workbench.app.studio import PING, Studio
+
+    studio = Studio(Workspace(tmp_path), game="dietower", page="teaching")
+    lesson = studio.pages["teaching"]
+    lesson.wait(60)
+    sent = []
+    monkeypatch.setattr(ipywidgets.Widget, "send_state", lambda self, key=None: sent.append(self.model_id))
+    assert PING in studio.ping._dom_classes and studio.ping.layout.display == "none"
+    studio.ping.click()  # what the page's script does once its widgets are drawn
+    assert {lesson.status.model_id, lesson.results.model_id, lesson.shown.model_id} <= set(sent)
+    template = (Path(__file__).resolve().parents[2] / "workbench/app/jupyter/voila/templates/workbench/"
+                "index.html.j2").read_text()
+    assert f'document.querySelector("button.{PING}")' in template and "button.click()" in template
+
+
+# (game, study, games typed, games asked in all: battlefields x decks x pairings x games from the study's defaults)
+STOPPED = [("duel", "battlefields", 1_000_000, 8 * 2 * 1 * 1_000_000), ("rescue", "auction", 10_000_000, 10_000_000)]
+
+
+@pytest.mark.parametrize(("game", "study", "games", "asked"), STOPPED)
+def test_a_stopped_study_is_shown_and_kept_as_stopped_n_of_n_never_done(game, study, games, asked, tmp_path):
+    import re
+    import time
+
+    page = StudyPanel(game, study, workspace=Workspace(tmp_path))
+    page.set(games=games)
+    page.run()
+    gaps, last, ends = [], time.perf_counter(), time.perf_counter() + 120
+    while page.job.latest[0] == 0 and time.perf_counter() < ends:  # progress leaves "starting…"
+        time.sleep(0.01)
+    assert page.job.latest[0] > 0 and page.job.latest[1] == asked, page.job.latest
+    seen = page.job.latest
+    for _ in range(3):  # then moves at least once a second
+        while page.job.latest == seen and time.perf_counter() - last < 5:
+            time.sleep(0.01)
+        gaps.append(time.perf_counter() - last)
+        last, seen = time.perf_counter(), page.job.latest
+    page.job.stop()
+    page.job.wait(60)
+    page.results.wait(60)
+    status = html.unescape(page.job.status.value)
+    done = int(re.search(r'data-done="(\d+)"', status)[1])
+    assert 'data-state="stopped"' in status and f'data-total="{asked}"' in status and 0 < done < asked
+    assert f"stopped · {done:,} of {asked:,} games" in status
+    assert float(re.search(r'data-stop-seconds="([0-9.]+)"', status)[1]) < 2.0
+    assert max(gaps[1:]) < 1.0, gaps  # after the first report (which may include loading the engine)
+    (record,) = page.workspace.store.runs()
+    assert (record["status"], record["done"], record["total"]) == ("stopped", done, asked)
+    kept, tables = page.workspace.store.load(record["id"])
+    assert tables and all(t.height for t in tables.values())  # the tables of what finished
+    assert f"stopped · {done:,} of {asked:,} games" in html.unescape(page.results.header.value)
+
+
+# -- the size of a run before Run: games in all, time and memory from a measured pilot ------------------------
+def test_the_form_shows_games_in_all_and_an_estimate_measured_here_before_run(tmp_path):
+    page = StudyPanel("duel", "battlefields", workspace=Workspace(tmp_path))
+    page.set(games=1000, battlefields="crystal_garden,free_steppe,wind_square", decks="regular,unlimited",
+             agents="greedy,greedy; greedy,random")
+    found = page.estimate(wait=True)
+    assert found["games"] == 1000 * 3 * 2 * 2  # games × battlefields × decks × pairings
+    assert found["seconds"] > 0 and found["bytes"] > 0 and found["refused"] is None
+    page._show_size()
+    line = page.size.value
+    assert 'data-games="12000"' in line and "12,000 games in all" in line and "measured here" in line
+    assert page.job.status.value.count('data-state="idle"') == 1  # nothing was played
+
+
+def test_a_long_run_asks_for_a_second_press_and_a_run_too_big_for_memory_is_refused(tmp_path, monkeypatch):
+    from workbench.core import stream
+    from workbench.ui import studies as panel_module
+
+    page = StudyPanel("toy", workspace=Workspace(tmp_path))
+    page.set(games=500)
+    monkeypatch.setattr(panel_module, "CONFIRM_SECONDS", 0.0)  # any run is "long" here
+    assert page.run() is None and not page.job.running  # the first press asks
+    assert "Press Run again to start it" in page.note.value and 'data-state="confirm"' in page.job.status.value
+    page.set(games=400)  # another run: asked again, never started by the old confirmation
+    assert page.run() is None and not page.job.running and "400 games" in page.note.value
+    page.run()  # the second press of the same run starts it
+    page.job.wait()
+    page.results.wait()
+    assert page.tables["games"].height == 400
+    monkeypatch.setattr(stream, "memory_limit", lambda: 10_000)  # 10 kB: 400 games do not fit
+    page.set(games=401)
+    assert page.run() is None and not page.job.running
+    assert "not run: 401 games would take about" in page.note.value and "choose fewer games" in page.note.value
+    assert 'data-state="refused"' in page.job.status.value
+    with pytest.raises(InputError, match="more than the 9.8 KB allowed"):
+        page.run(wait=True)  # a script is refused the same way
+
+
+def test_a_study_that_does_not_declare_its_size_says_it_is_known_once_it_runs():
+    page = StudyPanel("duel", "ladder")
+    assert page.estimate()["games"] is None
+    assert "known once it runs" in page.size.value

@@ -125,7 +125,8 @@ def test_rates_are_shown_with_interval_and_n(written):
     assert sum(n for _, n in counts.values()) == GAMES.height
     # the diffs table shows its first row only (max_rows=1): unlimited − regular on the coast
     (k1, n1), (k0, n0) = counts[("coast", "unlimited")], counts[("coast", "regular")]
-    shown_rows = [line for line in md.split("| rate_base |")[1].split("<sub>")[0].splitlines() if line.startswith("| ")]
+    diffs = md.split("| rate, baseline |")[1].split("<sub>")[0]  # the diffs table, from its header on
+    shown_rows = [line for line in diffs.splitlines() if line.startswith("| ")]
     assert len(shown_rows) == 1 and shown_rows[0].startswith(f"| coast | unlimited | {n1} | {k1} |")
     assert f"| {n0} | {k0} |" in shown_rows[0] and f"| {100 * (k1 / n1 - k0 / n0):+.1f} pts [" in shown_rows[0]
 

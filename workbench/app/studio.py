@@ -32,8 +32,9 @@ from workbench.ui.lessons import LessonPanel
 from workbench.ui.render import CSS, error_message, message
 from workbench.ui.studies import StudyPanel
 
-__all__ = ["PAGES", "Studio", "preload", "wait_for_request"]
+__all__ = ["PAGES", "PING", "Studio", "preload", "resend_state", "wait_for_request"]
 
+PING = "wb-ping"  # the hidden button the page clicks once its widgets are drawn: the kernel then re-sends their state
 PAGES = ("studies", "cards", "teaching", "runs")
 TITLES = {"studies": "Studies", "cards": "Cards", "teaching": "Teaching", "runs": "Runs"}
 log = logging.getLogger("workbench.app")
@@ -103,6 +104,28 @@ def wait_for_request() -> None:
     wait()
 
 
+def resend_state() -> int:
+    """Send every widget's whole state to the page again; how many widgets were sent.
+
+    The page asks for it once its widgets are drawn (it clicks the hidden :data:`PING` button).  Why:
+    the page loads its widgets from a snapshot the kernel takes when the page connects, and a value a
+    background thread sets while that snapshot is taken, or before the page has made the widget it
+    belongs to, reaches the page before the widget exists there and is dropped — a lesson's status
+    would then say "working it out again…" forever.  After this the page holds the kernel's values,
+    and every later change reaches a widget that exists.
+    """
+    from ipywidgets.widgets.widget import _instances
+
+    sent = 0
+    for widget in list(_instances.values()):  # a copy: a background run may make widgets meanwhile
+        try:
+            widget.send_state()
+            sent += 1
+        except Exception:  # noqa: BLE001 - a widget closed meanwhile has nothing to send
+            log.debug("widget %s not re-sent", getattr(widget, "model_id", "?"), exc_info=True)
+    return sent
+
+
 class Studio:
     """The whole page: a game picker over the Studies, Cards, Teaching and Runs tabs."""
 
@@ -134,7 +157,12 @@ class Studio:
         self.tabs.observe(lambda _: self._show(), names="selected_index")
         self.game.observe(lambda _: self._show(), names="value")
         title = w.HTML(CSS + "<h2 class='wb-title'>Tower games studio</h2>")
-        self.widget = w.VBox([title, w.HBox([self.game, self.note]), self.tabs])
+        # the page clicks this hidden button once its widgets are drawn (the template's script): every widget's
+        # state is then sent again, so a change made meanwhile by a background run is never lost (see resend_state)
+        self.ping = w.Button(description="resend", layout=w.Layout(display="none"))
+        self.ping.add_class(PING)
+        self.ping.on_click(lambda _: resend_state())
+        self.widget = w.VBox([self.ping, title, w.HBox([self.game, self.note]), self.tabs])
         self.widget.add_class("wb-studio")
         self._show()
 

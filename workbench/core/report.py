@@ -44,8 +44,8 @@ import polars as pl
 from workbench.core.errors import InputError, OutputError
 from workbench.core.store import OutputLock, package_version
 
-__all__ = ["Report", "check_target", "csv_safe", "display_frame", "inline_svg", "install", "markdown_to_html",
-           "meta_from_frame", "staging"]
+__all__ = ["LABELS", "Report", "check_target", "column_label", "csv_safe", "display_frame", "header_labels",
+           "inline_svg", "install", "labelled", "markdown_to_html", "meta_from_frame", "staging"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _HEADER_KEYS = (("rules_version", "Rules version"), ("seed", "Master seed"), ("seeds", "Seeds"),
@@ -477,6 +477,53 @@ def _fmt_interval(rate: Any, low: Any, high: Any, signed: bool) -> str:
     return f"{100 * rate:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
 
 
+# raw column names → the labels a person reads in every table shown (report, CLI, studio); CSV and Parquet keep the
+# raw names.  A name not listed reads in words: ``first_mover_all_n`` → ``first mover all (games)``.
+LABELS = {
+    "n": "games", "k": "wins", "seat": "seat", "win": "win rate", "win_n": "games", "metric": "what is compared",
+    "first_mover": "first mover wins", "first_mover_n": "games with a first mover", "reason": "how the game ended",
+    "share": "share of games", "length": "length (turns)", "mean": "mean", "median": "median",
+    "diff": "difference (edited − unchanged)", "base": "unchanged", "variant": "edited", "p_value": "p-value",
+    "p_holm": "p-value, Holm-corrected", "confidence": "interval level", "significant": "significant",
+    "gained": "games gained", "lost": "games lost", "discordant": "games that differ",
+    "length_base": "mean length, unchanged", "length_variant": "mean length, edited", "rate": "rate",
+    "rate_base": "rate, baseline", "n_base": "games, baseline", "n_variant": "games, edited",
+    "k_base": "wins, baseline", "cell": "cell", "key": "key", "column": "column", "was": "was", "now": "now",
+    "name_en": "name",
+    "first_seat_win": "first seat wins", "first_seat_p": "p vs 50 %", "draws": "draws",
+    "length_mean": "mean length", "length_median": "median length", "length_sd": "sd of length",
+    "length_min": "shortest", "length_max": "longest", "length_q10": "length, 10th percentile",
+    "length_q25": "length, 25th percentile", "length_q75": "length, 75th percentile",
+    "length_q90": "length, 90th percentile", "length_n": "games", "p1_win": "p1 wins", "p2_win": "p2 wins",
+    "wr_drawn": "win rate when drawn", "wr_played": "win rate when played", "wr_undrawn": "win rate when not drawn",
+    "play_rate": "played when drawn", "seat_games": "seat-games", "iwd": "improvement when drawn",
+    "iwd_p": "p-value (improvement when drawn)", "emp_value": "value from play", "emp_residual": "residual from play",
+    "residual_z": "residual (z)", "timeout_share": "share lost on time", "miss_rate": "miss rate",
+    "value_before": "value before", "value_after": "value after", "counted": "counted when",
+}
+
+
+def column_label(name: str) -> str:
+    """The label a person reads for a raw column name (:data:`LABELS`, else the name in words)."""
+    if name in LABELS:
+        return LABELS[name]
+    if name.endswith("_n"):
+        return f"{name[:-2].replace('_', ' ')} (games)"
+    return name.replace("_", " ")
+
+
+def header_labels(columns: list[str]) -> list[str]:
+    """The labels of ``columns`` as one table's header; columns whose labels would coincide keep their raw names."""
+    labels = [column_label(c) for c in columns]
+    return [c if labels.count(x) > 1 else x for c, x in zip(columns, labels, strict=True)]
+
+
+def labelled(frame: pl.DataFrame) -> pl.DataFrame:
+    """:func:`display_frame` with plain column labels (:func:`header_labels`): the table a person reads."""
+    shown = display_frame(frame)
+    return shown.rename(dict(zip(shown.columns, header_labels(shown.columns), strict=True)))
+
+
 def display_frame(frame: pl.DataFrame) -> pl.DataFrame:
     """All-string copy of ``frame`` for people: each rate merged with its interval columns.
 
@@ -516,7 +563,8 @@ def _html_table(b: _Block) -> str:
     e = html.escape
     shown = display_frame(b.frame.head(b.max_rows))
     numeric = _numeric_columns(b.frame)
-    head = "".join(f"<th>{e(c)}</th>" for c in shown.columns)
+    labels = header_labels(shown.columns)
+    head = "".join(f'<th data-column="{e(c)}">{e(x)}</th>' for c, x in zip(shown.columns, labels, strict=True))
     rows = []
     for row in shown.iter_rows():
         cells = "".join(f'<td class="num">{e(v)}</td>' if c in numeric else f"<td>{e(v)}</td>"
@@ -538,7 +586,7 @@ def _md_table(b: _Block) -> list[str]:
     lines = [f"*{b.caption}*", ""] if b.caption else []
     if shown.width == 0:
         return lines + ["(empty table)", ""]
-    lines.append("| " + " | ".join(_md_cell(c) for c in shown.columns) + " |")
+    lines.append("| " + " | ".join(_md_cell(x) for x in header_labels(shown.columns)) + " |")
     numeric = _numeric_columns(b.frame)
     lines.append("|" + "|".join("---:" if c in numeric else "---" for c in shown.columns) + "|")
     lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in shown.iter_rows()]

@@ -24,6 +24,7 @@ import itertools
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ from workbench.core.store import (
     write_parquet_atomic,
 )
 
-__all__ = ["check_memory", "memory_limit", "simulate_to_parquet"]
+__all__ = ["Pilot", "check_memory", "memory_limit", "memory_refusal", "pilot", "simulate_to_parquet"]
 
 PILOT = 32  # games played to measure a row's size
 SMALL_RUN = 100_000  # runs of at most this many games are not measured (they fit in any memory this runs in)
@@ -81,6 +82,53 @@ def memory_limit() -> int:
     return int(available * MEMORY_SHARE)
 
 
+@dataclass(frozen=True)
+class Pilot:
+    """What a few pilot games of one setting cost: bytes a result row takes and seconds a game takes."""
+
+    bytes_per_game: float
+    seconds_per_game: float
+    games: int
+
+    def memory(self, games: int) -> int:
+        """Bytes ``games`` games take held in memory."""
+        return int(self.bytes_per_game * games)
+
+    def seconds(self, games: int, workers: int = 1) -> float:
+        """Seconds ``games`` games take on ``workers`` workers (at the pilot's rate, one core a worker)."""
+        return self.seconds_per_game * games / max(1, workers)
+
+
+def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: Any = None,
+          engine: str | None = None, games: int | None = None) -> Pilot:
+    """Play ``games`` (default :data:`PILOT`) games of one setting and measure their memory and time.
+
+    The engine is warmed by one game first, so a compile (numba's first call) is not counted as play.
+    """
+    model = get_game(game)
+    resolved = model.resolve_params(params or {})
+    specs = model.resolve_agents(agents, resolved)
+    eng = model.resolve_engine(engine, specs, resolved)
+    from workbench.core.play import play_chunk
+
+    n = PILOT if games is None else games
+    play_chunk(model, resolved, specs, game_seeds(0, 0, 1), eng)  # compiled (or loaded) before the clock starts
+    started = time.perf_counter()
+    frame = play_chunk(model, resolved, specs, game_seeds(0, 0, n), eng)
+    took = time.perf_counter() - started
+    per_row = max(1.0, frame.estimated_size() / max(1, frame.height)) + 64 * (len(model.params) + 8)
+    return Pilot(per_row, took / max(1, frame.height), frame.height)
+
+
+def memory_refusal(games: int, estimate: int, per_game: float, limit: int | None = None) -> str | None:
+    """The message refusing a run of ``games`` games taking ``estimate`` bytes, or None when it fits."""
+    limit = memory_limit() if limit is None else limit
+    if estimate <= limit:
+        return None
+    return (f"{games:,} games would take about {_human(estimate)} in memory ({_human(per_game)} a game), more than "
+            f"the {_human(limit)} allowed (half the memory free now, or WORKBENCH_MEMORY_LIMIT)")
+
+
 def check_memory(game: str | GameModel, games: int, cells: list[dict[str, Any]], agents: Any,
                  engine: str | None, limit: int | None = None) -> int:
     """Estimate the bytes of a run held in memory; refuse it when over the limit (before any work).
@@ -88,23 +136,14 @@ def check_memory(game: str | GameModel, games: int, cells: list[dict[str, Any]],
     Runs of at most ``SMALL_RUN`` games in all are not measured (0 is returned): the pilot games
     would cost more than they tell.
     """
-    if games * max(1, len(cells)) <= SMALL_RUN:
+    total = games * max(1, len(cells))
+    if total <= SMALL_RUN:
         return 0
-    model = get_game(game)
-    params = model.resolve_params(cells[0] if cells else {})
-    specs = model.resolve_agents(agents, params)
-    eng = model.resolve_engine(engine, specs, params)
-    from workbench.core.play import play_chunk
-
-    pilot = min(games, PILOT)
-    frame = play_chunk(model, params, specs, game_seeds(0, 0, pilot), eng)
-    per_row = max(1.0, frame.estimated_size() / max(1, frame.height)) + 64 * (len(model.params) + 8)
-    estimate = int(per_row * games * max(1, len(cells)))
-    limit = memory_limit() if limit is None else limit
-    if estimate > limit:
-        raise InputError(f"{games * max(1, len(cells)):,} games would take about {_human(estimate)} in memory "
-                         f"({_human(per_row)} a game), more than the {_human(limit)} allowed (half the memory free "
-                         "now, or WORKBENCH_MEMORY_LIMIT); give --out FILE.parquet to stream the games to disk")
+    measured = pilot(game, cells[0] if cells else {}, agents, engine, min(games, PILOT))
+    estimate = measured.memory(total)
+    refused = memory_refusal(total, estimate, measured.bytes_per_game, limit)
+    if refused:
+        raise InputError(f"{refused}; give --out FILE.parquet to stream the games to disk")
     return estimate
 
 

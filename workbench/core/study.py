@@ -40,7 +40,11 @@ class Study:
     ``run(model, settings, params, *, seed, workers, on_progress, should_stop)`` returns named
     tables; ``settings`` are the study's own knobs (validated against ``settings``) and ``params``
     the game's parameters (validated by the model) when ``game_params`` is true.  ``charts(tables)``
-    returns named altair charts.
+    returns named altair charts.  ``size(settings, params)``, when declared, is the number of games
+    a run plays in all (cells × seatings × games), known before it runs: the studio shows it with an
+    estimated time before Run (:meth:`games_in_all`).  ``replaces`` names the game parameters the
+    study's own settings stand in for (the duel's ``battlefields`` setting for its ``battlefield``
+    parameter): the study ignores them, so a form hides them.
     """
 
     name: str
@@ -50,6 +54,14 @@ class Study:
     charts: Callable[[Tables], dict[str, Any]] | None = None
     help: str = ""
     game_params: bool = True
+    size: Callable[[dict[str, Any], dict[str, Any]], int] | None = None
+    replaces: tuple[str, ...] = ()
+
+    def games_in_all(self, settings: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> int | None:
+        """Games a run of ``settings`` plays in all, before it runs (None: the study does not declare its size)."""
+        if self.size is None:
+            return None
+        return int(self.size(self.resolve(settings), dict(params or {})))
 
     def resolve(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """Every setting validated, defaults filled in; an unknown one is an :class:`InputError`."""
@@ -166,7 +178,8 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                    "(none: the game's defaults)", optional=True)
     studies = [Study("outcomes", "Win rates, first mover, end reasons and game length", _outcomes,
                      (GAMES_SETTING, agents), _outcome_charts,
-                     "Plays the game with the given agents and parameters; every rate with its 95 % interval.")]
+                     "Plays the game with the given agents and parameters; every rate with its 95 % interval.",
+                     size=lambda settings, _params: settings["games"])]
     numeric = tuple(p.name for p in model.params if p.kind in (int, float) and p.low is not None
                     and p.high is not None and not p.optional)
     if numeric:
@@ -184,7 +197,8 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                                        10, 10**8),
                                  Param("evaluations", 8, int, "values to try at most", 2, 40), agents),
                              _balance_charts, "A bracketing search on common random numbers; the estimate comes "
-                             "with the values compatible with the target."))
+                             "with the values compatible with the target.",
+                             size=lambda settings, _params: settings["games"] * settings["evaluations"]))
     from workbench.core.cardplay import dead_cards_study  # these modules never import study.py
     from workbench.core.ladder import study_declaration
     from workbench.core.tiers import skill_study

@@ -38,10 +38,10 @@ def field_label(name: str) -> str:
     return name.replace("_", " ")
 
 
-def ignored_params(settings: Sequence[Param], params: Sequence[Param]) -> set[str]:
-    """Game parameters a study's own settings replace: the same name, or its plural (``battlefields``)."""
-    own = {p.name for p in settings}
-    return {p.name for p in params if p.name in own or f"{p.name}s" in own or f"{p.name}es" in own}
+def ignored_params(study: Any, params: Sequence[Param]) -> set[str]:
+    """Game parameters a study ignores: those its settings replace (``Study.replaces``) or share a name with."""
+    own = {p.name for p in study.settings} | set(study.replaces)
+    return {p.name for p in params if p.name in own}
 
 
 def _number_text(value: Any) -> str:

@@ -297,6 +297,15 @@ class LessonPanel:
                 self.results.remove_class("wb-busy")
 
     def _run(self, generation: int) -> None:
+        """Run the lesson for one generation of the sliders; whatever goes wrong, the busy sign never stays."""
+        try:
+            self._phases(generation)
+        except Exception as exc:  # noqa: BLE001 - a failure anywhere (a table, a chart) is named, never left "busy"
+            if self._current(generation):
+                self.status.value = message(error_message(exc), "error")
+                self._not_busy(generation)
+
+    def _phases(self, generation: int) -> None:
         lesson = self.lesson
         try:
             settings = self.form.values()

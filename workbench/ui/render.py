@@ -17,36 +17,12 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import WorkbenchError
-from workbench.core.report import display_frame, inline_svg
+from workbench.core.report import LABELS, column_label, display_frame, inline_svg
 
 __all__ = ["CSS", "LABELS", "chart_html", "chart_svg", "column_label", "error_message", "message", "table_html"]
 
 log = logging.getLogger("workbench.ui")  # the studio sends it to the server's console
 MAX_ROWS = 200  # rows shown of a long table (the downloads hold every row)
-# raw column names → the labels a person reads, in every table of the panels (downloads keep the raw names)
-LABELS = {
-    "n": "games", "k": "wins", "seat": "seat", "win": "win rate", "win_n": "games", "metric": "what is compared",
-    "first_mover": "first mover wins", "first_mover_n": "games with a first mover", "reason": "how the game ended",
-    "share": "share of games", "length": "length (turns)", "mean": "mean", "median": "median",
-    "diff": "difference (edited − unchanged)", "base": "unchanged", "variant": "edited", "p_value": "p-value",
-    "p_holm": "p-value, Holm-corrected", "confidence": "interval level", "significant": "significant",
-    "gained": "games gained", "lost": "games lost", "discordant": "games that differ",
-    "length_base": "mean length, unchanged", "length_variant": "mean length, edited", "rate": "rate",
-    "rate_base": "rate, baseline", "n_base": "games, baseline", "cell": "cell", "key": "key", "column": "column",
-    "was": "was", "now": "now",
-}
-
-
-def column_label(name: str) -> str:
-    """The label a person reads for a raw column name.
-
-    :data:`LABELS`, else the name in words: ``first_mover_all_n`` → ``first mover all (games)``.
-    """
-    if name in LABELS:
-        return LABELS[name]
-    if name.endswith("_n"):
-        return f"{name[:-2].replace('_', ' ')} (games)"
-    return name.replace("_", " ")
 _IDS = itertools.count()
 
 CSS = """<style>

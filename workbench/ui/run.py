@@ -35,11 +35,17 @@ def eta_text(seconds: float) -> str:
     return f"ETA {seconds:.0f} s" if seconds < 120 else f"ETA {seconds / 60:.1f} min"
 
 
-def state_html(state: str, text: str, done: int | None = None, total: int | None = None) -> str:
-    """The status line's text with its state as data (``data-state``, ``data-done``, ``data-total``)."""
+def state_html(state: str, text: str, done: int | None = None, total: int | None = None,
+               stop_took: float | None = None) -> str:
+    """The status line's text with its state as data (``data-state``, ``data-done``, ``data-total``).
+
+    A stopped run also carries ``data-stop-seconds``: from Stop pressed to the run ended, in the kernel.
+    """
     data = f' data-state="{state}"'
     if done is not None:
         data += f' data-done="{done}" data-total="{total}"'
+    if stop_took is not None:
+        data += f' data-stop-seconds="{stop_took:.3f}"'
     return f'<span class="wb-state"{data}>{html.escape(text)}</span>'
 
 
@@ -71,6 +77,8 @@ class RunPanel:
         self._started = 0.0
         self._last = 0.0
         self._latest = (0, 0)
+        self._asked = 0.0  # when Stop was pressed (perf_counter), 0 when it was not
+        self._ended = 0.0  # when the task returned or raised
         self.stop_button.on_click(lambda _: self.stop())
 
     @property
@@ -114,20 +122,25 @@ class RunPanel:
         self.run_button.disabled, self.stop_button.disabled = True, False
         self._started = self._last = time.perf_counter()
         self._latest = (0, 0)
+        self._asked = 0.0
         self.thread = threading.Thread(target=self._work, args=(task, on_done, on_stopped, on_error),
                                        name="workbench-run", daemon=True)
         self.thread.start()
         return True
 
     def _work(self, task: Task, on_done: Callable, on_stopped: Callable | None, on_error: Callable | None) -> None:
+        self._ended = 0.0
         try:
-            result = task(self._on_progress, self._stop.is_set)
+            try:
+                result = task(self._on_progress, self._stop.is_set)
+            finally:
+                self._ended = time.perf_counter()
             took = time.perf_counter() - self._started
             total = self.progress.max
-            if self.stopped:  # a runner that returns its finished games when stopped
-                self._show_progress(*self._latest)
-                self.progress.bar_style = "warning"
-                self.status.value = state_html("stopped", f"stopped after {took:.1f} s; finished {self.unit} kept")
+            done, asked = self._latest
+            if self.stopped and done < asked:  # a runner that returns its finished games when stopped
+                self.finish("stopped", f"stopped · {done:,} of {asked:,} {self.unit} · finished {self.unit} kept",
+                            done, asked)
             else:
                 self.progress.value = total
                 self.progress.bar_style = "success"
@@ -139,8 +152,8 @@ class RunPanel:
             took = time.perf_counter() - self._started
             self._show_progress(exc.done, exc.total)
             self.progress.bar_style = "warning"
-            self.status.value = state_html("stopped", f"stopped after {exc.done:,} of {exc.total:,} {self.unit}; "
-                                                      "finished ones kept", exc.done, exc.total)
+            self.status.value = state_html("stopped", f"stopped · {exc.done:,} of {exc.total:,} {self.unit} · "
+                                                      "finished ones kept", exc.done, exc.total, self._stop_took())
             if on_stopped is not None:
                 on_stopped(exc, took)
         except BaseException as exc:  # noqa: BLE001 - a thread has nobody else to tell; the panel says it
@@ -153,6 +166,21 @@ class RunPanel:
         finally:
             self.run_button.disabled, self.stop_button.disabled = False, True
 
+    @property
+    def latest(self) -> tuple[int, int]:
+        """``(done, total)`` as the task last reported them (``(0, 0)`` before any report)."""
+        return self._latest
+
+    def finish(self, state: str, text: str, done: int, total: int) -> None:
+        """Say how the task ended, once its caller knows better than the progress did (``done`` or ``stopped``)."""
+        self._show_progress(done if state == "stopped" else total, total)
+        self.progress.bar_style = "warning" if state == "stopped" else "success"
+        self.status.value = state_html(state, text, done, total, self._stop_took() if state == "stopped" else None)
+
+    def _stop_took(self) -> float | None:
+        """Seconds from Stop pressed to the task's end (None when Stop was not pressed)."""
+        return (self._ended or time.perf_counter()) - self._asked if self._asked else None
+
     def reset(self, text: str = "ready", state: str = "idle") -> None:
         """Forget the last run's status (its 'done in …' no longer describes the form); nothing while running."""
         if self.running:
@@ -164,6 +192,7 @@ class RunPanel:
     def stop(self) -> None:
         """Ask the running task to stop after its current chunk."""
         if self.running:
+            self._asked = time.perf_counter()
             self._stop.set()
             self.status.value = state_html("stopping", "stopping after the current chunk…")
 

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 from typing import Any
 
 import polars as pl
 
 from workbench.core import charts
-from workbench.core.errors import RunInterrupted
+from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, game_names, get_game
+from workbench.core.stream import Pilot, memory_refusal, pilot
 from workbench.core.study import Study, outcome_tables, studies
 from workbench.ui.common import require_widgets, show_here
 from workbench.ui.forms import Form, ignored_params, refuse
@@ -30,9 +32,19 @@ from workbench.ui.render import CSS, error_message, message
 from workbench.ui.results import ResultsView
 from workbench.ui.run import RunPanel
 
-__all__ = ["StudyPanel", "cell_charts", "partial_tables", "varying_keys"]
+__all__ = ["CONFIRM_SECONDS", "StudyPanel", "cell_charts", "duration_text", "partial_tables", "varying_keys"]
 
 Tables = dict[str, pl.DataFrame]
+CONFIRM_SECONDS = 600  # a run estimated to take longer asks for a second press of Run
+
+
+def duration_text(seconds: float) -> str:
+    """A duration as a person says it: "40 s", "12 min", "3.5 h"."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def varying_keys(model: GameModel, frame: pl.DataFrame) -> list[str]:
@@ -99,6 +111,11 @@ class StudyPanel:
         self.job.run_button.on_click(lambda _: self.run())
         self.note = w.HTML()
         self.note.add_class("wb-note")
+        self.size = w.HTML()  # the run's size before Run: games in all, estimated time and memory
+        self.size.add_class("wb-size")
+        self._pilots: dict[str, Pilot | Exception] = {}  # speed and memory a game measured per setting
+        self._measuring: set[str] = set()
+        self._confirmed = ""  # the run a second press of Run starts (its key), after a long estimate
         self.results = ResultsView(workspace)
         self.settings: Form | None = None
         self.params: Form | None = None
@@ -107,9 +124,10 @@ class StudyPanel:
         self._filling = False
         self.picker.observe(lambda _: None if self._filling else self._build_form(), names="value")
         self._fill_studies(study)
+        self.run_form.on_check(self._form_changed)  # the workers change the estimated time
         self.game.observe(lambda ch: self._switch_game(ch["new"]), names="value")
         self.widget = w.VBox([w.HTML(CSS), self.game, self.picker, self.help, w.HTML("<b>Study settings</b>"),
-                              self.settings_box, self.params_box, self.run_form.widget, self.job.widget,
+                              self.settings_box, self.params_box, self.run_form.widget, self.size, self.job.widget,
                               self.note, self.results.widget])
 
     def _ipython_display_(self) -> None:
@@ -151,7 +169,7 @@ class StudyPanel:
             own = {p.name for p in study.settings}
             # a parameter the study's own setting replaces (battlefield beside battlefields) is hidden: it is ignored
             self.params = Form([p for p in self.model.params if p.name not in own], params, kind="param",
-                               hidden=ignored_params(study.settings, self.model.params))
+                               hidden=ignored_params(study, self.model.params))
             self.params.on_check(self._form_changed)
             self.params_box.children = [w.HTML(f"<b>{html.escape(self.model.title)}: game parameters</b> "
                                                "<span class='wb-more'>(hover a field for its help)</span>"),
@@ -160,6 +178,7 @@ class StudyPanel:
             self.params = None
             self.params_box.children = []
         self.note.value = ""
+        self._show_size()
 
     def _form_changed(self) -> None:
         """A field was edited: the last run's status line and a refusal no longer describe the form."""
@@ -169,6 +188,81 @@ class StudyPanel:
         wrong = {**self.settings.errors, **(self.params.errors if self.params is not None else {})}
         if not wrong:
             self.note.value = ""
+        self._confirmed = ""
+        self._show_size()
+
+    # -- the size of a run, before Run -----------------------------------------------------------------
+    def _pilot_key(self, settings: dict[str, Any], params: dict[str, Any]) -> str:
+        return repr((self.model.name, settings.get("agents"), sorted(params.items())))
+
+    def _pilot(self, settings: dict[str, Any], params: dict[str, Any], wait: bool) -> Pilot | None:
+        """This setting's measured speed and memory: at once if known, else measured (now, or in the background)."""
+        key = self._pilot_key(settings, params)
+        if key not in self._pilots:
+            def measure() -> None:
+                agents = settings.get("agents")
+                try:
+                    try:
+                        found: Pilot | Exception = pilot(self.model, params, agents if isinstance(agents, str)
+                                                         and ";" not in agents else None)
+                    except Exception:  # noqa: BLE001 - a lineup the pilot cannot play: the defaults' speed
+                        found = pilot(self.model, params)
+                except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
+                    found = exc
+                self._pilots[key] = found
+                self._measuring.discard(key)
+                if not wait:
+                    self._show_size()
+
+            if wait:
+                measure()
+            elif key not in self._measuring:
+                self._measuring.add(key)
+                threading.Thread(target=measure, name="workbench-pilot", daemon=True).start()
+        found = self._pilots.get(key)
+        return found if isinstance(found, Pilot) else None
+
+    def estimate(self, wait: bool = False) -> dict[str, Any]:
+        """The size of the run the form describes, before it runs.
+
+        ``games`` in all (None: known once it runs), ``seconds`` and ``bytes`` (None until measured),
+        ``rate`` (games/s on the chosen workers) and ``refused`` (why it cannot run in memory, or None).
+        Raises on a refused field.
+        """
+        settings, params = self.values()
+        games = self.study.games_in_all(settings, params)
+        out: dict[str, Any] = {"games": games, "seconds": None, "bytes": None, "rate": None, "refused": None}
+        if not games:
+            return out
+        found = self._pilot(settings, params, wait)
+        if found is not None:
+            workers = self.run_form.values()["workers"]
+            out |= {"seconds": found.seconds(games, workers), "bytes": found.memory(games),
+                    "rate": workers / found.seconds_per_game}
+            out["refused"] = memory_refusal(games, out["bytes"], found.bytes_per_game)
+        return out
+
+    def _show_size(self) -> None:
+        """The size line: games in all, the estimated time and memory (or why there is none yet)."""
+        try:
+            found = self.estimate()
+        except Exception:  # noqa: BLE001 - a refused field is named beside it; no size for a form that cannot run
+            self.size.value = ""
+            return
+        if found["games"] is None:
+            self.size.value = ('<div class="wb-more" data-games="">the number of games this study plays is known '
+                               "once it runs</div>")
+            return
+        text = f"{found['games']:,} games in all"
+        if found["seconds"] is None:
+            text += " · measuring this machine's speed…"
+        else:
+            text += (f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s "
+                     f"(measured here) · about {found['bytes'] / 2**20:,.0f} MB held in memory")
+        kind = "error" if found["refused"] else ("info" if (found["seconds"] or 0) > CONFIRM_SECONDS else "more")
+        seconds = "" if found["seconds"] is None else f"{found['seconds']:.1f}"
+        self.size.value = (f'<div class="wb-size-line wb-{kind}" data-games="{found["games"]}" '
+                           f'data-seconds="{seconds}">{html.escape(text)}</div>')
 
     def set(self, **values: Any) -> None:
         """Set fields by name: a study setting first, else a game parameter (``set(games=500)``)."""
@@ -205,6 +299,26 @@ class StudyPanel:
             if wait:
                 raise
             return None
+        try:
+            size = self.estimate(wait=True)
+        except Exception:  # noqa: BLE001 - no estimate: the run itself names what is wrong
+            size = {"games": None, "seconds": None, "refused": None}
+        self._show_size()
+        if size["refused"]:  # as the CLI refuses it: the games would not fit in memory
+            self.note.value = message(f"not run: {size['refused']}; choose fewer games (or cells)", "error")
+            self.job.reset("not run: too big for this machine's memory", "refused")
+            if wait:
+                raise InputError(size["refused"])
+            return None
+        key = repr((self.study.name, sorted(settings.items()), sorted(params.items()), self.run_form.values()))
+        if not wait and (size["seconds"] or 0) > CONFIRM_SECONDS and self._confirmed != key:
+            self._confirmed = key
+            self.note.value = message(f"This run plays {size['games']:,} games: about "
+                                      f"{duration_text(size['seconds'])} on this machine. Press Run again to start "
+                                      "it, or choose fewer games.", "info")
+            self.job.reset("waiting: press Run again to start the long run", "confirm")
+            return None
+        self._confirmed = ""
         self.note.value = ""
         self.results.clear()
         run = self.run_form.values()
@@ -233,18 +347,34 @@ class StudyPanel:
         return record
 
     def _done(self, study: Study, record: dict[str, Any], tables: Tables, took: float) -> None:
+        """A study that returned: done only when every game asked was played, else stopped · n of N."""
         games = tables.get("games")
-        done = games.height if games is not None else 0
-        status = "stopped" if self.job.stopped else "done"
-        record = self._keep({**record, "status": status, "done": done, "total": done, "seconds": round(took, 3)},
+        seen, asked = self.job.latest  # games reported by the study's progress, and the total it announced
+        status = "stopped" if self.job.stopped and seen < asked else "done"
+        done = games.height if games is not None else seen  # the games its tables hold
+        total = asked if status == "stopped" else done
+        record = self._keep({**record, "status": status, "done": done, "total": total, "seconds": round(took, 3)},
                             tables)
         self.tables, self._charts = tables, lambda: study.make_charts(tables)
         kept = "; kept as an earlier run" if "id" in record else ""
-        note = f"{status} in {took:.1f} s{kept}" if status == "done" else \
-            f"stopped: the {done:,} games that finished, in {took:.1f} s{kept}"
+        if status == "done":
+            self.job.finish("done", f"done in {took:.1f} s", done, total)
+            note = f"done in {took:.1f} s{kept}"
+        else:  # a study that returns what finished when stopped (a grid keeps each cell's unbroken games)
+            self.job.finish("stopped", f"stopped · {done:,} of {total:,} games · finished games kept", done, total)
+            note = f"stopped · {done:,} of {total:,} games finished, in {took:.1f} s — their tables below{kept}"
         self.results.show(record, tables, self._charts, note, "ok" if status == "done" else "info")
 
     def _stopped(self, record: dict[str, Any], exc: RunInterrupted, took: float) -> None:
+        if isinstance(exc.partial, dict) and exc.done > 0:  # a study that made its own tables of what finished
+            tables, study = exc.partial, self.study
+            record = self._keep({**record, "status": "stopped", "done": exc.done, "total": exc.total,
+                                 "seconds": round(took, 3)}, tables)
+            self.tables, self._charts = tables, lambda: study.make_charts(tables)
+            kept = ", kept as an earlier run" if "id" in record else ""
+            self.results.show(record, tables, self._charts, f"stopped · {exc.done:,} of {exc.total:,} games "
+                              f"finished — their tables below{kept}", "info")
+            return
         partial = exc.partial if isinstance(exc.partial, pl.DataFrame) else None
         if partial is None or partial.height == 0:
             self.tables = {}
@@ -256,7 +386,7 @@ class StudyPanel:
         self.tables, self._charts = tables, lambda: cell_charts(tables, keys)
         kept = ", kept as an earlier run" if "id" in record else ""
         self.results.show(record, tables, self._charts,
-                          f"stopped: {partial.height:,} of {exc.total:,} games finished — their outcome tables "
+                          f"stopped · {partial.height:,} of {exc.total:,} games finished — their outcome tables "
                           f"below{kept}", "info")
 
     def _error(self, text: str) -> None:

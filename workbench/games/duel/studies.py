@@ -31,7 +31,7 @@ from workbench.core.study import Study
 from workbench.core.sweep import run_grid
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
-from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES
+from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES, MODEL
 from workbench.games.duel.report import card_rate_intervals, first_seat_chart, seat_win_table
 
 Progress = Callable[[int, int], None] | None
@@ -110,6 +110,14 @@ def _battlefields(model: GameModel, settings: dict[str, Any], params: dict[str, 
     if len(frames) == 2:
         tables["what_if"] = compare_cells(frames[0], frames[1], by, common_games=True)
     return tables | {"games": frame}
+
+
+def _battlefields_size(settings: dict[str, Any], _params: dict[str, Any]) -> int:
+    """Games of a battlefields run: games × battlefields × decks × pairings (× miss rates) (× 2 arms to compare)."""
+    cells = (len(_choices(settings["battlefields"], BATTLEFIELD_KEYS, "battlefield"))
+             * len(_choices(settings["decks"], ("regular", "unlimited"), "deck")) * len(_pairings(settings["agents"]))
+             * max(1, len(_miss_rates(MODEL, settings["miss_rates"]))))
+    return settings["games"] * cells * (2 if settings["compare"] else 1)
 
 
 def _with_miss(frame: pl.DataFrame, column: str) -> pl.DataFrame:
@@ -254,7 +262,8 @@ STUDIES = (
         Param("compare", False, bool, "what-if of the battlefield numbers: also play each battlefield's own numbers "
               "on the same seeds and show edited − own (set a start or win number below)"),
     ), _battlefield_charts, "Every cell on the same master seed (common random numbers); the game parameters set "
-       "everything else (miss rate, variants, levers, a battlefield's numbers)."),
+       "everything else (miss rate, variants, levers, a battlefield's numbers).", size=_battlefields_size,
+       replaces=("battlefield", "deck")),
     Study("cards", "Card cost-efficiency two ways: static value model and empirical per-card rates", _cards, (
         Param("games", 2000, int, "games per battlefield (0: the static value model alone)", 0, 10**8),
         Param("battlefields", "all", str, f"'all' or a comma list of: {', '.join(BATTLEFIELD_KEYS)}"),
@@ -262,14 +271,18 @@ STUDIES = (
         Param("lists", 10, int, "cards in each over- / under-costed list", 1, 51),
     ), _card_charts, "Static: least-squares exchange rates from a card's effects to its cost (one intercept per "
        "colour). Empirical: win rate when drawn / played, play rate and improvement when drawn, per card, from the "
-       "games on the chosen battlefields (the game parameters' deck)."),
+       "games on the chosen battlefields (the game parameters' deck).",
+       size=lambda settings, _params: settings["games"] * len(_choices(settings["battlefields"], BATTLEFIELD_KEYS,
+                                                                       "battlefield")),
+       replaces=("battlefield",)),
     Study("whatif", "What-if: edited cards against the unchanged ones on the same seeds", _whatif, (
         Param("edits", "exchange.cost=12", str, "card edits CARD.column=value separated by ';' (CARD: its key; "
               "columns: cost, effect), e.g. exchange.cost=12; ruby.effect=self.tower +9"),
         Param("games", 2000, int, "games per arm (the same games in both: common random numbers)", 10, 10**8),
         Param("agents", "greedy,greedy", str, "the pairing, one agent per seat"),
     ), _whatif_charts, "Both arms on the same seeds: every outcome's change with McNemar's exact paired test; the "
-       "edited cards' own rates with the two-proportion test; their static value before and after."),
+       "edited cards' own rates with the two-proportion test; their static value before and after.",
+       size=lambda settings, _params: 2 * settings["games"]),
 )
 
 

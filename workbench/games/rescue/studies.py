@@ -16,7 +16,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from workbench.core.errors import InputError
+from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, seat_names
 from workbench.core.stats import wilson
 from workbench.core.study import Study
@@ -59,16 +59,39 @@ def simulated_rates(frame: pl.DataFrame, players: int, confidence: float = CONFI
 
 
 def auction_table(players: int, budget: int, value: int, agents: list[str], games: int, seed: int = 0,
-                  workers: int = 1) -> pl.DataFrame:
-    """Exact odds beside the simulated rates (99.9 % intervals) and whether each exact value lies inside."""
+                  workers: int = 1, *, on_progress: Callable[[int, int], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+    """Exact odds beside the simulated rates (99.9 % intervals) and whether each exact value lies inside.
+
+    ``on_progress(done, games)`` follows the simulation chunk by chunk; once ``should_stop()`` turns
+    true the simulation ends after its current chunk and :class:`RunInterrupted` carries the table
+    of the auctions that finished (``partial``), never a table that pretends to be complete.
+    """
     from workbench.core.runner import simulate
 
     config = Config(players, (budget,) * players, (value,) * players)
     table = exact_table(config, agents)
     if games == 0:
         return table
-    frame = simulate("rescue", games, params={"players": players, "budget": budget, "value": value},
-                     agents=",".join(agents), seed=seed, workers=workers, progress=False)
+    played = [0]
+
+    def progress(chunk: int) -> None:
+        played[0] += chunk
+        if on_progress is not None:
+            on_progress(played[0], games)
+
+    try:
+        frame = simulate("rescue", games, params={"players": players, "budget": budget, "value": value},
+                         agents=",".join(agents), seed=seed, workers=workers, progress=False, on_progress=progress,
+                         should_stop=should_stop)
+    except RunInterrupted as exc:
+        if exc.partial is None or exc.done == 0:
+            raise
+        raise RunInterrupted(_with_simulation(table, exc.partial, players), exc.done, exc.total) from None
+    return _with_simulation(table, frame, players)
+
+
+def _with_simulation(table: pl.DataFrame, frame: pl.DataFrame, players: int) -> pl.DataFrame:
     sim = simulated_rates(frame, players)
     return table.join(sim, on="event", how="left").with_columns(
         inside=pl.when(pl.col("n").is_null()).then(None)
@@ -108,8 +131,12 @@ def _auction(model: GameModel, settings: dict[str, Any], params: dict[str, Any],
              on_progress: Callable[[int, int], None] | None,
              should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
     agents = _agents(settings["agents"], settings["players"])
-    return {"odds": auction_table(settings["players"], settings["budget"], settings["value"], agents,
-                                  settings["games"], seed, workers)}
+    try:
+        odds = auction_table(settings["players"], settings["budget"], settings["value"], agents, settings["games"],
+                             seed, workers, on_progress=on_progress, should_stop=should_stop)
+    except RunInterrupted as exc:  # stopped: the odds of the auctions that finished, as a stopped run's tables
+        raise RunInterrupted({"odds": exc.partial}, exc.done, exc.total) from None
+    return {"odds": odds}
 
 
 def _equilibrium(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
