@@ -24,6 +24,9 @@ def main() -> int:
         print(f"\n=== bench.py {game} ===", flush=True)
         if subprocess.call([sys.executable, str(HERE / "bench.py"), game, *sys.argv[1:]]) != 0:
             failed.append(game)
+    print("\n=== search.py (core's search against greedy@tuned: strength and time a game) ===", flush=True)
+    if subprocess.call([sys.executable, str(HERE / "search.py"), *quick]) != 0:
+        failed.append("search")
     if failed:
         print(f"\nfailed: {', '.join(failed)}")
     return 1 if failed else 0

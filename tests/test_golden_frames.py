@@ -3,8 +3,10 @@
 Each case is a seeded ``simulate`` call whose frame is stored as Parquet under ``tests/golden/frames/``.
 The duel and die-game frames were written before the games moved onto the core game protocol
 (issue 8), Babel's, Babylon's and To The Rescue's before what the games repeat moved into core (issue 17);
-they must not change
-unless the rules do (then bump the rules version and regenerate on purpose)::
+they must not change unless the rules do (then bump the rules version and regenerate on purpose).  Two were
+regenerated on purpose: ``duel_search`` and ``babel_search`` when the per-game search agents gave way to
+core's one search (issue 18); they play ``greedy@tuned`` through the search's defaults, so re-tuning
+``data/duel/agents/tuned.toml`` or ``data/babel/agents/tuned.toml`` means regenerating them::
 
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_frames.py
 """

@@ -366,7 +366,9 @@ RANDOM_AGENT = AgentDecl("random", RandomAgent, "uniform over the legal actions"
 
 # Agents offered to every game whose declarations they need, by "module:function(model) -> AgentDecl | None"
 # (imported only when asked for; a provider whose library is not installed offers nothing).
-AGENT_PROVIDERS = ("workbench.interop.openspiel:ismcts_decl",)
+# agents core and interop provide to every game that declares what they need, by reference (core.search and
+# interop import this module): core's search for a game with ``search`` hooks, OpenSpiel's IS-MCTS
+AGENT_PROVIDERS = ("workbench.core.search:provided_decl", "workbench.interop.openspiel:ismcts_decl")
 
 
 def _provided_agents(model: GameModel) -> tuple[AgentDecl, ...]:
@@ -427,6 +429,32 @@ class CompiledEngine:
 
 
 @dataclass(frozen=True)
+class SearchHooks:
+    """What a game lends core's one search agent (``core/search.py``), declared on its model as ``search``.
+
+    Each hook names ``module:function`` (imported when the agent is built).  ``prior(config, observation,
+    legal, policy) -> scores``: the heuristic's score of every legal action (higher is better; ``policy`` is
+    the spec whose weights a greedy prior uses: the ``prior`` option, by default the rollout agent); a
+    score of at least ``win`` is an immediate win, taken without search.  ``key(config, observation,
+    action)``: actions with one key are the same move (two copies of a card), searched once.
+    ``rollout(config, worlds, actions, seat, policy, horizon, seeds) -> values[world, action]``: the
+    compiled engine's continue-from-a-state entry for the agents in ``policies`` (none: core's reference
+    loop plays the rollouts).  ``value(config, state, seat, policy)``: an unfinished rollout's worth in
+    [0, 1] and ``clock(config, state)`` the turns begun, both for rollouts cut after ``horizon`` turns.
+    ``options`` are the game's defaults of the agent's options (``budget``, ...).
+    """
+
+    prior: str
+    value: str
+    clock: str
+    key: str | None = None
+    rollout: str | None = None
+    policies: tuple[str, ...] = ()
+    win: float = math.inf
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
 class Variant:
     """One row of a compiled engine's parity table: a label, parameters, and one agent spec per seat."""
 
@@ -477,10 +505,12 @@ class GameModel:
 
     # -- 3. capabilities (declared here, so a reader sees them all; None / () = the game has none) ---
     engine: CompiledEngine | None = None
+    search: SearchHooks | None = None  # the hooks of core's search agent (core/search.py)
     card_table: Any = None  # core.cardtable.CardTable or "module:NAME"
     lessons: tuple[Any, ...] | str = ()  # core.study.Study declarations or study names: the teaching page
     text: str | None = None  # module with the playthrough text functions (see :meth:`describe`)
     data_dir: str | Path | None = None  # the game's data folder (weight sets in agents/); None: data/<name>
+    targets: Any = None  # core.rebalance.Targets or "module:NAME": balance metrics and edit space (workbench rebalance)
 
     def capabilities(self) -> dict[str, str]:
         """The optional capabilities this game declares, each with a line saying what it gives."""
@@ -495,6 +525,9 @@ class GameModel:
             found["text"] = "readable playthroughs (python -m workbench.core.playthrough)"
         if self._overrides("determinise"):
             found["determinise"] = "hidden information dealt afresh: search agents and IS-MCTS"
+        if self.search is not None:
+            found["search"] = ("core's search agent: " + (f"rollouts compiled for {', '.join(self.search.policies)}"
+                                                          if self.search.rollout else "reference rollouts"))
         if self._overrides("max_legal_actions"):
             found["solver"] = "bounds for solvers (the OpenSpiel bridge)"
         return found
@@ -511,8 +544,9 @@ class GameModel:
     def agent_decls(self) -> tuple[AgentDecl, ...]:
         """Declared agents: core's ``random`` (unless the game has its own), the game's, then provided ones.
 
-        Provided agents come from ``AGENT_PROVIDERS`` when their library is installed and the game
-        declares what they need (``ismcts`` needs ``determinise``).
+        Provided agents come from ``AGENT_PROVIDERS`` when their library is installed and the game declares
+        what they need: core's ``search`` (``core/search.py``) needs the ``search`` hooks, ``ismcts`` needs
+        ``determinise``.
         """
         own = tuple(self.agent_types)
         decls = own if any(d.name == "random" for d in own) else (RANDOM_AGENT, *own)

@@ -1,4 +1,4 @@
-"""Babel agents in three tiers: random (with a turn cap), greedy (one action ahead), search (flat Monte Carlo).
+"""Babel agents: random (with a turn cap), greedy (one action ahead), the hooks of core's search agent.
 
 An agent sees only a :class:`View`: its own hand, everything on the board (both sides' stacks,
 temples, pawns, the two temple stacks), the discard pile, and only the *sizes* of the opponent's
@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import NamedTuple
+from functools import lru_cache
+from typing import Any, NamedTuple
 
-from workbench.core.model import AgentDecl, Param
+from workbench.core.model import AgentDecl, AgentSpec, Param, SearchHooks
 from workbench.core.rng import SplitMix64
+from workbench.core.rng_numba import shuffled
+from workbench.core.search import search_decl
 from workbench.games.babel import rules
 from workbench.games.babel.rules import END_TURN, QUARRY, Action, Config, GameState
 
@@ -53,6 +56,13 @@ def observe(state: GameState, seat: int) -> View:
 
 def unseen_cards(view: View) -> tuple[list[int], list[int]]:
     """The hidden nation cards (opponent's hand + draw pile) and temple cards (the quarry), sorted."""
+    nations, temples = _unseen(view)
+    return list(nations), list(temples)
+
+
+@lru_cache(maxsize=16)
+def _unseen(view: View) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:func:`unseen_cards` of one view, kept for the search's many worlds of one decision."""
     nations = Counter({n: rules.NATION_COPIES for n in range(rules.N_NATIONS)})
     nations.subtract({n: c for n, c in enumerate(view.hand)})
     nations.subtract(view.discard)
@@ -63,7 +73,7 @@ def unseen_cards(view: View) -> tuple[list[int], list[int]]:
         for site in range(rules.N_SITES):
             nations.subtract(view.stacks[seat][site])
             temples.subtract(view.temples[seat][site])
-    return sorted(nations.elements()), sorted(temples.elements())
+    return tuple(sorted(nations.elements())), tuple(sorted(temples.elements()))
 
 
 def world(view: View, nations: list[int], quarry: list[int], deck_rng: int) -> GameState:
@@ -80,7 +90,7 @@ def world(view: View, nations: list[int], quarry: list[int], deck_rng: int) -> G
 def determinise(view: View, rng: SplitMix64) -> GameState:
     """A full state consistent with ``view``: the hidden cards dealt at random, a fresh deck stream."""
     nations, temples = unseen_cards(view)
-    return world(view, rng.shuffle(nations), rng.shuffle(temples), rng.next_u64())
+    return world(view, shuffled(rng, nations), shuffled(rng, temples), rng.next_u64())
 
 
 def public_world(view: View) -> GameState:
@@ -224,57 +234,36 @@ class GreedyAgent:
 
 
 # ------------------------------------------------------------------------------------------ search
-class SearchAgent:
-    """Flat Monte Carlo over determinised worlds, on top of greedy's ranking.
+# the hooks of core's search agent (core/search.py): greedy's score as the prior, rollouts in the compiled kernel
+VALUE_SCALE = 20.0  # an unfinished rollout is worth the logistic of greedy's evaluation / VALUE_SCALE
 
-    The ``width`` best legal actions by greedy's score (``end turn`` included) are the candidates.
-    ``budget`` simulations are shared among them over ``budget // width`` sampled worlds: each world
-    deals the hidden cards (the opponent's hand and the draw pile from the unseen nation cards, the
-    quarry from the unseen temple cards) and draws a fresh deck stream, and *every* candidate is
-    tried in the same world (common random numbers).  After the candidate the game is played on by
-    greedy (or random) for both seats until ``horizon`` more turns have begun.  A won rollout scores
-    1, a lost one 0, a draw 0.5; an unfinished one the logistic of greedy's evaluation / ``scale``.
-    The highest mean wins; ties keep greedy's order.
-    """
 
-    name = "search"
+def search_prior(config: Config, view: View, legal: tuple[Action, ...], policy: AgentSpec) -> list[float]:
+    """Greedy's score of every legal action (``end turn`` first on ties, as greedy ranks them)."""
+    greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else GreedyAgent()
+    state = public_world(view)
+    base = evaluate(state, view.me, config, greedy.weights)
+    return [base if a.kind == END_TURN else
+            evaluate(rules.apply(config, state, a, check=False), view.me, config, greedy.weights) - MARGIN
+            for a in legal]
 
-    def __init__(self, budget: int = 36, horizon: int = 2, width: int = 6, rollout: str = "greedy",
-                 scale: float = 20.0) -> None:
-        self.budget, self.horizon, self.width, self.scale = budget, horizon, width, scale
-        self.greedy, self.random, self.rollout = GreedyAgent(), RandomAgent(), rollout
 
-    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
-        """Choose by simulation."""
-        if len(legal) == 1:
-            return legal[0]
-        ranked = self.greedy.rank(config, public_world(view), view.me, legal)
-        if ranked[0][0] >= WIN:
-            return ranked[0][2]  # an immediate win
-        candidates = [a for _, _, a in ranked[:self.width]]
-        totals = [0.0] * len(candidates)
-        for _ in range(max(1, self.budget // len(candidates))):
-            state, seed = determinise(view, rng), rng.next_u64()
-            for i, action in enumerate(candidates):
-                totals[i] += self.simulate(config, state, action, view.me, SplitMix64(seed))
-        return candidates[max(range(len(candidates)), key=lambda i: (totals[i], -i))]
+def search_value(config: Config, state: GameState, seat: int, policy: AgentSpec) -> float:
+    """An unfinished rollout's worth for ``seat``: the logistic of the rollout greedy's evaluation (random: default)."""
+    weights = _DECLS["greedy"].build(policy).weights if policy.name == "greedy" else Weights()
+    return 1.0 / (1.0 + math.exp(-evaluate(state, seat, config, weights) / VALUE_SCALE))
 
-    def simulate(self, config: Config, state: GameState, action: Action, me: int, rng: SplitMix64) -> float:
-        """One rollout after ``action`` from a full state; its score for ``me`` in [0, 1]."""
-        stop = state.turn + self.horizon
-        state = rules.apply(config, state, action, check=False)
-        while state.outcome is None and state.turn < stop:
-            state = rules.apply(config, state, self._rollout_action(config, state, rng), check=False)
-        if state.outcome is not None:
-            return 1.0 if state.outcome[0] == me else (0.0 if state.outcome[0] == 1 - me else 0.5)
-        return 1.0 / (1.0 + math.exp(-evaluate(state, me, config, self.greedy.weights) / self.scale))
 
-    def _rollout_action(self, config: Config, state: GameState, rng: SplitMix64) -> Action:
-        seat = rules.actor(state)
-        legal = rules.legal_actions(config, state)
-        if self.rollout == "greedy":
-            return self.greedy.choose(config, state, seat, legal)
-        return self.random.act(observe(state, seat), legal, config, rng)
+def search_clock(config: Config, state: GameState) -> int:
+    """Turns begun."""
+    return state.turn
+
+
+def SearchAgent(budget: int = 72, horizon: int = 2, width: int = 6, rollout: str = "greedy") -> Any:  # noqa: N802
+    """Core's search agent on Babel (``core/search.py``) with these options (a shorthand for tests)."""
+    from workbench.core.model import get_game  # by name: the model module imports this one
+
+    return get_game("babel").make_agent(f"search:budget={budget},horizon={horizon},width={width},rollout={rollout}")
 
 
 def _random(cap: int) -> RandomAgent:
@@ -285,20 +274,18 @@ def _greedy(**weights: float) -> GreedyAgent:
     return GreedyAgent(Weights(**weights))
 
 
-def _search(budget: int, horizon: int, width: int, rollout: str, scale: float) -> SearchAgent:
-    return SearchAgent(budget, horizon, width, rollout, scale)
-
+# core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
+# half of it is a win
+SEARCH = SearchHooks(prior="workbench.games.babel.fast:prior", value=f"{__name__}:search_value",
+                     clock=f"{__name__}:search_clock", rollout="workbench.games.babel.fast:rollouts",
+                     policies=("random", "greedy"), win=WIN / 2,
+                     options=(("budget", 72), ("width", 6), ("horizon", 2), ("prior", "greedy@tuned"), ("z", 1.0)))
 
 DECLS = (
     AgentDecl("random", _random, "uniform over the legal actions; ends the turn after cap actions", (
         Param("cap", 10, int, "actions in a turn after which the turn is ended", 1, 1000),)),
     AgentDecl("greedy", _greedy, "one action ahead by a weighted position score (weights are options)",
               tuple(Param(f, getattr(Weights(), f), float, f"weight of {f}", -1e6, 1e6) for f in Weights._fields)),
-    AgentDecl("search", _search, "flat Monte Carlo over determinised worlds on top of greedy's ranking", (
-        Param("budget", 36, int, "simulations per decision", 1, 100_000),
-        Param("horizon", 2, int, "turns begun after the decision before a rollout stops (1: the end of this turn, "
-              "2: the end of the opponent's next turn)", 1, 1000),
-        Param("width", 6, int, "candidate actions (the best by greedy's score)", 1, 64),
-        Param("rollout", "greedy", str, "the rollout policy for both seats", choices=("greedy", "random")),
-        Param("scale", 20.0, float, "the logistic's scale for an unfinished rollout's evaluation", 0.001, 1e6))),
+    search_decl("babel", SEARCH),
 )
+_DECLS = {d.name: d for d in DECLS}

@@ -130,3 +130,110 @@ VARIANTS: tuple[Variant, ...] = (
       for agents in ("random,random", "greedy,greedy", "greedy,random", "random,greedy")),
     *(Variant(f"{name} {agents}", _RULES[name], agents) for name, agents in _OPTIONS),
 )
+
+
+# -- continue from a state: the search's rollouts (core/search.py) ------------------------------------------------
+ACTION_INDEX = {tuple(int(x) for x in row): i for i, row in enumerate(K.ACTIONS)}
+
+
+def encode_state(state: Any) -> np.ndarray:
+    """A ``rules.GameState`` of a running game in the kernel's flat encoding (the kernel module's docstring)."""
+    s = np.zeros(K.STATE_SIZE, np.int64)
+    for seat in range(2):
+        s[K.H_HAND + seat * K.N:K.H_HAND + (seat + 1) * K.N] = state.hands[seat]
+        s[K.H_START + seat] = state.start_cards[seat]
+        s[K.H_PAWN + seat] = state.pawns[seat]
+        s[K.H_ANNOUNCED + seat] = state.announced[seat]
+        s[K.H_TALLY + seat * K.N_TALLIES:K.H_TALLY + (seat + 1) * K.N_TALLIES] = state.tallies[seat]
+        for site in range(K.N):
+            stack, temple = state.stacks[seat][site], state.temples[seat][site]
+            s[K.H_STACK_LEN + seat * K.N + site] = len(stack)
+            at = K.B_STACKS + (seat * K.N + site) * K.STACK_CAP
+            s[at:at + len(stack)] = stack
+            s[K.H_TEMPLE_LEN + seat * K.N + site] = len(temple)
+            at = K.B_TEMPLES + (seat * K.N + site) * K.TEMPLE_CAP
+            s[at:at + len(temple)] = temple
+        pile = state.temple_stacks[seat]
+        s[K.H_TS_LEN + seat] = len(pile)
+        s[K.B_TS + seat * K.TS_CAP:K.B_TS + seat * K.TS_CAP + len(pile)] = pile
+    for length, body, pile in ((K.H_QUARRY_LEN, K.B_QUARRY, state.quarry), (K.H_DRAW_LEN, K.B_DRAW, state.draw_pile),
+                               (K.H_DISCARD_LEN, K.B_DISCARD, state.discard)):
+        s[length] = len(pile)
+        s[body:body + len(pile)] = pile
+    s[K.H_CURRENT], s[K.H_FIRST], s[K.H_TURN] = state.current, state.first, state.turn
+    s[K.H_MIGRATED], s[K.H_ACTIONS], s[K.H_PENDING] = int(state.migrated), state.actions, state.pending
+    s[K.H_END_PHASE], s[K.H_HISTORY] = int(state.end_phase), len(state.history)
+    return s
+
+
+def _public(state: Any) -> tuple:
+    """What two worlds dealt from one view share (the hidden cards are the hands, the draw pile and the quarry)."""
+    return (state.start_cards, state.stacks, state.temples, state.temple_stacks, state.discard, state.pawns,
+            state.current, state.first, state.turn, state.migrated, state.actions, state.pending, state.end_phase,
+            state.announced, state.tallies, len(state.history), len(state.quarry), len(state.draw_pile))
+
+
+def encode_worlds(worlds: Sequence[Any]) -> np.ndarray:
+    """:func:`encode_state` of every world.
+
+    A world sharing the first one's public part (the search's worlds of one view) only has its hidden
+    cards written anew.
+    """
+    out = np.empty((len(worlds), K.STATE_SIZE), np.int64)
+    first = worlds[0]
+    out[0] = encode_state(first)
+    shared = _public(first)
+    for i in range(1, len(worlds)):
+        world = worlds[i]
+        if _public(world) != shared:
+            out[i] = encode_state(world)
+            continue
+        row = out[i]
+        row[:] = out[0]
+        row[K.H_HAND:K.H_HAND + 2 * K.N] = world.hands[0] + world.hands[1]
+        row[K.B_QUARRY:K.B_QUARRY + len(world.quarry)] = world.quarry
+        row[K.B_DRAW:K.B_DRAW + len(world.draw_pile)] = world.draw_pile
+    return out
+
+
+def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) -> list[float]:
+    """``agents.search_prior`` (greedy's score of every legal action) in the kernel: the search's prior."""
+    greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else babel_agents.GreedyAgent()
+    weights = np.array([tuple(greedy.weights)] * 2, np.float64)
+    acts = np.array([ACTION_INDEX[tuple(a)] for a in legal], np.int64)
+    out = np.zeros(len(acts), np.float64)
+    K.action_scores(encode_state(babel_agents.public_world(view)), acts, int(view.me), weights, bool(config.run_any),
+                    out, np.zeros(K.HEADER, np.int64), np.zeros((2, K.STACK_CAP), np.int64))
+    return out.tolist()
+
+
+def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
+                  horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values[world, action], results[world, action])`` of ``kernel.continue_games`` (see there).
+
+    Each world plays each action (a ``rules.Action``, or None: the agents decide), then ``policy`` plays
+    both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
+    """
+    kinds, caps, weights = agent_arrays((policy, policy))
+    ew = weights.copy() if policy.name == "greedy" else np.array([tuple(babel_agents.Weights())] * 2, np.float64)
+    worlds_arr = encode_worlds(worlds)
+    wrng = np.array([(w.deck_rng, int(seeds[i][0]), int(seeds[i][1])) for i, w in enumerate(worlds)], np.uint64)
+    acts = np.array([-1 if a is None else ACTION_INDEX[tuple(a)] for a in actions], np.int64)
+    max_turns = int(config.max_turns)
+    out = np.zeros((len(worlds), len(acts)), np.float64)
+    res = np.zeros((len(worlds), len(acts), K.RES_COLS), np.int64)
+    status = np.zeros(1, np.int64)
+    K.continue_games(worlds_arr, wrng, acts, int(seat), int(horizon), babel_agents.VALUE_SCALE, kinds, caps, weights,
+                     ew, bool(config.run_any), bool(config.universal), max_turns,
+                     max_turns * MAX_ACTIONS_PER_TURN + 10, out, res, status, padded(K.STATE_SIZE, np.int64),
+                     padded(K.HEADER, np.int64), padded(2 * K.STACK_CAP, np.int64).reshape(2, K.STACK_CAP),
+                     padded(64, np.int64), padded(2 * max_turns, np.int64).reshape(2, max_turns), padded(5, np.uint64))
+    if status[0] != K.STATUS_OK:
+        raise RuntimeError(f"babel: a rollout failed (kernel status {int(status[0])})")
+    return out, res
+
+
+def rollouts(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
+             horizon: int, seeds: np.ndarray) -> np.ndarray:
+    """The search's compiled rollouts (``SearchHooks.rollout``): ``values[world, action]`` for ``seat``."""
+    return continue_from(config, worlds, actions, seat, policy, horizon, seeds)[0]

@@ -769,3 +769,86 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
         offsets[g + 1] = start + length
         _result(s, res, g)
     return n_games
+
+
+# ------------------------------------------------------------------------ continue from a state
+@nb.njit(**_JIT)
+def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, weights, ew, run_any, universal,
+                   max_turns, max_steps, out, res, status, s, saved, stacks, legal, hist, rng):
+    """Every action of ``actions`` played in every world, then the game played on (:func:`play_games`' loop).
+
+    ``worlds[w]``: a state in this module's encoding (``fast.encode_state``); ``wrng[w]``: the deck
+    stream, then p1's and p2's agent streams.  ``actions[a]``: an index into ``ACTIONS`` (-1: none, the
+    agents decide).  With ``stop_after`` > 0 a rollout stops once that many more turns have begun, as
+    core's ``search.play_on`` does with the game's clock.  ``out[w, a]``: 1 when ``me`` won, 0.5 a draw,
+    0 a loss; a cut rollout the logistic of greedy's evaluation with weights ``ew`` over ``scale``.
+    ``res[w, a]``: the ``RES_*`` columns of the position reached.  ``status[0]``: ``STATUS_*``.
+    """
+    size = worlds.shape[1]
+    for wi in range(worlds.shape[0]):
+        for ai in range(actions.shape[0]):
+            for i in range(size):
+                s[i] = worlds[wi, i]
+            rng[0] = wrng[wi, 0]
+            rng[2] = wrng[wi, 1]
+            rng[3] = wrng[wi, 2]
+            stop = s[H_TURN] + stop_after if stop_after > 0 else 0
+            forced = actions[ai]
+            steps = 0
+            while s[H_REASON] == R_NONE:
+                if stop > 0 and s[H_TURN] >= stop:
+                    break
+                if steps >= max_steps:
+                    status[0] = STATUS_RUNAWAY
+                    return
+                steps += 1
+                if forced >= 0:
+                    choice = forced
+                    forced = -1
+                else:
+                    cur = s[H_CURRENT]
+                    pending = s[H_PENDING]
+                    actor = 1 - cur if pending else cur
+                    n = _legal(s, legal, saved, stacks, run_any, universal)
+                    if n == 0:
+                        status[0] = STATUS_NO_ACTION
+                        return
+                    if kinds[actor] == AGENT_RANDOM:
+                        if pending == 0 and s[H_ACTIONS] >= caps[actor] and legal[n - 1] == A_END_TURN:
+                            choice = legal[n - 1]
+                        else:
+                            choice = legal[_below(rng, 2 + actor, n)]
+                    else:
+                        choice = _greedy(s, legal, n, actor, weights, saved, stacks, run_any)
+                if choice == A_END_TURN:
+                    _end_turn(s, rng, hist, max_turns)
+                else:
+                    _perform(s, choice, run_any)
+            if s[H_REASON] == R_NONE:
+                out[wi, ai] = 1.0 / (1.0 + np.exp(-_evaluate(s, me, ew, run_any) / scale))
+            elif s[H_WINNER] == me:
+                out[wi, ai] = 1.0
+            elif s[H_WINNER] == DRAW:
+                out[wi, ai] = 0.5
+            else:
+                out[wi, ai] = 0.0
+            _result(s, res[wi], ai)
+
+
+@nb.njit(**_JIT)
+def action_scores(s, actions, me, weights, run_any, out, saved, stacks):
+    """Greedy's score of each action of ``actions`` (indices into ``ACTIONS``) in ``s``: the search's prior.
+
+    ``end turn`` scores the position, every other action its result less ``MARGIN`` (as greedy ranks
+    them); ``s`` is left as it was.
+    """
+    base = _evaluate(s, me, weights, run_any)
+    for k in range(actions.shape[0]):
+        idx = actions[k]
+        if idx == A_END_TURN:
+            out[k] = base
+        else:
+            _save(s, saved, stacks, idx)
+            _perform(s, idx, run_any)
+            out[k] = _evaluate(s, me, weights, run_any) - MARGIN
+            _restore(s, saved, stacks, idx)

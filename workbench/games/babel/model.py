@@ -76,6 +76,8 @@ class BabelModel(GameModel):
     engine = CompiledEngine(("random", "greedy"), "workbench.games.babel.fast:play", chunk=10_000,
                             variants="workbench.games.babel.fast:VARIANTS")
     text = "workbench.games.babel.text"
+    search = babel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
+    targets = "workbench.games.babel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Turns."""

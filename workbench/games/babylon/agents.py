@@ -1,4 +1,4 @@
-"""Towers of Babylon agents in three tiers: random (core's), greedy (one step ahead), search (flat Monte Carlo).
+"""Towers of Babylon agents: random (core's), greedy (one step ahead), the hooks of core's search agent.
 
 An agent sees a :class:`View`: the state with what its seat may not see masked — the opponent's
 hand is that many :data:`~rules.UNKNOWN` cards, both decks are their lengths in unknown cards, and
@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from workbench.core.model import AgentDecl, Param
+from workbench.core.model import AgentDecl, AgentSpec, Param, SearchHooks
 from workbench.core.rng import SplitMix64
+from workbench.core.rng_numba import shuffled
+from workbench.core.search import search_decl
 from workbench.games.babylon import rules
 from workbench.games.babylon.rules import (
     BATTLEFIELD,
@@ -94,7 +96,7 @@ def determinise(config: Config, view: View, rng: SplitMix64) -> State:
     s = view.state
     sides = list(s.sides)
     for seat, side in enumerate(sides):
-        cards = rng.shuffle(unseen(config, view, seat))
+        cards = shuffled(rng, unseen(config, view, seat))
         if seat == view.me:
             sides[seat] = side._replace(deck=tuple(cards))
         else:
@@ -241,75 +243,57 @@ def _cost(config: Config, card: int) -> int:
     return info.tp if info.type == rules.WITCHERY else info.power
 
 
-class SearchAgent:
-    """Flat Monte Carlo over determinised worlds on top of greedy's ranking.
+# -- the hooks of core's search agent (core/search.py) ----------------------------------------------------------
+VALUE_SCALE = 10.0  # an unfinished rollout is worth the logistic of greedy's evaluation / VALUE_SCALE
 
-    The ``width`` best actions by greedy's score are the candidates; for each of ``budget // width``
-    worlds (the unseen cards dealt afresh from the seat's stream) every candidate is played out with
-    greedy for both seats until ``horizon`` more turns have begun or the game ends.  A finished
-    rollout scores 1 (win), 0.5 (draw) or 0; an unfinished one the logistic of greedy's score
-    divided by ``scale``.  Every candidate meets the same worlds, so each is compared with greedy's
-    own choice world by world: search departs from greedy only for the candidate with the largest
-    mean gain, and only when that gain exceeds ``z`` standard errors of the paired differences (a
-    handful of noisy rollouts must not overrule the evaluation).
-    """
 
-    name = "search"
+def search_prior(config: Config, view: View, legal: tuple[Action, ...], policy: AgentSpec) -> list[float]:
+    """Greedy's score of every legal action on the view (the mulligan: greedy's choice 0, the others -1)."""
+    greedy = _DECL_GREEDY.build(policy) if policy.name == "greedy" else GreedyAgent()
+    if legal[0][0] == K_MULLIGAN:
+        chosen = greedy.mulligan(config, view.state, view.me, legal)
+        return [0.0 if a == chosen else -1.0 for a in legal]
+    scores = [0.0] * len(legal)
+    for score, i in greedy.rank(config, view.state, view.me, legal):
+        scores[i] = score
+    return scores
 
-    def __init__(self, budget: int = 12, width: int = 3, horizon: int = 4, scale: float = 10.0,
-                 z: float = 2.0) -> None:
-        self.budget, self.width, self.horizon, self.scale, self.z = budget, width, horizon, scale, z
-        self.greedy = GreedyAgent()
 
-    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
-        """Greedy's choice, unless a candidate's paired rollout gain over it is clearly positive."""
-        if len(legal) == 1 or legal[0][0] == K_MULLIGAN:
-            return self.greedy.choose(config, view.state, view.me, legal)
-        ranked = [legal[i] for _, i in self.greedy.rank(config, view.state, view.me, legal)][:self.width]
-        if len(ranked) == 1:
-            return ranked[0]
-        worlds = max(2, self.budget // len(ranked))
-        scores: list[list[float]] = [[] for _ in ranked]
-        for _ in range(worlds):
-            world = determinise(config, view, rng)
-            for j, a in enumerate(ranked):
-                scores[j].append(self._rollout(config, rules.apply(config, world, Action(*a), check=False), view.me))
-        best, best_gain = 0, 0.0
-        for j in range(1, len(ranked)):
-            diffs = [x - y for x, y in zip(scores[j], scores[0], strict=True)]
-            mean = sum(diffs) / worlds
-            var = sum((d - mean) ** 2 for d in diffs) / (worlds - 1)
-            if mean > best_gain and mean > self.z * math.sqrt(var / worlds):
-                best, best_gain = j, mean
-        return ranked[best]
+def search_value(config: Config, s: State, seat: int, policy: AgentSpec) -> float:
+    """An unfinished rollout's worth for ``seat``: the logistic of the rollout greedy's evaluation (random: default)."""
+    weights = _DECL_GREEDY.build(policy).weights if policy.name == "greedy" else Weights()
+    return 1.0 / (1.0 + math.exp(-evaluate(config, s, seat, weights) / VALUE_SCALE))
 
-    def _rollout(self, config: Config, s: State, me: int) -> float:
-        stop = s.turn + self.horizon
-        for _ in range(2000):
-            due = rules.decision(s)
-            if due is None or s.turn >= stop:
-                break
-            legal = rules.legal_actions(config, s)
-            s = rules.apply(config, s, Action(*self.greedy.choose(config, s, due[1], legal)), check=False)
-        if s.outcome is not None:
-            return 0.5 if s.outcome[0] == DRAW_SEAT else float(s.outcome[0] == me)
-        return 1.0 / (1.0 + math.exp(-evaluate(config, s, me, self.greedy.weights) / self.scale))
+
+def search_clock(config: Config, s: State) -> int:
+    """Player turns begun."""
+    return s.turn
+
+
+def SearchAgent(budget: int = 48, width: int = 3, horizon: int = 4, z: float = 1.0) -> Any:  # noqa: N802
+    """Core's search agent on Babylon (``core/search.py``) with these options (a shorthand for tests)."""
+    from workbench.core.model import get_game  # by name: the model module imports this one
+
+    return get_game("babylon").make_agent(f"search:budget={budget},width={width},horizon={horizon},z={z}")
 
 
 def _greedy(**options: float) -> GreedyAgent:
     return GreedyAgent(Weights(**options))
 
 
+# core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
+# half of it is a win
+SEARCH = SearchHooks(prior="workbench.games.babylon.fast:prior", value=f"{__name__}:search_value",
+                     clock=f"{__name__}:search_clock", rollout="workbench.games.babylon.fast:rollouts",
+                     policies=("random", "greedy"), win=WIN_VALUE / 2,
+                     options=(("budget", 48), ("width", 3), ("horizon", 4), ("prior", "greedy@tuned"), ("z", 1.0)))
+
+_DECL_GREEDY = AgentDecl("greedy", _greedy, "one step ahead by a weighted position score (weights are options)",
+                         tuple(Param(f, getattr(Weights(), f), float, f"weight: {f}", -1e6, 1e6)
+                               for f in Weights._fields))
 DECLS = (
-    AgentDecl("greedy", _greedy, "one step ahead by a weighted position score (weights are options)",
-              tuple(Param(f, getattr(Weights(), f), float, f"weight: {f}", -1e6, 1e6) for f in Weights._fields)),
-    AgentDecl("search", SearchAgent, "flat Monte Carlo over determinised worlds, greedy rollouts", (
-        Param("budget", 12, int, "rollouts per decision", 1, 100_000),
-        Param("width", 3, int, "candidate actions (greedy's best)", 1, 64),
-        Param("horizon", 4, int, "turns begun after the decision before a rollout stops", 1, 60),
-        Param("scale", 10.0, float, "logistic scale of an unfinished rollout's score", 0.001, 1e6),
-        Param("z", 2.0, float, "standard errors a candidate's paired gain over greedy's choice must exceed", 0.0,
-              100.0))),
+    _DECL_GREEDY,
+    search_decl("babylon", SEARCH),
 )
 
 __all__ = ["DECLS", "GreedyAgent", "SearchAgent", "View", "Weights", "determinise", "evaluate", "observe"]

@@ -235,3 +235,133 @@ _PAIRINGS = (
 VARIANTS: tuple[Variant, ...] = tuple(
     Variant(f"{name} {agents.replace(_CUSTOM_GREEDY, 'greedy:custom').replace(_OTHER_GREEDY, 'greedy:other')}",
             _RULES[name], agents) for name, agents in _PAIRINGS)
+
+
+# -- continue from a state: the search's rollouts and prior (core/search.py) --------------------------------------
+_TABLES: dict[int, tuple[Config, np.ndarray]] = {}
+
+
+def _table(config: Config) -> np.ndarray:
+    """:func:`card_table` of ``config``, built once per Config object (a decision asks for it many times)."""
+    found = _TABLES.get(id(config))
+    if found is None or found[0] is not config:
+        if len(_TABLES) > 32:
+            _TABLES.clear()
+        found = _TABLES[id(config)] = (config, card_table(config))
+    return found[1]
+
+
+def _clause_id(tab: np.ndarray, card: int, clause: Any) -> int:
+    """The kernel's id of a trigger's clause (-1: Offerings owed)."""
+    if clause is None:
+        return -1
+    return int(tab[K.TAB_CARDS + card * K.CC + K.C_CLAUSE + K.TRIGGERS.index(clause.trigger)])
+
+
+def encode_state(config: Config, state: Any, view: bool = False) -> np.ndarray:
+    """A ``rules.State`` of a running game (a seat's view with ``view``) in the kernel's flat encoding."""
+    tab = _table(config)
+    n_cards = len(config.cards)
+    s = np.zeros(K.state_size(n_cards), np.int64)
+    s[[K.H_ACTIVE, K.H_FIRST, K.H_TURN, K.H_NEXT_UID, K.H_UPKEEP, K.H_ENDING, K.H_VIEW]] = (
+        state.active, state.first, state.turn, state.next_uid, int(state.upkeep), int(state.ending), int(view))
+    s[K.H_PKIND] = K.NO_DECISION
+    if state.pending is not None:
+        s[K.H_PKIND], s[K.H_PSEAT] = state.pending.kind, state.pending.seat
+        t = state.pending.trigger
+        if t is not None:
+            s[[K.H_PCTRL, K.H_PCARD, K.H_PCLAUSE, K.H_POFFERS, K.H_PMAY]] = (
+                t.controller, t.card, _clause_id(tab, t.card, t.clause), t.offers, int(t.optional))
+    if state.attack is not None:
+        a = state.attack
+        s[[K.H_ATT, K.H_ATTACKER, K.H_ATARGET, K.H_ABLOCKER, K.H_ASTAGE, K.H_ANO_TOWER, K.H_AENDED, K.H_ATWIN]] = (
+            1, a.attacker, a.target, a.blocker, a.stage, int(a.no_tower_damage), int(a.ended), a.twin)
+    s[K.H_QLEN] = len(state.queue)
+    for i, t in enumerate(state.queue):
+        s[K.B_QUEUE + i * K.QF:K.B_QUEUE + (i + 1) * K.QF] = (t.controller, t.card, _clause_id(tab, t.card, t.clause),
+                                                              t.offers, int(t.optional))
+    s[K.H_MCOUNT] = len(state.minions)
+    for i, m in enumerate(state.minions):
+        s[K.B_MIN + i * K.MF:K.B_MIN + (i + 1) * K.MF] = (m.uid, m.card, m.owner, m.zone, m.status, m.damage,
+                                                          int(m.sentenced), m.bonus)
+    s[K.H_HIST] = len(state.history)
+    for t, towers in enumerate(state.history[:K.HISTCAP]):
+        s[K.B_HIST + t], s[K.B_HIST + K.HISTCAP + t] = towers
+    for seat, side in enumerate(state.sides):
+        b = K.H_SIDE + seat * K.SIDE
+        s[b + K.S_TP], s[b + K.S_TOWER], s[b + K.S_TURNS] = side.tp, side.tower, side.turns
+        s[b + K.S_AVAIL:b + K.S_AVAIL + K.NF] = side.available
+        s[b + K.S_EXH:b + K.S_EXH + K.NF] = side.exhausted
+        s[b + K.S_TALLY:b + K.S_TALLY + K.N_TALLIES] = side.tally
+        s[b + K.S_HAND], s[b + K.S_INV] = len(side.hand), len(side.invocations)
+        s[b + K.S_DTOP], s[b + K.S_DEND] = 0, len(side.deck)
+        s[b + K.S_DISCARD], s[b + K.S_SACRIFICE] = len(side.discard), len(side.sacrifice)
+        for body, cards in ((K.B_HAND, side.hand), (K.B_INV, side.invocations), (K.B_DECK, side.deck)):
+            s[body + seat * K.HCAP:body + seat * K.HCAP + len(cards)] = cards
+        for which, cards in ((0, side.drawn), (1, side.played)):
+            for card in cards:
+                s[K.B_FLAGS + (which * 2 + seat) * n_cards + card] = 1
+    return s
+
+
+_SCRATCH: dict[int, tuple[Config, tuple[np.ndarray, ...]]] = {}
+
+
+def _scratch(config: Config) -> tuple[np.ndarray, ...]:
+    """Three state arrays and the legal-action rows for ``config`` (kept: a decision asks for them many times)."""
+    found = _SCRATCH.get(id(config))
+    if found is None or found[0] is not config:
+        if len(_SCRATCH) > 32:
+            _SCRATCH.clear()
+        size = K.state_size(len(config.cards))
+        arrays = (*(padded(size, np.int64) for _ in range(3)), padded((3, legal_capacity(config), 3), np.int64))
+        found = _SCRATCH[id(config)] = (config, arrays)
+    return found[1]
+
+
+def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
+                  horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values[world, action], results[world * len(actions) + action])`` of ``kernel.continue_games``.
+
+    Each world plays each action (a ``rules.Action`` for the decision due, or None: the agents decide),
+    then ``policy`` plays both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
+    """
+    kinds, weights = agent_arrays((policy, policy))
+    ew = weights.copy() if policy.name == "greedy" else np.array([tuple(babylon_agents.Weights())] * 2, np.float64)
+    tab = _table(config)
+    encoded = np.stack([encode_state(config, w) for w in worlds])
+    wrng = np.array([(int(seeds[i][0]), int(seeds[i][1])) for i in range(len(worlds))], np.uint64)
+    acts = np.array([(-1, 0, 0) if a is None else tuple(a) for a in actions], np.int64).reshape(-1, 3)
+    n_cards, count = len(config.cards), len(worlds) * len(acts)
+    out = np.zeros((len(worlds), len(acts)), np.float64)
+    res = np.zeros((count, K.RES_COLS), np.int64)
+    towers = np.zeros((count, 2, K.HISTCAP + 1), np.int64)
+    flags = np.zeros((count, 4 * n_cards), np.uint8)
+    status = np.zeros(1, np.int64)
+    v, w, x, lg = _scratch(config)
+    K.continue_games(encoded, wrng, acts, int(seat), int(horizon), babylon_agents.VALUE_SCALE, kinds, weights, ew,
+                     tab, 2 * config.turns * STEPS_PER_TURN + 100, out, res, towers, flags, status,
+                     padded(encoded.shape[1], np.int64), v, w, x, lg, padded(5, np.uint64))
+    if status[0] != K.STATUS_OK:
+        raise RuntimeError(f"babylon: a rollout failed (kernel status {int(status[0])})")
+    return out, res
+
+
+def rollouts(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
+             horizon: int, seeds: np.ndarray) -> np.ndarray:
+    """The search's compiled rollouts (``SearchHooks.rollout``): ``values[world, action]`` for ``seat``."""
+    return continue_from(config, worlds, actions, seat, policy, horizon, seeds)[0]
+
+
+def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) -> list[float]:
+    """``GreedyAgent.rank``'s score of every legal action on the seat's view, in the kernel: the search's prior."""
+    if legal[0][0] == K.K_MULLIGAN:
+        return babylon_agents.search_prior(config, view, legal, policy)
+    greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else babylon_agents.GreedyAgent()
+    weights = np.array([tuple(greedy.weights)] * 2, np.float64)
+    acts = np.array([tuple(a) for a in legal], np.int64).reshape(-1, 3)
+    out = np.zeros(len(acts), np.float64)
+    v, w, x, lg = _scratch(config)
+    K.action_scores(encode_state(config, view.state, view=True), _table(config), int(view.me), weights, acts, out,
+                    lg, v, w, x)
+    return out.tolist()

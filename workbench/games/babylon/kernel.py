@@ -1459,3 +1459,91 @@ def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status
             _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
         _result(s, res, towers, flags, g, n_cards)
     return seeds.shape[0]
+
+
+# ------------------------------------------------------------------------ continue from a state
+@nb.njit(**_JIT)
+def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights, ew, tab, max_steps, out, res,
+                   towers, flags, status, s, v, w, x, lg, rng):
+    """Every action of ``actions`` played in every world, then the game played on (:func:`play_games`' loop).
+
+    ``worlds[w]``: a state in this module's encoding (``fast.encode_state``); ``wrng[w]``: p1's and p2's
+    agent streams.  ``actions[a]``: ``(kind, a, b)`` for the decision due (kind -1: none, the agents
+    decide).  With ``stop_after`` > 0 a rollout stops once that many more turns have begun, as core's
+    ``search.play_on`` does with the game's clock.  ``out[w, a]``: 1 when ``me`` won, 0.5 a draw, 0 a
+    loss; a cut rollout the logistic of greedy's evaluation with weights ``ew`` over ``scale``.  ``res[w *
+    len(actions) + a]``: the ``RES_*`` columns of the position reached.  ``status[0]``: ``STATUS_*``.
+    """
+    size = worlds.shape[1]
+    n_cards = tab[X_NCARDS]
+    n_actions = actions.shape[0]
+    for wi in range(worlds.shape[0]):
+        for ai in range(n_actions):
+            for i in range(size):
+                s[i] = worlds[wi, i]
+            rng[2] = wrng[wi, 0]
+            rng[3] = wrng[wi, 1]
+            stop = s[H_TURN] + stop_after if stop_after > 0 else 0
+            forced = actions[ai, 0]
+            steps = 0
+            while True:
+                kind = _decision(s)
+                if kind == NO_DECISION:
+                    break
+                if stop > 0 and s[H_TURN] >= stop:
+                    break
+                if steps >= max_steps:
+                    status[0] = STATUS_RUNAWAY
+                    return
+                steps += 1
+                if forced >= 0:
+                    _step(s, tab, forced, actions[ai, 1], actions[ai, 2])
+                    forced = -1
+                    continue
+                seat = _decider(s)
+                n = _legal(s, tab, lg, 0)
+                if n == 0:
+                    status[0] = STATUS_NO_ACTION
+                    return
+                if kinds[seat] == AGENT_RANDOM:
+                    pick = _below(rng, 2 + seat, n)
+                elif n == 1:
+                    pick = 0
+                elif kind == MULLIGAN:
+                    pick = _greedy_mulligan(s, tab, seat, weights, n, lg)
+                else:
+                    pick = _rank(s, tab, seat, weights, n, lg, v, w, x)
+                _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
+            if s[H_REASON] == R_NONE:
+                out[wi, ai] = 1.0 / (1.0 + np.exp(-_evaluate(s, tab, me, ew) / scale))
+            elif s[H_WINNER] == me:
+                out[wi, ai] = 1.0
+            elif s[H_WINNER] == DRAW:
+                out[wi, ai] = 0.5
+            else:
+                out[wi, ai] = 0.0
+            _result(s, res, towers, flags, wi * n_actions + ai, n_cards)
+
+
+@nb.njit(**_JIT)
+def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
+    """``GreedyAgent.rank``'s score of each action of ``actions`` (``(kind, a, b)`` rows) in ``s``: the prior.
+
+    ``END`` scores the position, every other action its settled result less the margin (``_rank``).
+    """
+    _observe(s, v, me)
+    base = _evaluate(v, tab, me, weights)
+    margin = weights[me, W_MARGIN]
+    for i in range(actions.shape[0]):
+        if actions[i, 0] == K_END:
+            out[i] = base
+            continue
+        _copy_view(v, w)
+        _step(w, tab, actions[i, 0], actions[i, 1], actions[i, 2])
+        _settle1(w, x, tab, me, weights, lg)
+        card = actions[i, 1]
+        if actions[i, 0] == K_PLAY and _cd(tab, card, C_TYPE) == INVOCATION and w[H_REASON] == R_NONE:
+            _run_clause(w, tab, me, card, _cd(tab, card, C_CLAUSE + TR_START_NEXT), NO_TARGET)
+        out[i] = _evaluate(w, tab, me, weights) - margin
+
+

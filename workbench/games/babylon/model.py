@@ -117,6 +117,8 @@ class BabylonModel(GameModel):
     engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.fast:play", chunk=5_000,
                             variants="workbench.games.babylon.fast:VARIANTS")
     text = "workbench.games.babylon.text"
+    search = babylon_agents.SEARCH  # core's search agent (core/search.py) over these hooks
+    targets = "workbench.games.babylon.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
 
     def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
         """With a decks file given, its decks are the ones to choose from."""

@@ -1,4 +1,4 @@
-"""Duel agents in three skill tiers: random, greedy (one ply) and search (flat Monte Carlo).
+"""Duel agents: random, greedy (one ply), and the hooks of core's search agent (``core/search.py``).
 
 An agent sees only a :class:`View`: its own hand, both players' public positions, the discard
 pile, the size of the draw pile and the turn — never the enemy's hand or the deck order.  Each
@@ -12,8 +12,10 @@ from collections import Counter
 from typing import NamedTuple, Protocol
 
 from workbench.core.errors import InputError
-from workbench.core.model import AgentDecl, AgentSpec, Param, RandomAgent
+from workbench.core.model import AgentDecl, AgentSpec, Param, RandomAgent, SearchHooks
 from workbench.core.rng import SplitMix64
+from workbench.core.rng_numba import shuffled
+from workbench.core.search import search_decl
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
 from workbench.games.duel.rules import DISCARD, Action, Config, GameState, PlayerState
@@ -117,60 +119,30 @@ class GreedyAgent:
         return best
 
 
-class SearchAgent:
-    """Flat Monte Carlo over determinised worlds, on top of greedy's ranking.
+# -- the hooks of core's search agent (core/search.py; declared on the model as ``search``) ----------------------
+VALUE_SCALE = 20.0  # an unfinished rollout is worth the logistic of greedy's evaluation / VALUE_SCALE
 
-    The ``width`` best distinct legal actions by greedy's score are the candidates (duplicate
-    cards collapse).  ``budget`` simulations are shared among them over ``budget // width``
-    sampled worlds: each world deals the unseen cards into a possible enemy hand and draw pile,
-    and *every* candidate is tried in the same world with the same deck and rollout numbers
-    (common random numbers, so differences come from the action, not the luck).  After the
-    action the game is played on by ``rollout`` agents (greedy by default) for at most ``horizon``
-    player turns.  A won rollout scores 1, lost 0, drawn 0.5; an unfinished one a logistic squash
-    of the greedy evaluation.  The highest mean wins; ties keep greedy's order.
-    """
 
-    name = "search"
+def search_prior(config: Config, view: View, legal: tuple[Action, ...], policy: AgentSpec) -> list[float]:
+    """Greedy's score of every legal action (the rollout agent's weights when it is a greedy)."""
+    weights = make_agent(policy).weights if policy.name == "greedy" else Weights()
+    return [score_action(view, action, config, weights) for action in legal]
 
-    def __init__(self, budget: int = 64, horizon: int = 16, rollout: str = "greedy", width: int = 4) -> None:
-        self.budget, self.horizon, self.width = budget, horizon, width
-        self.rollout = GreedyAgent() if rollout == "greedy" else RandomAgent()
-        self.weights = Weights()
 
-    def act(self, view: View, legal: tuple[Action, ...], config: Config, rng: SplitMix64) -> Action:
-        """Choose by simulation."""
-        scored: dict[tuple[int, int], tuple[float, int, Action]] = {}
-        for order, action in enumerate(legal):
-            key = (action.kind, view.hand[action.slot])
-            if key not in scored:
-                scored[key] = (score_action(view, action, config, self.weights), order, action)
-        ranked = sorted(scored.values(), key=lambda t: (-t[0], t[1]))
-        if len(ranked) == 1 or ranked[0][0] >= WIN:
-            return ranked[0][2]  # nothing to choose, or an immediate win
-        candidates = [a for _, _, a in ranked[: self.width]]
-        totals = [0.0] * len(candidates)
-        for _ in range(max(1, self.budget // len(candidates))):
-            world = determinise(view, config, rng)
-            deck_seed, rollout_seed = rng.next_u64(), rng.next_u64()
-            for i, action in enumerate(candidates):
-                totals[i] += self._simulate(world, action, view.me, config, SplitMix64(deck_seed),
-                                            SplitMix64(rollout_seed))
-        return candidates[max(range(len(candidates)), key=lambda i: (totals[i], -i))]
+def search_key(config: Config, view: View, action: Action) -> tuple[int, int]:
+    """Two copies of a card in hand are one move: ``(kind, card)``."""
+    return action.kind, view.hand[action.slot]
 
-    def _simulate(self, state: GameState, action: Action, me: int, config: Config, deck_rng: SplitMix64,
-                  rng: SplitMix64) -> float:
-        state = rules.play_action(state, action, config, deck_rng)
-        stop = state.turn + self.horizon
-        while state.outcome is None and state.turn < stop:
-            if not state.acting:
-                state = rules.begin_turn(state, config)
-                continue
-            legal = rules.legal_moves(state, config)
-            state = rules.play_action(state, self.rollout.act(observe(state), legal, config, rng), config, deck_rng)
-        if state.outcome is not None:
-            winner = state.outcome[0]
-            return 1.0 if winner == me else (0.0 if winner == 1 - me else 0.5)
-        return 1.0 / (1.0 + math.exp(-evaluate(state.players, me, self.weights) / 20.0))
+
+def search_value(config: Config, state: rules.State, seat: int, policy: AgentSpec) -> float:
+    """An unfinished rollout's worth for ``seat``: the logistic of the rollout greedy's evaluation (random: default)."""
+    weights = make_agent(policy).weights if policy.name == "greedy" else Weights()
+    return 1.0 / (1.0 + math.exp(-evaluate(state.game.players, seat, weights) / VALUE_SCALE))
+
+
+def search_clock(config: Config, state: rules.State) -> int:
+    """Player turns begun."""
+    return state.game.turn
 
 
 def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
@@ -181,7 +153,7 @@ def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
         unseen = Counter(range(n))
         unseen.subtract(view.hand)
         unseen.subtract(view.discard)
-        pool = rng.shuffle(sorted(unseen.elements()))
+        pool = shuffled(rng, sorted(unseen.elements()))
         enemy_hand, deck = tuple(pool[:view.enemy_hand_size]), tuple(pool[view.enemy_hand_size:])
     else:
         enemy_hand, deck = tuple(rng.below(n) for _ in range(view.enemy_hand_size)), ()
@@ -194,27 +166,31 @@ def _greedy(**weights: float) -> GreedyAgent:
     return GreedyAgent(Weights(**weights))
 
 
-def _search(budget: int, horizon: int, rollout: str, width: int) -> SearchAgent:
-    return SearchAgent(budget, horizon, rollout, width)
-
+# core's search agent (core/search.py): tuned greedy's score as the prior and its rollouts in the compiled kernel,
+# 6 turns deep, then its evaluation; the search leaves the prior's choice only for a paired gain of 1 standard error
+SEARCH = SearchHooks(prior=f"{__name__}:search_prior", value=f"{__name__}:search_value",
+                     clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
+                     rollout="workbench.games.duel.fast:rollouts", policies=("random", "greedy"), win=WIN,
+                     options=(("budget", 240), ("width", 3), ("horizon", 6), ("rollout", "greedy@tuned"), ("z", 1.0)))
 
 DECLS = (
     AgentDecl("random", RandomAgent, "uniform over the legal plays and discards"),
     AgentDecl("greedy", _greedy, "one ply: the best action by a weighted position score (weights are options)",
               tuple(Param(f, getattr(Weights(), f), float, f"weight of {f}", -1e6, 1e6) for f in Weights._fields)),
-    AgentDecl("search", _search, "flat Monte Carlo over determinised worlds on top of greedy's ranking", (
-        Param("budget", 64, int, "simulations per decision", 1, 100_000),
-        Param("horizon", 16, int, "player turns per rollout", 1, 1000),
-        Param("rollout", "greedy", str, "the rollout policy", choices=("greedy", "random")),
-        Param("width", 4, int, "candidate actions (the best by greedy's score)", 1, 24))),
+    search_decl("duel", SEARCH),
 )
 AGENTS = tuple(d.name for d in DECLS)
 _BY_NAME = {d.name: d for d in DECLS}
 
 
 def make_agent(spec: AgentSpec | str) -> Agent:
-    """Build the agent a spec names (``"greedy:wall=0.8"``), with its options checked."""
+    """Build the agent a spec names (``"greedy:wall=0.8"``, ``"search:budget=8"``), with its options checked."""
     spec = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
     if spec.name not in _BY_NAME:
         raise InputError(f"unknown duel agent {spec.name!r}; allowed: {', '.join(AGENTS)}")
     return _BY_NAME[spec.name].build(spec)
+
+
+def SearchAgent(budget: int = 240, horizon: int = 6, rollout: str = "greedy@tuned", width: int = 3) -> Agent:  # noqa: N802
+    """Core's search agent on the duel (``core/search.py``) with these options (a shorthand for tests)."""
+    return make_agent(f"search:budget={budget},horizon={horizon},rollout={rollout},width={width}")

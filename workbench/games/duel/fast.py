@@ -199,3 +199,68 @@ def _variants() -> tuple[Variant, ...]:
 
 
 VARIANTS: tuple[Variant, ...] = _variants()
+
+
+# -- continue from a state: the search's rollouts (core/search.py) ------------------------------------------------
+def encode_worlds(config: Config, worlds: Sequence[Any], seeds: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Protocol states (``rules.State``) as ``kernel.continue_games``' world arrays (``seeds[w]``: agent streams)."""
+    n, h = len(config.cards), int(config.hand_size)
+    count = len(worlds)
+    wp = np.zeros((count, 16), np.int64)
+    whands = np.zeros((count, 2, h + 2), np.int64)
+    wscal = np.zeros((count, K.W_COLS), np.int64)
+    wdeck = np.zeros((count, max(n, 1)), np.int64)
+    wdisc = np.zeros((count, max(n, 1)), np.int64)
+    wrng = np.zeros((count, 4), np.uint64)
+    cards = config.cards.cards
+    for w, world in enumerate(worlds):
+        game = world.game
+        wp[w] = game.players[0] + game.players[1]
+        cur = game.current
+        pending_again = int(game.pending_discard and cards[game.played[cur][-1]].effect.again)
+        wscal[w, :K.W_HAND_LEN] = (cur, game.turn, int(game.acting), int(game.pending_discard), pending_again,
+                                   *game.missed)
+        for s in range(2):
+            wscal[w, K.W_HAND_LEN + s] = len(game.hands[s])
+            whands[w, s, :len(game.hands[s])] = game.hands[s]
+        if config.deck == "regular":
+            wscal[w, K.W_DECK_LEN], wscal[w, K.W_DISC_LEN] = len(game.deck), len(game.discard)
+            wdeck[w, :len(game.deck)] = game.deck
+            wdisc[w, :len(game.discard)] = game.discard
+        wrng[w] = (world.deck, int(seeds[w][0]), int(seeds[w][1]), world.timer)
+    return wp, whands, wscal, wdeck, wdisc, wrng
+
+
+def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
+                  horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values[world, action], results[world, action])`` of ``kernel.continue_games`` (see there).
+
+    Each world plays each action (a ``rules.Action``, or None: the agents decide), then ``policy`` plays
+    both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
+    """
+    t = compile_tables(config.cards, config.lightning, config.groundwater)
+    bf = config.battlefield
+    values = np.array(config.card_values, np.float64) if config.card_values else t.costs
+    kinds, weights = _agent_arrays((policy, policy))
+    w8 = weights[:, [0, 1, 2, 2, 2, 3, 3, 3]].copy()
+    e = duel_agents.Weights()  # a cut rollout is scored with the rollout greedy's weights (random: the defaults)
+    ew8 = w8.copy() if policy.name == "greedy" else np.array(
+        [[e.tower, e.wall, *(3 * [e.producer]), *(3 * [e.resource])]] * 2, np.float64)
+    acts = np.array([(-1, 0) if a is None else (a.kind, a.slot) for a in actions], np.int64).reshape(-1, 2)
+    h, n = int(config.hand_size), len(t.cards)
+    out = np.zeros((len(worlds), len(acts)), np.float64)
+    res = np.zeros((len(worlds), len(acts), 19), np.int64)
+    K.continue_games(*encode_worlds(config, worlds, seeds), acts, int(seat), int(horizon), duel_agents.VALUE_SCALE,
+                     kinds, weights, w8, ew8, values, t.cards, t.stmts, t.ops, int(bf.win_tower),
+                     int(bf.win_resources), int(config.deck == "unlimited"), h, int(config.max_turns),
+                     float(config.miss_rate), int(config.max_missed_in_row), int(config.thief_rounding == "up"), out,
+                     res, padded(16, np.int64), padded(16 * (h + 2), np.int64).reshape(h + 2, 16),
+                     padded(2 * (h + 2), np.int64).reshape(2, h + 2), padded(n, np.int64), padded(n, np.int64),
+                     padded(5, np.int64), padded(5, np.uint64), padded(h + 2, np.int64))
+    return out, res
+
+
+def rollouts(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
+             horizon: int, seeds: np.ndarray) -> np.ndarray:
+    """The search's compiled rollouts (``SearchHooks.rollout``): ``values[world, action]`` for ``seat``."""
+    return continue_from(config, worlds, actions, seat, policy, horizon, seeds)[0]

@@ -481,3 +481,190 @@ def play_games(seeds, g0, first_mode, agent_kind, weights, w8, values, cards, st
     for k in range(4):
         offsets[k, n_games] = cursors[k]
     return n_games
+
+
+# ------------------------------------------------------------------------ continue from a state
+# a world's scalars (``continue_games``' ``scal`` rows): the seat to move, turns begun, whether it is acting (a
+# decision) or at the turn's start, a pending draw-then-discard and its card's "play again", missed turns in a row,
+# the hand lengths and the draw and discard piles' lengths
+W_CUR, W_TURN, W_ACTING, W_PENDING, W_PENDING_AGAIN, W_MISSED, W_HAND_LEN, W_DECK_LEN, W_DISC_LEN = (
+    0, 1, 2, 3, 4, 5, 7, 9, 10)
+W_COLS = 11
+
+
+@nb.njit(**_JIT)
+def _play_on(p, q, hands, deck, disc, state, rng, aff, cur, turn, acting, pending, pending_again, missed0, missed1,
+             forced_kind, forced_slot, stop, agent_kind, weights, w8, values, cards, stmts, ops, win_tower,
+             win_resources, unlimited, h, max_turns, miss_rate, max_missed, thief_up):
+    """The turn loop of :func:`play_games` from a given position: ``(winner, reason, turns begun)``.
+
+    It starts inside ``cur``'s turn when ``acting`` (the first decision plays ``(forced_kind,
+    forced_slot)`` when ``forced_kind >= 0``), else at the start of ``cur``'s turn.  With ``stop > 0``
+    it stops (reason ``R_NONE``) at the first position where ``stop`` turns have begun, as core's
+    ``search.play_on`` does with the game's clock.  Records nothing.
+    """
+    n = cards.shape[0]
+    winner = 2
+    reason = R_NONE
+    mid = acting != 0
+    while True:
+        b = 8 * cur
+        if not mid:
+            if stop > 0 and turn >= stop:
+                return 2, R_NONE, turn
+            p[b + 5] += p[b + 2]
+            p[b + 6] += p[b + 3]
+            p[b + 7] += p[b + 4]
+            turn += 1
+            winner, reason = _check_victory(p, win_tower, win_resources)
+            if reason != R_NONE:
+                break
+            missed = miss_rate > 0.0 and _random(rng, 3) < miss_rate
+            if missed:
+                if cur == 0:
+                    missed0 += 1
+                    run = missed0
+                else:
+                    missed1 += 1
+                    run = missed1
+                _remove(state, cur, _worst_slot(hands, cur, state[cur], values), hands, disc, unlimited)
+                if run >= max_missed:
+                    winner, reason = 1 - cur, R_TIMEOUT
+                    break
+                winner, reason = _check_victory(p, win_tower, win_resources)
+                if reason != R_NONE:
+                    break
+            else:
+                if cur == 0:
+                    missed0 = 0
+                else:
+                    missed1 = 0
+                pending = 0
+                pending_again = 0
+                if stop > 0 and turn >= stop:
+                    return 2, R_NONE, turn
+        else:
+            missed = False
+        mid = False
+        if not missed:
+            agent = agent_kind[cur]
+            while True:  # the actions of this turn
+                length = state[cur]
+                n_aff = 0
+                if pending == 0:
+                    for s in range(length):
+                        c = hands[cur, s]
+                        if p[b + cards[c, CARD_RES]] >= cards[c, CARD_COST]:
+                            aff[n_aff] = s
+                            n_aff += 1
+                n_legal = n_aff + length
+                if n_legal == 0:
+                    break
+                if forced_kind >= 0:
+                    choice = n_aff + forced_slot
+                    if forced_kind == 0:
+                        for i in range(n_aff):
+                            if aff[i] == forced_slot:
+                                choice = i
+                    forced_kind = -1
+                    if choice < n_aff:
+                        _score_play(p, q[choice], cur, hands[cur, aff[choice]], cards, stmts, ops, thief_up,
+                                    win_tower, win_resources, w8, 0.0)
+                elif agent == AGENT_RANDOM:
+                    choice = _below(rng, 1 + cur, n_legal)
+                    if choice < n_aff:
+                        _score_play(p, q[choice], cur, hands[cur, aff[choice]], cards, stmts, ops, thief_up,
+                                    win_tower, win_resources, w8, 0.0)
+                else:
+                    choice = _greedy(p, q, cur, hands, length, aff, n_aff, cards, stmts, ops, thief_up,
+                                     win_tower, win_resources, w8, weights, values)
+                if choice >= n_aff:  # discard
+                    _remove(state, cur, choice - n_aff, hands, disc, unlimited)
+                    winner, reason = _check_victory(p, win_tower, win_resources)
+                    if reason != R_NONE:
+                        break
+                    if pending != 0 and pending_again != 0:
+                        pending = 0
+                        continue
+                    break
+                card = _remove(state, cur, aff[choice], hands, disc, unlimited)
+                for k in range(16):  # the play was carried out on q[choice] (pay, then the effect)
+                    p[k] = q[choice, k]
+                winner, reason = _check_victory(p, win_tower, win_resources)
+                if reason != R_NONE:
+                    break
+                if cards[card, CARD_DRAW] != 0:
+                    _draw(state, cur, hands, deck, disc, rng, n, unlimited)
+                    pending = 1
+                    pending_again = cards[card, CARD_AGAIN]
+                    continue
+                if cards[card, CARD_AGAIN] != 0:
+                    continue
+                break
+            if reason != R_NONE:
+                break
+        # end of turn: refill, then the turn limit
+        while state[cur] < h:
+            if _draw(state, cur, hands, deck, disc, rng, n, unlimited) < 0:
+                break
+        pending = 0
+        if turn >= max_turns:
+            winner, reason = 2, R_TURN_LIMIT
+            break
+        cur = 1 - cur
+    return winner, reason, turn
+
+
+@nb.njit(**_JIT)
+def continue_games(wp, whands, wscal, wdeck, wdisc, wrng, actions, me, stop_after, scale, agent_kind, weights, w8,
+                   ew8, values, cards, stmts, ops, win_tower, win_resources, unlimited, hand_size, max_turns,
+                   miss_rate, max_missed, thief_up, out, res, p, q, hands, deck, disc, state, rng, aff):
+    """Every action of ``actions`` played in every world, then the game played on: ``out[world, action]``.
+
+    A world is a position at a decision or a turn's start: ``wp[w]`` the 16 statistics, ``whands[w, s]``
+    the hands, ``wscal[w]`` the ``W_*`` scalars, ``wdeck[w]`` the draw pile (next card first),
+    ``wdisc[w]`` the discard pile, ``wrng[w]`` the streams (deck, p1's agent, p2's agent, timer).
+    ``actions[a]`` is ``(kind, slot)`` (kind -1: none, the agents decide).  ``stop_after`` > 0 cuts a
+    rollout once that many more turns have begun.  ``out``: 1 when ``me`` won, 0.5 a draw, 0 a loss, and
+    for a cut rollout the logistic of greedy's evaluation with weights ``ew8`` over ``scale``.  ``res[w,
+    a]``: winner, reason, turns begun, then the 16 statistics (the parity test reads them).
+    """
+    for wi in range(wp.shape[0]):
+        for ai in range(actions.shape[0]):
+            for i in range(16):
+                p[i] = wp[wi, i]
+            for s in range(2):
+                state[s] = wscal[wi, W_HAND_LEN + s]
+                for i in range(state[s]):
+                    hands[s, i] = whands[wi, s, i]
+            state[2] = 0
+            state[3] = wscal[wi, W_DECK_LEN]
+            state[4] = wscal[wi, W_DISC_LEN]
+            for i in range(state[3]):
+                deck[i] = wdeck[wi, i]
+            for i in range(state[4]):
+                disc[i] = wdisc[wi, i]
+            for k in range(4):
+                rng[k] = wrng[wi, k]
+            turn = wscal[wi, W_TURN]
+            stop = turn + stop_after if stop_after > 0 else 0
+            winner, reason, turns = _play_on(
+                p, q, hands, deck, disc, state, rng, aff, wscal[wi, W_CUR], turn, wscal[wi, W_ACTING],
+                wscal[wi, W_PENDING], wscal[wi, W_PENDING_AGAIN], wscal[wi, W_MISSED], wscal[wi, W_MISSED + 1],
+                actions[ai, 0], actions[ai, 1], stop, agent_kind, weights, w8, values, cards, stmts, ops, win_tower,
+                win_resources, unlimited, hand_size, max_turns, miss_rate, max_missed, thief_up)
+            if reason == R_NONE:
+                out[wi, ai] = 1.0 / (1.0 + np.exp(-_evaluate(p, me, ew8) / scale))
+            elif winner == me:
+                out[wi, ai] = 1.0
+            elif winner == 2:
+                out[wi, ai] = 0.5
+            else:
+                out[wi, ai] = 0.0
+            res[wi, ai, 0] = winner
+            res[wi, ai, 1] = reason
+            res[wi, ai, 2] = turns
+            for i in range(16):
+                res[wi, ai, 3 + i] = p[i]
+
+

@@ -119,6 +119,8 @@ class DuelModel(GameModel):
     engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.fast:play",
                             variants="workbench.games.duel.fast:VARIANTS")
     text = "workbench.games.duel.text"
+    search = duel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
+    targets = "workbench.games.duel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Player turns."""
