@@ -1,0 +1,265 @@
+"""``core/rebalance.py`` on a toy game whose fair setting is known exactly.
+
+*Card toss*: two cards, ``lead`` (played by the seat that moves first) and ``answer`` (the other
+seat).  The first seat wins with probability ``0.5 + 0.1 × (lead power − answer power − bonus)``,
+one coin from the game seed's stream 1 (so the result depends on the game seed only, common random
+numbers for every candidate).  Shipped: lead power 4, answer power 3 — the first seat wins 60 %.
+The fair settings one edit away are exactly two: lead power 3, or answer power 4 (each → 50 %);
+``cost`` plays no part, so an edit of it never helps.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+import pytest
+
+from workbench.core import rebalance as rb
+from workbench.core.cardtable import CardTable
+from workbench.core.datafile import read_table
+from workbench.core.errors import DataError, InputError
+from workbench.core.model import CHANCE, FIRST, TERMINAL, GameModel, Param, first_seat, seat_name
+from workbench.core.rng import SplitMix64
+from workbench.core.seeding import game_seeds
+
+FOLDER = Path(tempfile.gettempdir()) / "workbench-test-rebalance"
+CARDS = FOLDER / "cards.csv"
+FOLDER.mkdir(parents=True, exist_ok=True)
+CARDS.write_text("key,name,power,cost\nlead,Lead card,4,0\nanswer,Answer card,3,0\n", encoding="utf-8")
+
+
+def load(path: Path) -> dict[str, int]:
+    """The cards' powers; a power outside 0..9 or a cost outside 0..9 is refused (the game's declared range)."""
+    out = {}
+    for row in read_table(Path(path), ("key", "power", "cost"), keep_extra=True):
+        row.integer("cost", 0, 9)
+        out[row.cells["key"]] = row.integer("power", 0, 9)
+    if set(out) != {"lead", "answer"}:
+        raise DataError(path, None, "key", "needs the cards lead and answer")
+    return out
+
+
+class Toss(NamedTuple):
+    seed: int
+    first: int
+    winner: int | None
+
+
+class CardToss(GameModel):
+    """The toy: one coin whose odds the two cards' powers set."""
+
+    name = "cardtoss"
+    title = "Card toss (test)"
+    rules_version = "cardtoss-1"
+    params = (Param("cards", None, str, "cards CSV", optional=True), FIRST,
+              Param("bonus", 0, int, "power the second seat adds", 0, 3))
+    limit_reasons = ()
+    card_table = CardTable("cards", CARDS, key=("key",), editable=("power", "cost"), shown=("name",), validate=load)
+    targets = rb.Targets(target="first_seat=45..55", edit="power:-1..+1, cost:-1..+1", games=100)
+
+    def max_length(self, params: dict[str, Any]) -> int:
+        return 1
+
+    def result_columns(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def make_config(self, params: dict[str, Any]) -> tuple[float, str]:
+        powers = load(params.get("cards") or CARDS)
+        return 0.5 + 0.1 * (powers["lead"] - powers["answer"] - params.get("bonus", 0)), params.get("first", "random")
+
+    def initial_state(self, config: tuple[float, str], seed: int) -> Toss:
+        return Toss(seed, first_seat(config[1], seed), None)
+
+    def current_player(self, config: Any, state: Toss) -> int:
+        return TERMINAL if state.winner is not None else CHANCE
+
+    def chance_outcomes(self, config: tuple[float, str], state: Toss) -> list[tuple[Any, float]]:
+        return [(state.first, config[0]), (1 - state.first, 1 - config[0])]
+
+    def sample_chance(self, config: tuple[float, str], state: Toss) -> tuple[Any, Toss]:
+        won = SplitMix64.for_stream(state.seed, 1).random() < config[0]
+        return (state.first if won else 1 - state.first), state
+
+    def apply(self, config: Any, state: Toss, action: int) -> Toss:
+        return state._replace(winner=action)
+
+    def result_row(self, config: Any, state: Toss) -> dict[str, Any]:
+        return {"winner": seat_name(state.winner), "reason": "toss", "length": 1, "first_seat": seat_name(state.first)}
+
+
+MODEL = CardToss()
+QUICK = {"budget": 4000, "stages": 2, "factor": 4, "population": 8, "tiers": "random", "margin": 0.03, "seed": 3,
+         "verify": 3}
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rebalance") / "run"
+    return rb.rebalance(MODEL, out=out, **QUICK), out
+
+
+def test_the_search_finds_the_known_fair_setting(found):
+    result, out = found
+    best = result.proposals.row(0, named=True)
+    # the two one-edit fair settings, worked out by hand from 0.5 + 0.1 × (lead − answer)
+    assert best["edits"] in ("Lead card (lead): power 4 → 3", "Answer card (answer): power 3 → 4")
+    assert best["n_edits"] == 1 and best["holds"]
+    assert best["verdict"] == "meets the target at every tier on held-out seeds"
+    # before: 60 % (outside 45..55); after: inside, on held-out seeds with n for ±3 points
+    row = result.verification.filter(pl.col("proposal") == 1).row(0, named=True)
+    assert not row["before_inside"] and abs(row["before_score"] - 0.6) < 0.03
+    assert row["after_inside"] and abs(row["after_score"] - 0.5) < 0.03
+    assert row["after_n"] >= 1064  # ±3 points at 50 %: ⌈1.96² / (4 × 0.03²) − 1.96²⌉ = 1064
+    # the proposal is saved as a card set, the shipped file untouched
+    saved = out / "proposals" / "proposal-01.csv"
+    assert load(saved) in ({"lead": 3, "answer": 3}, {"lead": 4, "answer": 4})
+    assert load(CARDS) == {"lead": 4, "answer": 3}
+    # no proposal that edits cost alone: it cannot move the rate
+    assert not any(e.startswith(("Lead card (lead): cost", "Answer card (answer): cost")) and ";" not in e
+                   for e in result.proposals["edits"])
+
+
+def test_a_target_already_met_needs_no_edits(tmp_path):
+    result = rb.rebalance(MODEL, target="first_seat=55..65", out=tmp_path / "met", **QUICK)
+    assert result.no_edits_needed
+    assert result.proposals.height == 0
+    assert len(result.trials) == 1  # the baseline only: nothing was searched
+    assert "no edits needed" in result.summary()
+
+
+def test_held_out_seeds_are_disjoint_from_the_search_seeds(found):
+    result, _ = found
+    search = game_seeds(result.search_master, *result.search_seed_range)
+    held = game_seeds(result.holdout_master, *result.holdout_seed_range)
+    assert result.search_master != result.holdout_master
+    assert len(search) == 400 and len(held) >= 1064
+    assert np.intersect1d(search, held).size == 0
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_a_resumed_search_gives_the_proposals_of_an_uninterrupted_one(found, tmp_path):
+    whole, _ = found  # the same seed and settings, uninterrupted
+    seen = []
+
+    def stop_after_four(trial: dict[str, Any]) -> None:
+        seen.append(trial)
+        if len(seen) == 4:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        rb.rebalance(MODEL, out=tmp_path / "cut", on_trial=stop_after_four, **QUICK)
+    with pytest.raises(InputError, match="--resume"):
+        rb.rebalance(MODEL, out=tmp_path / "cut", **QUICK)  # a stored search is never started over silently
+    resumed = rb.rebalance(MODEL, out=tmp_path / "cut", resume=True, **QUICK)
+    assert len(whole.trials) > 4
+    assert resumed.trials.equals(whole.trials)
+    assert resumed.proposals.equals(whole.proposals)
+    assert resumed.verification.equals(whole.verification)
+
+
+@pytest.mark.parametrize(("target", "says"), [
+    ("frst_seat=45..55", "unknown metric 'frst_seat'; metrics: first_seat"),
+    ("first_seat=55..45", "the band is reversed"),
+    ("first_seat=50..50", "the band is empty"),
+    ("first_seat 45-55", "is not METRIC=LOW..HIGH"),
+    ("first_seat=45..155", "within 0..100"),
+    ("first_seat=45..55, first_seat=40..60", "given twice"),
+])
+def test_a_bad_target_is_one_clear_error(tmp_path, target, says):
+    with pytest.raises(InputError, match=says.replace("(", r"\(").replace(".", r"\.")):
+        rb.rebalance(MODEL, target=target, out=tmp_path / "bad", **QUICK)
+    assert not (tmp_path / "bad").exists()  # nothing written
+
+
+@pytest.mark.parametrize(("edit", "cards", "says"), [
+    ("power:+1..-1", None, "the range is reversed"),
+    ("power:1..2", None, "must hold 0"),
+    ("power:-1..+1.5", None, "is not COLUMN:LOW..HIGH"),
+    ("name:-1..+1", None, "not an editable whole-number column or parameter of cardtoss; allowed: power, cost, bonus"),
+    ("power:-1..+1", "dragon*", "--cards 'dragon\\*' matches no card; keys: lead, answer"),
+    ("power:-1..+1@first", None, "'@' is for parameters"),
+])
+def test_a_bad_edit_spec_is_one_clear_error(tmp_path, edit, cards, says):
+    with pytest.raises(InputError, match=says.replace("(", r"\(").replace("..", r"\.\.").replace("+", r"\+")):
+        rb.rebalance(MODEL, edit=edit, cards=cards, out=tmp_path / "bad", **QUICK)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_an_empty_edit_space_is_one_clear_error(tmp_path):
+    # both costs are 0 and the loader refuses a negative cost: nothing can move
+    with pytest.raises(InputError, match="the edit space is empty"):
+        rb.rebalance(MODEL, edit="cost:-1..0", out=tmp_path / "empty", **QUICK)
+    assert not (tmp_path / "empty").exists()
+
+
+def test_the_edit_space_keeps_only_values_the_game_allows():
+    dims = rb.edit_space(MODEL, "power:-6..+6", "lead")
+    assert [(d.label, d.base, min(d.deltas), max(d.deltas)) for d in dims] == [("lead.power", 4, -4, 5)]  # 0..9
+    (bonus,) = rb.edit_space(MODEL, "bonus:-1..+5")
+    assert (bonus.kind, bonus.base, bonus.deltas) == ("param", 0, (1, 2, 3))  # declared range 0..3
+
+
+def test_a_parameter_edit_reaches_the_fair_setting(tmp_path):
+    # bonus 1 for the second seat is the one fair value: 0.5 + 0.1 × (4 − 3 − 1)
+    result = rb.rebalance(MODEL, edit="bonus:0..+3", out=tmp_path / "bonus", **QUICK)
+    assert result.proposals.row(0, named=True)["edits"] == "Bonus: 0 → 1"
+    assert result.proposals.row(0, named=True)["holds"]
+
+
+def test_the_report_section_reads_in_plain_labels(found):
+    from workbench.core.report import Report
+
+    result, _ = found
+    rep = Report("toy")
+    rb.report_section(rep, result)
+    titles = [b.title for b in rep.blocks if b.kind == "section"]
+    assert titles == ["Rebalance: the smallest edits that reach the target"]
+    tables = {b.name: b.frame for b in rep.blocks if b.kind == "table"}
+    proposals, held = tables["rebalance_proposals"], tables["rebalance_verification"]
+    assert proposals.columns[:2] == ["Proposal", "Edits"] and "Holds at every tier" in proposals.columns
+    assert held.row(0, named=True)["Metric"] == "First seat's score"
+    # before → after with the interval and n, as a person reads it: "60.1 % [57.2, 63.0] (n = 1064)"
+    assert held.row(0, named=True)["Before"].endswith(f"(n = {result.verification['before_n'][0]})")
+
+
+def test_the_command_prints_progress_the_proposals_and_where_they_went(tmp_path, capsys):
+    import argparse
+
+    from workbench.core import rebalance_cli
+
+    parser = argparse.ArgumentParser(prog="workbench rebalance")
+    rebalance_cli.add_arguments(parser)
+    # the template game (tests/toygame), registered by name: its target score 3 vs 5 (board) moves the first seat
+    args = parser.parse_args(["toy", "--target", "first_seat=40..60", "--edit", "limit:-1..+1", "--budget", "400",
+                              "--games", "50", "--stages", "2", "--tiers", "random", "--margin", "0.05",
+                              "--verify", "2", "--out", str(tmp_path / "cli")])
+    assert rebalance_cli.run(args) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("toy: ") and "target: first_seat 40–60 %" in said
+    assert "Held-out seeds (game indices 0..380 " in said  # ±5 points at 50 %: ⌈1.96² / (4 × 0.05²) − 1.96²⌉ = 381
+    assert "wrote " in said and (tmp_path / "cli" / "trials.csv").is_file()
+
+
+def test_stop_keeps_what_was_found_and_a_resume_finishes_it_the_same(found, tmp_path):
+    whole, _ = found
+    polls = []
+
+    def stop_soon() -> bool:  # the studio's Stop button, pressed during the fifth candidate's games
+        polls.append(1)
+        return len(polls) > 9
+
+    cut = rb.rebalance(MODEL, out=tmp_path / "stop", should_stop=stop_soon, **QUICK)
+    assert cut.stopped and "stopped" in cut.summary()
+    assert 0 < cut.trials.height < whole.trials.height
+    assert cut.trials.drop("trial").equals(whole.trials.drop("trial").head(cut.trials.height))  # kept, as found
+    resumed = rb.rebalance(MODEL, out=tmp_path / "stop", resume=True, **QUICK)
+    # the stopped candidate is played again from its start: the same trials (numbered one later) and proposals
+    assert resumed.trials.drop("trial").equals(whole.trials.drop("trial"))
+    assert resumed.proposals.equals(whole.proposals)

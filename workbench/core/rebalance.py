@@ -1,0 +1,1207 @@
+"""``rebalance``: the smallest edits of cards or parameters that reach a balance target, verified on fresh seeds.
+
+A game declares its balance **metrics** (:class:`Metric`: named rates computed from a played frame,
+each item with its n, wins and draws; a draw counts half, as in every balance score here) and the
+parameter **cells** a candidate is played in (:class:`Targets`, on the model as ``targets``).  A
+designer gives a **target** — a percent band per metric, ``"deck_vs_field=48..52, first_seat=48.5..51.5"``
+(:func:`parse_target`) — and an **edit space** — whole-number steps of card columns and numeric
+parameters, ``"power_cost:-1..+1, might:-1..+1"`` over the cards ``"F*,S*"`` (:func:`edit_space`);
+``second_bonus_wall:0..+8@battlefield`` gives one parameter per battlefield.  Every value a step can
+reach is checked by the game's own loader (a card table's ``validate``) or the parameter's range.
+
+**The search** (:func:`rebalance`) minimises three objectives at once: the distance outside the
+bands (percentage points, summed over every targeted item), the number of edits and their total
+size.  It uses Optuna's NSGA-II sampler: a well-kept, documented multi-objective optimiser whose
+SQLite storage (``<out>/search.db``) records every trial, so an interrupted search resumes where it
+stopped, and whose ask/tell interface leaves seeds and sample sizes to the objective.  (pymoo's
+NSGA-II would do the search as well, but has no storage: resumption would be ours to write.)
+Determinism: the sampler is re-seeded before every trial from the search seed and the number of
+finished trials, and reads its population only from the storage, so the same seed gives the same
+proposals and a resumed search the same proposals as an uninterrupted one.  A large edit space is
+searched sparsely — a candidate is at most ``max_edits`` slots, each one edit (which, by how much)
+— so candidates are few-edit from the start; a small one (at most ``max_edits`` steps) densely.  After
+the baseline, every one-edit candidate is played first (``screen``): the optimiser's first
+generations are each edit's own effect, which crossover then combines.
+
+Every candidate is played on **common random numbers** — the same game seeds, from one master seed,
+in every cell — and **raced**: a first stage of ``games`` games per cell, then ``factor`` times more
+only while the candidate's 50 % intervals could still beat the best distance found so far and its
+distance is among the best ``1/factor`` at its stage (asynchronous successive halving; the baseline
+is always played to the last stage first).  Games are played through the runner's
+:func:`~workbench.core.runner.execute`, so ``workers`` and ``backend="dask"`` work as for ``simulate``
+and give the same counts.  ``should_stop()`` (the studio's Stop) or Ctrl-C ends the search keeping
+every finished trial (the result says it was stopped; ``resume`` continues it).
+
+**Verification**: the Pareto set (at most ``verify`` proposals) and the baseline are re-played on
+held-out seeds — a master seed no search stage used; the game seeds of both are compared and must
+be disjoint — with games per cell chosen so every targeted item has n for ±``margin`` at 50 %, at
+every skill tier (``core/tiers.py``; default greedy and greedy@tuned).  A tier's weight set tuned for
+the shipped cards plays the edited cards with the same weights.  Each metric is shown before →
+after with its interval and whether it is inside its band, and each proposal gets a verdict:
+meets the target at every tier, only at some tiers, only on the search seeds, or misses it.
+
+**Output** (:class:`RebalanceResult`): polars frames of proposals and of the held-out measurements,
+each proposal's card set saved as a CSV under ``<out>/proposals/`` (never over a shipped file), and
+:func:`report_section` for a report.  The CLI is ``core/rebalance_cli.py``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from workbench.core.cardtable import CardTable, card_table, changed_cells, column_kinds, edited_cards, read_cards
+from workbench.core.errors import DataError, InputError, RunInterrupted
+from workbench.core.model import GameModel, get_game, model_ref, shown_path
+from workbench.core.refs import resolve_ref
+from workbench.core.rng import stream_seed
+from workbench.core.runner import execute, plan_chunks
+from workbench.core.seeding import game_seeds
+from workbench.core.stats import games_for_margin, wilson
+from workbench.core.store import write_atomic
+
+__all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "edit_space", "first_seat_metric", "measure",
+           "parse_edit", "parse_target", "rebalance", "report_section", "targets_of"]
+
+SEARCH_STREAM = 0x5EA2C4  # the search's master seed: this sub-stream of the rebalance seed
+HOLDOUT_STREAM = 0x401D0  # the held-out master seed (verification): another sub-stream
+SAMPLER_STREAM = 1 << 24  # trial t's sampler seed: sub-stream SAMPLER_STREAM + t
+STUDY = "rebalance"
+DB = "search.db"
+SETTINGS = "settings.json"
+INFEASIBLE = 1e6  # the distance told for a candidate the game's loader refuses (two edits that clash)
+
+
+# -- targets: what a game measures --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metric:
+    """A named balance rate: ``counts(frame)`` → one row per item with ``item``, ``n``, ``wins``, ``draws``.
+
+    The score of an item is ``(wins + draws / 2) / n``.  Counts must be sums over the frame's rows
+    (so counts of disjoint games add up: the search plays more games for a candidate and adds them).
+    ``label(item)`` names an item for a reader (default: the item).
+    """
+
+    name: str
+    title: str
+    counts: Callable[[pl.DataFrame], pl.DataFrame]
+    help: str = ""
+    label: Callable[[str], str] | None = None
+
+    def item_label(self, item: str) -> str:
+        """How a reader sees the item."""
+        return self.label(item) if self.label is not None else item
+
+
+def score_counts(frame: pl.DataFrame, item: pl.Expr, won: pl.Expr, draw: pl.Expr | None = None) -> pl.DataFrame:
+    """``item, n, wins, draws`` per item of ``frame`` (the building block of a :class:`Metric`)."""
+    draw = pl.col("winner") == "draw" if draw is None else draw
+    return (frame.group_by(item.cast(pl.String).alias("item"), maintain_order=True)
+            .agg(pl.len().cast(pl.Int64).alias("n"), won.sum().cast(pl.Int64).alias("wins"),
+                 draw.sum().cast(pl.Int64).alias("draws")))
+
+
+def first_seat_metric(by: str | None = None, name: str = "first_seat", title: str = "First seat's score",
+                      label: Callable[[str], str] | None = None) -> Metric:
+    """The first seat's balance score (every game where a seat moves first), pooled or per value of ``by``."""
+
+    def counts(frame: pl.DataFrame) -> pl.DataFrame:
+        moved = frame.filter(pl.col("first_seat").is_not_null())
+        item = pl.col(by) if by else pl.lit("all games")
+        return score_counts(moved, item, pl.col("winner") == pl.col("first_seat"))
+
+    what = f" per {by.replace('_', ' ')}" if by else ""
+    return Metric(name, title, counts, f"the seat that moves first: its wins and half its draws{what}", label)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """A game's rebalancing declaration (``targets = "module:NAME"`` on its model).
+
+    Attributes:
+        metrics: the metrics a target may name (a game's own; core adds ``first_seat`` when missing).
+        cells: the parameter cells every candidate plays (common seeds in each; e.g. every deck pairing).
+        params: fixed parameters of every cell (the base a parameter edit starts from).
+        target: the default target, e.g. ``"first_seat=49..51"``.
+        edit: the default edit spec (``""``: every whole-number editable card column, ±1).
+        cards: the default card patterns (``"*"``: every card).
+        aliases: spec words that stand for several columns, e.g. ``{"cost": ("power_cost", "tp_cost")}``.
+        games: games per cell of the search's first stage.
+        max_edits: most edits a candidate holds (the sparse search's slots).
+    """
+
+    metrics: tuple[Metric, ...] = ()
+    cells: tuple[dict[str, Any], ...] = ({},)
+    params: dict[str, Any] = field(default_factory=dict)
+    target: str = "first_seat=49..51"
+    edit: str = ""
+    cards: str = "*"
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    games: int = 64
+    max_edits: int = 6
+
+    def all_metrics(self) -> dict[str, Metric]:
+        """The metrics by name, core's ``first_seat`` added when the game declares none of that name."""
+        found = {m.name: m for m in self.metrics}
+        found.setdefault("first_seat", first_seat_metric())
+        return found
+
+
+def targets_of(game: str | GameModel) -> Targets:
+    """The game's declared :class:`Targets`, or core's generic one (the first seat, one cell)."""
+    model = get_game(game)
+    declared = resolve_ref(getattr(model, "targets", None))
+    if declared is None:
+        return Targets()
+    if not isinstance(declared, Targets):
+        raise InputError(f"{model.name}.targets must be a Targets (workbench.core.rebalance), "
+                         f"got {type(declared).__name__}")
+    return declared
+
+
+@dataclass(frozen=True)
+class Band:
+    """A target band of one metric: every item's score must lie in ``[low, high]`` (fractions)."""
+
+    metric: str
+    low: float
+    high: float
+
+    def text(self) -> str:
+        """``first_seat 49–51 %``."""
+        return f"{self.metric} {_pct(self.low)}–{_pct(self.high)} %"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}".rstrip("0").rstrip(".")
+
+
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_BAND = re.compile(rf"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_NUMBER})\s*\.\.\s*({_NUMBER})\s*%?\s*$")
+
+
+def parse_target(text: str, targets: Targets) -> tuple[Band, ...]:
+    """Bands from ``"deck_vs_field=48..52, first_seat=48.5..51.5"`` (percent); one :class:`InputError` per mistake."""
+    known = targets.all_metrics()
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"give a target, e.g. 'first_seat=49..51'; metrics: {', '.join(known)}")
+    bands: list[Band] = []
+    for part in (p for p in text.split(",")):
+        found = _BAND.match(part)
+        if not found:
+            raise InputError(f"target {part.strip()!r} is not METRIC=LOW..HIGH in percent (e.g. first_seat=49..51); "
+                             f"metrics: {', '.join(known)}")
+        name, low, high = found[1], float(found[2]), float(found[3])
+        if name not in known:
+            raise InputError(f"target {part.strip()!r}: unknown metric {name!r}; metrics: {', '.join(known)}")
+        if not (0 <= low <= 100 and 0 <= high <= 100):
+            raise InputError(f"target {part.strip()!r}: a band is in percent, within 0..100")
+        if low > high:
+            raise InputError(f"target {part.strip()!r}: the band is reversed; write the low end first "
+                             f"({name}={found[3]}..{found[2]})")
+        if low == high:
+            raise InputError(f"target {part.strip()!r}: the band is empty; give a width, e.g. {name}={low - 1:g}.."
+                             f"{high + 1:g}")
+        if any(b.metric == name for b in bands):
+            raise InputError(f"target {text.strip()!r}: metric {name!r} is given twice; give each metric one band")
+        bands.append(Band(name, low / 100, high / 100))
+    return tuple(bands)
+
+
+# -- the edit space ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Dim:
+    """One editable value: a card's column or a parameter (optionally in the cells where ``scope`` holds).
+
+    ``deltas`` are the allowed non-zero whole-number steps from ``base`` (each checked by the game).
+    """
+
+    kind: str  # "card" or "param"
+    key: str  # the card's key, or the parameter's name
+    column: str  # the card column, or the parameter's name again
+    base: int
+    deltas: tuple[int, ...]
+    scope: tuple[tuple[str, Any], ...] = ()  # a parameter edited only in the cells with these values
+    title: str = ""  # display name of the card, or of the scope value
+
+    @property
+    def label(self) -> str:
+        """A stable machine label: ``F9.power_cost``, ``second_bonus_wall@battlefield=crystal_garden``."""
+        if self.kind == "card":
+            return f"{self.key}.{self.column}"
+        return self.column + "".join(f"@{k}={v}" for k, v in self.scope)
+
+    def describe(self, delta: int) -> str:
+        """``Fireball (F9): power cost 3 → 2`` — the edit as a reader reads it."""
+        what = self.column.replace("_", " ")
+        if self.kind == "card":
+            return f"{self.title or self.key} ({self.key}): {what} {self.base} → {self.base + delta}"
+        where = f" on {self.title}" if self.title else ""
+        return f"{what[:1].upper()}{what[1:]}{where}: {self.base} → {self.base + delta}"
+
+
+_EDIT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([+-]?\d+)\s*\.\.\s*([+-]?\d+)\s*"
+                   r"(?:@\s*([A-Za-z_][A-Za-z0-9_]*))?\s*$")
+
+
+def parse_edit(text: str) -> list[tuple[str, int, int, str | None]]:
+    """``"cost:-1..+1, might:-1..+1"`` → ``[(word, low, high, per)]`` (``per``: ``@battlefield``); shape only."""
+    if not isinstance(text, str) or not text.strip():
+        raise InputError("give an edit spec, e.g. 'cost:-1..+1, might:-1..+1' (COLUMN:LOW..HIGH, whole steps)")
+    out = []
+    for part in text.split(","):
+        found = _EDIT.match(part)
+        if not found:
+            raise InputError(f"edit {part.strip()!r} is not COLUMN:LOW..HIGH with whole numbers (e.g. cost:-1..+1, "
+                             "or second_bonus_wall:0..+8@battlefield for one parameter per battlefield)")
+        word, low, high, per = found[1], int(found[2]), int(found[3]), found[4]
+        if low > high:
+            raise InputError(f"edit {part.strip()!r}: the range is reversed; write the low end first ({word}:"
+                             f"{high}..{low:+d})")
+        if not low <= 0 <= high or low == high:
+            raise InputError(f"edit {part.strip()!r}: a range of steps must hold 0 (no edit) and one step more, "
+                             f"e.g. {word}:-1..+1 or {word}:0..+3")
+        if any(o[0] == word and o[3] == per for o in out):
+            raise InputError(f"edit {text.strip()!r}: {word!r} is given twice")
+        out.append((word, low, high, per))
+    return out
+
+
+def _default_edit(model: GameModel, targets: Targets, table: CardTable | None) -> str:
+    if targets.edit:
+        return targets.edit
+    if table is None:
+        raise InputError(f"{model.name} declares no card table and no default edit: give --edit, e.g. "
+                         "PARAM:-1..+1 over a whole-number parameter")
+    kinds = column_kinds(read_cards(table), table.editable)
+    columns = [c for c in table.editable if kinds[c] is int]
+    if not columns:
+        raise InputError(f"{model.name}: no whole-number column of the card table to edit")
+    return ", ".join(f"{c}:-1..+1" for c in columns)
+
+
+def edit_space(game: str | GameModel, edit: str | None = None, cards: str | None = None,
+               targets: Targets | None = None) -> tuple[Dim, ...]:
+    """The edit space of ``edit`` over the cards matching ``cards`` (comma-separated globs over card keys).
+
+    A spec word is a whole-number editable column of the card table, an alias the game declares, or
+    a whole-number parameter (``@P`` after it: one per value of ``P`` among the cells).  Each step's
+    value is checked: a card value by the game's loader, a parameter by its declared range; values
+    refused are left out.  An empty space is an :class:`InputError`.
+    """
+    model = get_game(game)
+    targets = targets or targets_of(model)
+    table = card_table(model)
+    spec = parse_edit(edit if edit is not None and edit.strip() else _default_edit(model, targets, table))
+    rows = read_cards(table) if table is not None else None
+    dims: list[Dim] = []
+    for word, low, high, per in spec:
+        columns = _columns(model, targets, table, rows, word)
+        if columns is not None:
+            if per:
+                raise InputError(f"edit {word}@{per}: '@' is for parameters; a card column is edited once per card")
+            dims += _card_dims(table, rows, columns, cards if cards is not None else targets.cards, low, high)
+        else:
+            dims += _param_dims(model, targets, word, low, high, per)
+    if not dims:
+        raise InputError(f"the edit space is empty: no value of {edit or 'the default edit'} over cards "
+                         f"{cards or targets.cards!r} can change within the game's allowed values; widen the ranges "
+                         "or the cards")
+    labels = [d.label for d in dims]
+    if len(set(labels)) != len(labels):
+        doubled = sorted({x for x in labels if labels.count(x) > 1})
+        raise InputError(f"the edit space names {doubled[0]} twice; give each column once")
+    return tuple(dims)
+
+
+def _columns(model: GameModel, targets: Targets, table: CardTable | None, rows: pl.DataFrame | None,
+             word: str) -> tuple[str, ...] | None:
+    """The card columns a spec word stands for, or None when it is a parameter (refused when neither)."""
+    params = {p.name: p for p in model.params}
+    if table is not None and rows is not None and (word in table.editable or word in targets.aliases):
+        columns = targets.aliases.get(word, (word,))
+        kinds = column_kinds(rows, list(columns))
+        bad = [c for c in columns if kinds[c] is not int]
+        if bad:
+            raise InputError(f"edit {word}: column {bad[0]!r} does not hold whole numbers; whole-number columns: "
+                             f"{', '.join(_int_columns(table, rows))}")
+        return tuple(columns)
+    if word in params and params[word].kind is int:
+        return None
+    allowed = ([*_int_columns(table, rows), *targets.aliases] if table is not None and rows is not None else [])
+    allowed += [p.name for p in model.params if p.kind is int]
+    raise InputError(f"edit {word!r}: not an editable whole-number column or parameter of {model.name}; allowed: "
+                     f"{', '.join(allowed) or 'none'}")
+
+
+def _int_columns(table: CardTable, rows: pl.DataFrame) -> list[str]:
+    kinds = column_kinds(rows, table.editable)
+    return [c for c in table.editable if kinds[c] is int]
+
+
+def _card_dims(table: CardTable, rows: pl.DataFrame, columns: tuple[str, ...], patterns: str, low: int,
+               high: int) -> list[Dim]:
+    keys = rows[table.row_key].to_list()
+    wanted = [p.strip() for p in (patterns or "*").split(",") if p.strip()]
+    if not wanted:
+        raise InputError("--cards is empty; give card keys or patterns, e.g. 'F*,S*' or '*'")
+    chosen: list[str] = []
+    for pattern in wanted:
+        hit = [k for k in keys if fnmatch.fnmatchcase(k, pattern)]
+        if not hit:
+            raise InputError(f"--cards {pattern!r} matches no card; keys: {', '.join(keys[:12])}"
+                             f"{', …' if len(keys) > 12 else ''}")
+        chosen += [k for k in hit if k not in chosen]
+    names = next((c for c in table.shown if "name" in c), None)
+    dims = []
+    for row in rows.filter(pl.col(table.row_key).is_in(chosen)).iter_rows(named=True):
+        for column in columns:
+            cell = row[column].strip()
+            if not cell:
+                continue  # a blank cell (a Command's health): nothing to edit
+            base = int(cell)
+            deltas = tuple(d for d in range(low, high + 1) if d and _card_value_ok(table, row[table.row_key],
+                                                                                     column, base + d))
+            if deltas:
+                dims.append(Dim("card", row[table.row_key], column, base, deltas,
+                                title=row[names] if names else ""))
+    return dims
+
+
+def _card_value_ok(table: CardTable, key: str, column: str, value: int) -> bool:
+    """The game's loader accepts the card with this one value (a copy in the edit cache; the shipped file untouched)."""
+    if value < 0:
+        return False  # no card table counts below zero; spares a file
+    try:
+        edited_cards(table, {key: {column: str(value)}}, namespace="rebalance-probe")
+    except DataError:
+        return False
+    return True
+
+
+def _param_dims(model: GameModel, targets: Targets, name: str, low: int, high: int, per: str | None) -> list[Dim]:
+    param = model.param(name)
+    scopes: list[tuple[tuple[str, Any], ...]] = [()]
+    if per:
+        values = list(dict.fromkeys(c.get(per, targets.params.get(per)) for c in targets.cells))
+        if per not in {p.name for p in model.params} or len(values) < 2:
+            varied = sorted({k for c in targets.cells for k in c})
+            raise InputError(f"edit {name}@{per}: {per!r} does not vary over the cells played; cell parameters: "
+                             f"{', '.join(varied) or 'none (one cell)'}")
+        scopes = [((per, v),) for v in values]
+    dims = []
+    for scope in scopes:
+        cell = next((c for c in targets.cells if all(c.get(k, targets.params.get(k)) == v for k, v in scope)), {})
+        base = {**targets.params, **cell}.get(name, param.default)
+        if base is None:
+            raise InputError(f"edit {name}: the parameter has no value to step from (none means 'from the game's "
+                             f"data'); set it in the game's targets params")
+        deltas = []
+        for d in range(low, high + 1):
+            try:
+                if d:
+                    param.validate(int(base) + d)
+                    deltas.append(d)
+            except InputError:
+                pass
+        if deltas:
+            title = ", ".join(model.choice_label(k, v) for k, v in scope)
+            dims.append(Dim("param", name, name, int(base), tuple(deltas), scope, title))
+    return dims
+
+
+# -- candidates: a few (dimension, step) pairs ----------------------------------------------------------------
+Candidate = tuple[tuple[int, int], ...]  # ((dim index, delta), ...) sorted by dim, no zero delta
+
+
+def _canonical(pairs: Sequence[tuple[int, int]], dims: Sequence[Dim]) -> Candidate:
+    total: dict[int, int] = {}
+    for i, d in pairs:
+        total[i] = total.get(i, 0) + d
+    out = []
+    for i in sorted(total):
+        d = _nearest(total[i], dims[i].deltas)
+        if d:
+            out.append((i, d))
+    return tuple(out)
+
+
+def _nearest(d: int, allowed: tuple[int, ...]) -> int:
+    """The allowed step closest to ``d`` on its side of 0 (0 when none): clipping keeps an edit's direction."""
+    if d == 0:
+        return 0
+    side = [a for a in allowed if (a > 0) == (d > 0)]
+    if not side:
+        return 0
+    return min(side, key=lambda a: (abs(a - d), abs(a)))
+
+
+def _suggest(trial: Any, dims: Sequence[Dim], slots: int | None) -> Candidate:
+    """The candidate a trial proposes: dense (one step per dimension) or ``slots`` sparse edits."""
+    if slots is None:
+        return _canonical([(i, trial.suggest_int(f"d{i}", min(0, *d.deltas), max(0, *d.deltas)))
+                           for i, d in enumerate(dims)], dims)
+    reach = max(abs(x) for d in dims for x in d.deltas)
+    pairs = []
+    for s in range(slots):
+        which = trial.suggest_int(f"s{s}", 0, len(dims))  # 0: the slot holds no edit
+        step = trial.suggest_int(f"v{s}", -reach, reach)
+        if which:
+            pairs.append((which - 1, step))
+    return _canonical(pairs, dims)
+
+
+def _zero_params(dims: Sequence[Dim], slots: int | None) -> dict[str, int]:
+    if slots is None:
+        return {f"d{i}": 0 for i in range(len(dims))}
+    return {k: 0 for s in range(slots) for k in (f"s{s}", f"v{s}")}
+
+
+def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, screen: bool) -> Candidate | None:
+    """The next candidate the search plays without asking the sampler, or None (then NSGA-II proposes).
+
+    First the baseline; then, with ``screen``, every single edit in the edit space's order; then the
+    forward combination of the best single edits and the best candidate's one-step neighbours
+    (:func:`_local_steps`).  Each is played once: the first one not played yet is next.
+    """
+    if () not in race.cache:
+        return ()
+    if screen:
+        for i, dim in enumerate(dims):
+            for d in dim.deltas:
+                if ((i, d),) not in race.cache:
+                    return ((i, d),)
+    steps = _local_steps(race, dims, slots, last)
+    return steps[0] if steps else None
+
+
+def _params_of(candidate: Candidate, dims: Sequence[Dim], slots: int | None) -> dict[str, int]:
+    """The trial parameters that propose ``candidate`` (slots in the candidate's order)."""
+    params = _zero_params(dims, slots)
+    for k, (i, d) in enumerate(candidate):
+        params.update({f"d{i}": d} if slots is None else {f"s{k}": i + 1, f"v{k}": d})
+    return params
+
+
+def _local_steps(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, top: int = 8) -> list[Candidate]:
+    """The unplayed one-step neighbours of the best candidate at the last stage (a local search beside NSGA-II).
+
+    A neighbour moves one edit a step (or drops it), or adds one: any dimension's first step when the
+    space is small, else one of the ``top`` best single edits.
+    """
+    full = [(v[2], len(c), sum(abs(d) for _, d in c), c) for c, v in race.cache.items()
+            if v[0] == last and v[2] < INFEASIBLE]
+    if not full or min(full)[0] == 0 and min(full)[1] <= 1:
+        return []
+    best = min(full)[3]
+    edits = dict(best)
+    found = _forward(race, dims, slots)
+    for i, d in best:
+        for step in (d - 1, d + 1):
+            if step == 0 or step in dims[i].deltas:
+                found.append(_canonical([(j, e) for j, e in best if j != i] + ([(i, step)] if step else []), dims))
+    if slots is None or len(best) < slots:
+        if slots is None:
+            adds = [(i, d) for i, dim in enumerate(dims) if i not in edits
+                    for d in (max((x for x in dim.deltas if x < 0), default=0),
+                              min((x for x in dim.deltas if x > 0), default=0)) if d]
+        else:
+            singles = sorted((v[2], c) for c, v in race.cache.items() if len(c) == 1 and v[2] < INFEASIBLE)
+            adds = [c[0] for _, c in singles if c[0][0] not in edits][:top]
+        found += [_canonical([*best, add], dims) for add in adds]
+    return [c for c in dict.fromkeys(found) if c not in race.cache and (slots is None or len(c) <= slots)]
+
+
+def _forward(race: _Race, dims: Sequence[Dim], slots: int | None) -> list[Candidate]:
+    """Forward selection from the screen: the best single edits that beat the baseline, one per value, cumulated.
+
+    Single edits are compared with the baseline at the first stage (the baseline's first distance is
+    that stage's first record); ``[e1, e2]``, ``[e1, e2, e3]``, … up to the most edits a candidate holds.
+    """
+    if not race.rungs.get(0):
+        return []
+    first = race.rungs[0][0]
+    singles = sorted((v[2], c) for c, v in race.cache.items() if len(c) == 1 and v[2] < first)
+    chain: list[tuple[int, int]] = []
+    for _, ((i, d),) in singles:
+        if i not in dict(chain) and len(chain) < (slots or len(dims)):
+            chain.append((i, d))
+    return [_canonical(chain[:k], dims) for k in range(2, len(chain) + 1)]
+
+
+def _objectives(distance: float, candidate: Candidate) -> tuple[float, float, float]:
+    return distance, float(len(candidate)), float(sum(abs(d) for _, d in candidate))
+
+
+# -- playing a candidate --------------------------------------------------------------------------------------
+@dataclass
+class _Context:
+    model: GameModel
+    targets: Targets
+    bands: tuple[Band, ...]
+    dims: tuple[Dim, ...]
+    table: CardTable | None
+    workers: int
+    backend: str
+    scheduler: str | None
+    should_stop: Callable[[], bool] | None
+    progress: Callable[[int], None]
+
+    def cells(self, candidate: Candidate) -> list[dict[str, Any]]:
+        """Every cell's parameters with the candidate's edits (card edits as an edited table's path)."""
+        card_edits: dict[str, dict[str, str]] = {}
+        for i, d in candidate:
+            dim = self.dims[i]
+            if dim.kind == "card":
+                card_edits.setdefault(dim.key, {})[dim.column] = str(dim.base + d)
+        out = []
+        for cell in self.targets.cells:
+            params = {**self.targets.params, **cell}
+            for i, d in candidate:
+                dim = self.dims[i]
+                if dim.kind == "param" and all(params.get(k) == v for k, v in dim.scope):
+                    params[dim.key] = dim.base + d
+            if card_edits and self.table is not None:
+                params[self.table.param] = str(edited_cards(self.table, card_edits,
+                                                            namespace=f"{self.model.name}-rebalance"))
+            out.append(params)
+        return out
+
+
+Counts = dict[str, dict[str, list[int]]]  # metric → item → [n, wins, draws]
+
+
+def _add(total: Counts, more: Counts) -> Counts:
+    out = {m: {i: list(v) for i, v in items.items()} for m, items in total.items()}
+    for metric, items in more.items():
+        for item, (n, w, d) in items.items():
+            row = out.setdefault(metric, {}).setdefault(item, [0, 0, 0])
+            row[0] += n
+            row[1] += w
+            row[2] += d
+    return out
+
+
+def _count(frame: pl.DataFrame, metrics: dict[str, Metric], names: Sequence[str]) -> Counts:
+    out: Counts = {}
+    for name in names:
+        for item, n, w, d in metrics[name].counts(frame).select("item", "n", "wins", "draws").iter_rows():
+            out.setdefault(name, {})[str(item)] = [int(n), int(w), int(d)]
+    return out
+
+
+def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: int, stop: int,
+          metric_names: Sequence[str]) -> Counts:
+    """Games ``start..stop-1`` of every cell on master seed ``master`` (common random numbers), as counts."""
+    model, metrics = ctx.model, ctx.targets.all_metrics()
+    jobs = []
+    for params in ctx.cells(candidate):
+        resolved = model.resolve_params(params)
+        specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(resolved))), resolved)
+        engine = model.resolve_engine(None, specs, resolved)
+        size = max(1, min(model.chunk_hint(engine), math.ceil((stop - start) / (2 * ctx.workers))))
+        jobs += [(model_ref(model), resolved, tuple(map(str, specs)), master, a, b, engine)
+                 for a, b in plan_chunks(stop - start, size, start)]
+    total: Counts = {}
+    results = execute(model, jobs, ctx.workers, ctx.backend, ctx.scheduler)
+    try:
+        for finished, (_, frame) in enumerate(results, start=1):
+            total = _add(total, _count(frame, metrics, metric_names))
+            ctx.progress(frame.height)
+            if ctx.should_stop is not None and finished < len(jobs) and ctx.should_stop():
+                raise KeyboardInterrupt
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    return total
+
+
+RACE_CONFIDENCE = 0.5  # racing reads a 50 % interval: a candidate goes on while it plausibly beats the best
+
+
+def measure(counts: Counts, bands: Sequence[Band], metrics: dict[str, Metric],
+            race_confidence: float = RACE_CONFIDENCE) -> pl.DataFrame:
+    """Per targeted item: n, wins, draws, score with its 95 % Wilson interval, the band, inside?, distance (points).
+
+    ``reach`` is the distance of the item's ``race_confidence`` interval from the band (0 when they
+    overlap): the racing rule's optimistic distance.
+    """
+    rows = []
+    for band in bands:
+        for item, (n, w, d) in sorted(counts.get(band.metric, {}).items()):
+            score = w + d / 2
+            low, high = wilson(score, n) if n else (0.0, 1.0)
+            near_low, near_high = wilson(score, n, race_confidence) if n else (0.0, 1.0)
+            rate = score / n if n else float("nan")
+            rows.append({"metric": band.metric, "metric_title": metrics[band.metric].title, "item": item,
+                         "item_title": metrics[band.metric].item_label(item), "n": n, "wins": w, "draws": d,
+                         "score": rate, "score_low": low, "score_high": high, "band_low": band.low,
+                         "band_high": band.high, "inside": bool(band.low <= rate <= band.high),
+                         "distance": 100 * max(0.0, band.low - rate, rate - band.high),
+                         "reach": 100 * max(0.0, band.low - near_high, near_low - band.high)})
+    schema = {"metric": pl.String, "metric_title": pl.String, "item": pl.String, "item_title": pl.String,
+              "n": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "score": pl.Float64, "score_low": pl.Float64,
+              "score_high": pl.Float64, "band_low": pl.Float64, "band_high": pl.Float64, "inside": pl.Boolean,
+              "distance": pl.Float64, "reach": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+# -- the result -----------------------------------------------------------------------------------------------
+@dataclass
+class RebalanceResult:
+    """A finished (or stopped) rebalance.
+
+    ``proposals``: one row per proposal (edits in words, counts, search distance, per tier the held-out
+    distance and whether every item is inside its band, ``holds`` at every tier, the verdict, the CSV);
+    ``verification``: per proposal, tier and targeted item the score before → after with intervals;
+    ``trials``: every search trial; ``baseline``: the unedited game on the search seeds.
+    """
+
+    game: str
+    bands: tuple[Band, ...]
+    dims: tuple[Dim, ...]
+    proposals: pl.DataFrame
+    verification: pl.DataFrame
+    trials: pl.DataFrame
+    baseline: pl.DataFrame
+    tiers: tuple[str, ...]
+    games_searched: int = 0
+    games_verified: int = 0
+    verify_games_per_cell: int = 0
+    seconds: float = 0.0
+    stopped: bool = False
+    no_edits_needed: bool = False
+    out: Path | None = None
+    search_master: int = 0  # the search's master seed: game indices search_seed_range of it
+    search_seed_range: tuple[int, int] = (0, 0)
+    holdout_master: int = 0  # the held-out master seed: game indices holdout_seed_range of it
+    holdout_seed_range: tuple[int, int] = (0, 0)
+    files: list[Path] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """A line or two for a person: what was searched, what was found."""
+        head = (f"{self.game}: {len(self.trials)} candidates searched over {len(self.dims)} editable values, "
+                f"{self.games_searched:,} games; {self.games_verified:,} held-out games")
+        if self.no_edits_needed:
+            return head + "; the target is already met: no edits needed."
+        if self.stopped:
+            return head + "; stopped: the proposals below are what was found so far."
+        good = self.proposals.filter(pl.col("holds")) if self.proposals.height else self.proposals
+        return head + (f"; {good.height} proposal(s) meet the target at every tier." if good.height
+                       else "; no proposal meets the target at every tier (best distances below).")
+
+
+# -- the search ---------------------------------------------------------------------------------------------
+def _optuna() -> Any:
+    try:
+        import optuna
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise InputError("rebalance needs Optuna: pip install optuna") from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
+
+
+def _settings(model: GameModel, bands: Sequence[Band], dims: Sequence[Dim], seed: int, games: int, stages: int,
+              factor: int, slots: int | None, agent: str, targets: Targets) -> dict[str, Any]:
+    return {"game": model.name, "rules_version": model.rules_version,
+            "bands": [[b.metric, b.low, b.high] for b in bands],
+            "dims": [[d.label, d.base, list(d.deltas)] for d in dims], "seed": seed, "games": games, "stages": stages,
+            "factor": factor, "slots": slots, "agent": agent,
+            "cells": json.loads(json.dumps([{**targets.params, **c} for c in targets.cells], default=str))}
+
+
+def _open_study(out: Path, settings: dict[str, Any], resume: bool) -> Any:
+    optuna = _optuna()
+    db, saved = out / DB, out / SETTINGS
+    if db.exists() and not resume:
+        raise InputError(f"{shown_path(out)} holds a rebalance search already; continue it with --resume, or give "
+                         "another --out")
+    if resume and not db.exists():
+        raise InputError(f"{shown_path(out)} holds no search to resume (no {DB}); leave --resume out to start one")
+    if db.exists():
+        before = json.loads(saved.read_text(encoding="utf-8")) if saved.exists() else {}
+        if before != settings:
+            changed = sorted(k for k in settings if before.get(k) != settings[k])
+            raise InputError(f"{shown_path(out)} holds a search with other settings ({', '.join(changed)} differ); "
+                             "resume it with the same target, edits, cards, seed and games, or give another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(saved, lambda tmp: tmp.write_text(json.dumps(settings, indent=1), encoding="utf-8"))
+    storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
+    _fast_sqlite(storage.engine)
+    study = optuna.create_study(study_name=STUDY, storage=storage, load_if_exists=True,
+                                directions=["minimize"] * 3)
+    for t in study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.RUNNING]):
+        storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)  # a killed run's last trial
+    return study
+
+
+def _fast_sqlite(engine: Any) -> None:
+    """Write-ahead logging, synced at checkpoints: a killed run keeps every finished trial, at a fraction of the cost.
+
+    (A commit per Optuna call synced to disk took most of a small search's time.)
+    """
+    from sqlalchemy import event
+
+    def pragmas(connection: Any, _record: Any) -> None:
+        cursor = connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    event.listen(engine, "connect", pragmas)
+    engine.dispose()  # connections opened before the listener get the pragmas when they reopen
+
+
+def _sampler(seed: int, finished: int, population: int) -> Any:
+    optuna = _optuna()
+    trial_seed = stream_seed(seed, SAMPLER_STREAM + finished) % (2**32)
+    return optuna.samplers.NSGAIISampler(population_size=population, seed=trial_seed)
+
+
+@dataclass
+class _Race:
+    """The racing rule's memory: each candidate's stage and counts, every stage's distances, the best at the last.
+
+    A candidate goes on to the next stage only when it could still beat the best (its 50 % intervals'
+    distance is no more than the best's) and its distance is among the best ``1/factor`` of the
+    distances recorded at its stage so far (asynchronous successive halving, as Optuna's pruners do).
+    """
+
+    cache: dict[Candidate, tuple[int, Counts, float]] = field(default_factory=dict)
+    best: float = math.inf
+    rungs: dict[int, list[float]] = field(default_factory=dict)
+
+    def record(self, candidate: Candidate, stage: int, counts: Counts, distance: float, last: int) -> None:
+        self.cache[candidate] = (stage, counts, distance)
+        if stage == last:
+            self.best = min(self.best, distance)
+
+    def promotes(self, stage: int, distance: float, reach: float, factor: int, baseline: bool) -> bool:
+        """Whether a candidate at ``stage`` with this distance (and optimistic ``reach``) earns more games."""
+        if baseline:
+            return True  # the baseline is always played to the last stage: the first best
+        if reach > self.best + 1e-9 or (self.best == 0 and reach > 0):
+            return False
+        rung = sorted(self.rungs.get(stage, []))
+        return bool(rung) and distance <= rung[max(1, len(rung) // factor) - 1] + 1e-9
+
+
+def _stage_games(games: int, factor: int, stages: int) -> list[int]:
+    return [games * factor**k for k in range(stages)]
+
+
+def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: str, master: int, plan: list[int],
+              factor: int) -> tuple[int, Counts, float, int, list[list[float]]]:
+    """Race a candidate (see :class:`_Race`); ``(stage, counts, distance, games, rung values recorded)``."""
+    metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
+    stage, counts, played, rungs = -1, {}, 0, []
+    if candidate in race.cache:
+        stage, counts, _ = race.cache[candidate]
+    while stage + 1 < len(plan):
+        if stage >= 0:
+            table = measure(counts, ctx.bands, metrics)
+            if not race.promotes(stage, float(table["distance"].sum()), float(table["reach"].sum()), factor,
+                                 candidate == ()):
+                break
+        start = plan[stage] if stage >= 0 else 0
+        counts = _add(counts, _play(ctx, candidate, agent, master, start, plan[stage + 1], names))
+        played += (plan[stage + 1] - start) * len(ctx.targets.cells)
+        stage += 1
+        value = float(measure(counts, ctx.bands, metrics)["distance"].sum())
+        race.rungs.setdefault(stage, []).append(value)
+        rungs.append([stage, value])
+    distance = float(measure(counts, ctx.bands, metrics)["distance"].sum())
+    return stage, counts, distance, played, rungs
+
+
+def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int) -> int:
+    """Rebuild the race from the stored trials (a resumed search); returns the games they played."""
+    optuna = _optuna()
+    games = 0
+    for t in study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE]):
+        record = json.loads(t.user_attrs["record"])
+        candidate = tuple((int(i), int(d)) for i, d in record["edits"])
+        race.record(candidate, int(record["stage"]), record["counts"], float(t.values[0]), last)
+        for stage, value in record.get("rungs", []):
+            race.rungs.setdefault(int(stage), []).append(float(value))
+        games += int(record["games"])
+    return games
+
+
+def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | None = None,
+              cards: str | None = None, budget: int = 100_000, seed: int = 0, tiers: str | Sequence[str] | None = None,
+              out: str | Path, resume: bool = False, max_edits: int | None = None, games: int | None = None,
+              stages: int = 3, factor: int = 4, population: int = 24, verify: int = 10, margin: float = 0.01,
+              screen: bool = True,
+              workers: int = 1, backend: str = "local", scheduler: str | None = None,
+              on_progress: Callable[[int, int, str], None] | None = None,
+              should_stop: Callable[[], bool] | None = None,
+              on_trial: Callable[[dict[str, Any]], None] | None = None) -> RebalanceResult:
+    """Search the smallest edits that bring every targeted metric inside its band; verify the best on held-out seeds.
+
+    Args:
+        game: the game (its ``targets`` declaration gives metrics, cells and defaults).
+        target: bands, e.g. ``"first_seat=49..51"`` (default: the game's).
+        edit: the edit spec, e.g. ``"power_cost:-1..+1, might:-1..+1"`` (default: the game's).
+        cards: card key patterns, e.g. ``"F*,S*"`` (default: the game's, usually every card).
+        budget: games the search may play (the verification plays more, on held-out seeds).
+        seed: the rebalance seed (search seeds, held-out seeds and the sampler all derive from it).
+        tiers: skill tiers for the verification (``core/tiers.py``); the search plays the first.
+        out: the output folder (``search.db``, ``settings.json``, ``proposals/``).
+        resume: continue the search stored in ``out``.
+        max_edits: most edits per candidate (default: the game's).
+        games: games per cell of the first racing stage (default: the game's).
+        stages: racing stages (the last is where distances are compared).
+        factor: each stage plays this many times the games of the one before.
+        population: NSGA-II's population size.
+        screen: play every one-edit candidate first (after the baseline), so the optimiser starts from
+            each edit's own effect rather than from random combinations.
+        verify: most proposals verified (the Pareto set's best by distance, then edits, then size).
+        margin: the verification's games give every targeted item ±``margin`` at 50 %.
+        workers: workers (threads for compiled engines).
+        backend: ``local`` or ``dask``, as ``simulate`` (the same counts either way).
+        scheduler: a Dask scheduler address (backend ``dask``).
+        on_progress: ``on_progress(done, total, phase)`` in games, phase ``"search"`` or ``"verify"``.
+        should_stop: polled between chunks; true ends the run keeping everything found.
+        on_trial: called with each finished trial's record (a test may raise in it to interrupt).
+
+    Returns:
+        A :class:`RebalanceResult`.
+    """
+    from workbench.core.tiers import default_tiers, parse_tiers
+
+    started = time.perf_counter()
+    model = get_game(game)
+    targets = targets_of(model)
+    bands = parse_target(target if target is not None else targets.target, targets)
+    dims = edit_space(model, edit, cards, targets)
+    table = card_table(model)
+    for name, value in (("budget", budget), ("stages", stages), ("factor", factor), ("population", population),
+                        ("verify", verify), ("games", games if games is not None else 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{name} must be a positive whole number, got {value!r}")
+    tier_list = parse_tiers(model, tiers or default_tiers(model))
+    agents = {t.label: str(model.resolve_spec(t.agent)) for t in tier_list}  # a weight set plays edited cards too
+    search_agent = agents[tier_list[0].label]
+    max_edits = max_edits or targets.max_edits
+    slots = None if len(dims) <= max_edits else max_edits
+    first = games or targets.games
+    plan = _stage_games(first, factor, stages)
+    out = Path(out)
+    settings = _settings(model, bands, dims, seed, first, stages, factor, slots, search_agent, targets)
+    settings["screen"] = screen
+    study = _open_study(out, settings, resume)
+    master = stream_seed(seed, SEARCH_STREAM) % (2**63)
+    holdout = stream_seed(seed, HOLDOUT_STREAM) % (2**63)
+    played = [0, 0]
+    state = {"phase": "search", "total": budget}
+
+    def tick(n: int) -> None:
+        played[0 if state["phase"] == "search" else 1] += n
+        if on_progress is not None:
+            i = 0 if state["phase"] == "search" else 1
+            on_progress(min(played[i], state["total"]), state["total"], state["phase"])
+
+    ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
+    race = _Race()
+    used = [_replay(study, dims, race, len(plan) - 1)]
+    played[0] = used[0]
+    stopped = False
+    metrics = targets.all_metrics()
+    try:
+        stopped = _search(ctx, study, race, plan, search_agent, master, seed, budget, slots, population, used,
+                          on_trial, screen, factor)
+    except (KeyboardInterrupt, RunInterrupted):
+        stopped = True
+    trials = _trials_frame(study, dims)
+    base_key: Candidate = ()
+    baseline = measure(race.cache[base_key][1], bands, metrics) if base_key in race.cache else measure({}, bands,
+                                                                                                       metrics)
+    chosen = _pareto(study, race, verify)
+    met = base_key in race.cache and race.cache[base_key][0] == len(plan) - 1 and race.cache[base_key][2] == 0
+    result = RebalanceResult(model.name, bands, dims, pl.DataFrame(), pl.DataFrame(), trials, baseline,
+                             tuple(t.label for t in tier_list), games_searched=used[0], stopped=stopped,
+                             no_edits_needed=False, out=out)
+    if met:
+        chosen = []
+    searched = plan[-1]  # every search stage plays game indices below the last stage's count
+    result.search_seed_range = (0, searched)
+    result.search_master, result.holdout_master = master, holdout
+    if not stopped:
+        try:
+            state.update(phase="verify", total=0)
+            _verify(ctx, result, chosen, race, plan, master, holdout, searched, tier_list, agents, margin, state)
+            result.no_edits_needed = met and bool(result.verification.height) and _baseline_holds(result)
+        except (KeyboardInterrupt, RunInterrupted):
+            result.stopped = True
+    if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
+        result.proposals = _proposal_rows(chosen, dims, race, plan, {}, result.tiers, verified=False)
+    result.games_verified = played[1]
+    result.files = _save(model, table, dims, result, chosen, out)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str, master: int, seed: int,
+            budget: int, slots: int | None, population: int, used: list[int],
+            on_trial: Callable[[dict[str, Any]], None] | None, screen: bool = True, factor: int = 4) -> bool:
+    """Ask, race and tell trials until the budget is spent; True when a trial was stopped."""
+    optuna = _optuna()
+    last = len(plan) - 1
+    while True:
+        done = study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE])
+        finished = len(done)
+        if finished and used[0] >= budget:
+            return False
+        if _repeats(done) >= 2 * population:
+            return False  # the sampler only proposes candidates already played: the space is searched out
+        fixed = _next_fixed(race, ctx.dims, slots, last, screen)
+        if fixed is not None:  # decided from the finished trials alone, so a resumed search decides the same
+            study.enqueue_trial(_params_of(fixed, ctx.dims, slots))
+        study.sampler = _sampler(seed, finished, population)
+        trial = study.ask()
+        candidate = _suggest(trial, ctx.dims, slots)
+        try:
+            stage, counts, distance, games, rungs = _evaluate(ctx, race, candidate, agent, master, plan, factor)
+        except DataError as exc:  # two edits the game's loader refuses together (e.g. a cost below its part)
+            stage, counts, distance, games, rungs = -1, {}, INFEASIBLE, 0, []
+            trial.set_user_attr("refused", str(exc))
+        except (KeyboardInterrupt, RunInterrupted):
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            return True
+        used[0] += games  # the stored count (a stopped trial's games do not count: resumed = uninterrupted)
+        race.record(candidate, stage, counts, distance, last)
+        trial.set_user_attr("record", json.dumps({"edits": [list(p) for p in candidate], "stage": stage,
+                                                  "games": games, "counts": counts, "rungs": rungs}, sort_keys=True))
+        values = _objectives(distance, candidate)
+        study.tell(trial, list(values))
+        if on_trial is not None:
+            on_trial({"number": trial.number, "edits": candidate, "distance": distance, "stage": stage,
+                      "games": games})
+        if candidate == () and distance == 0 and stage == last:
+            return False  # the target is already met on the search seeds: nothing to search
+
+
+def _repeats(trials: Sequence[Any]) -> int:
+    """How many of the last trials replayed nothing (each a candidate played before)."""
+    count = 0
+    for t in reversed(trials):
+        if json.loads(t.user_attrs["record"])["games"]:
+            break
+        count += 1
+    return count
+
+
+def _trials_frame(study: Any, dims: Sequence[Dim]) -> pl.DataFrame:
+    optuna = _optuna()
+    rows = []
+    for t in study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE]):
+        record = json.loads(t.user_attrs["record"])
+        candidate = record["edits"]
+        rows.append({"trial": t.number, "edits": "; ".join(dims[i].describe(d) for i, d in candidate) or "none",
+                     "n_edits": len(candidate), "size": sum(abs(d) for _, d in candidate),
+                     "distance": float(t.values[0]), "stage": int(record["stage"]), "games": int(record["games"])})
+    schema = {"trial": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "size": pl.Int64, "distance": pl.Float64,
+              "stage": pl.Int64, "games": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _pareto(study: Any, race: _Race, verify: int) -> list[Candidate]:
+    """The Pareto set's distinct edited candidates, best first (distance, then edits, then size), at most ``verify``.
+
+    Only candidates raced to the last stage compete when there are any: their distances are the
+    precise ones (a candidate dropped early has a noisy distance, lucky or not).
+    """
+    last = max((v[0] for c, v in race.cache.items() if c), default=-1)
+    points = {c: _objectives(v[2], c) for c, v in race.cache.items() if c and v[2] < INFEASIBLE and v[0] == last}
+    front = [c for c, p in points.items()
+             if not any(all(q[k] <= p[k] for k in range(3)) and q != p for q in points.values())]
+    return sorted(front, key=lambda c: (points[c], c))[:verify]
+
+
+# -- verification ------------------------------------------------------------------------------------------
+def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], race: _Race, plan: list[int],
+            master: int, holdout: int, searched: int, tiers: Sequence[Any], agents: dict[str, str], margin: float,
+            state: dict[str, Any]) -> None:
+    metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
+    base_counts = race.cache.get((), (0, {}, 0.0))[1]
+    per_game = min((v[0] / (plan[race.cache[()][0]] * len(ctx.targets.cells))
+                    for m in names for v in base_counts.get(m, {}).values()), default=0.0)
+    need = games_for_margin(margin)
+    cells = len(ctx.targets.cells)
+    verify_games = max(1, math.ceil(need / (per_game * cells))) if per_game > 0 else plan[-1]
+    search_seeds = game_seeds(master, 0, searched)
+    held_seeds = game_seeds(holdout, 0, verify_games)
+    if np.intersect1d(search_seeds, held_seeds).size:  # never: asserted, so a change of seeding cannot hide it
+        raise RuntimeError("rebalance: the held-out seeds overlap the search seeds")
+    result.holdout_seed_range = (0, verify_games)
+    result.verify_games_per_cell = verify_games
+    state["total"] = verify_games * cells * (len(chosen) + 1) * len(tiers)
+    rows: list[pl.DataFrame] = []
+    per: dict[tuple[Candidate, str], pl.DataFrame] = {}
+    for tier in tiers:
+        before = measure(_play(ctx, (), agents[tier.label], holdout, 0, verify_games, names), ctx.bands, metrics)
+        per[((), tier.label)] = before
+        for rank, candidate in enumerate(chosen, start=1):
+            after = measure(_play(ctx, candidate, agents[tier.label], holdout, 0, verify_games, names), ctx.bands,
+                            metrics)
+            per[(candidate, tier.label)] = after
+            rows.append(_before_after(rank, tier.label, before, after))
+        if not chosen:
+            rows.append(_before_after(0, tier.label, before, before))
+    result.verification = pl.concat(rows, how="vertical") if rows else pl.DataFrame()
+    result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, per, result.tiers, verified=True)
+
+
+def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
+    keys = ["metric", "item"]
+    b = before.select(*keys, "metric_title", "item_title", "band_low", "band_high",
+                      *(pl.col(c).alias(f"before_{c}") for c in ("score", "score_low", "score_high", "n", "inside")))
+    a = after.select(*keys, *(pl.col(c).alias(f"after_{c}") for c in ("score", "score_low", "score_high", "n",
+                                                                       "inside", "distance")))
+    return b.join(a, on=keys, how="left", maintain_order="left").select(
+        pl.lit(rank, dtype=pl.Int64).alias("proposal"), pl.lit(tier).alias("tier"), pl.all())
+
+
+def _baseline_holds(result: RebalanceResult) -> bool:
+    v = result.verification
+    return bool(v.height) and bool(v.filter(pl.col("proposal") == 0)["before_inside"].all())
+
+
+def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, plan: list[int],
+                   per: dict[tuple[Candidate, str], pl.DataFrame], tiers: Sequence[str],
+                   verified: bool) -> pl.DataFrame:
+    rows = []
+    for rank, candidate in enumerate(chosen, start=1):
+        stage, _, distance = race.cache[candidate]
+        row: dict[str, Any] = {"proposal": rank, "edits": "; ".join(dims[i].describe(d) for i, d in candidate),
+                               "n_edits": len(candidate), "size": sum(abs(d) for _, d in candidate),
+                               "search_distance": distance, "search_games_per_cell": plan[stage] if stage >= 0 else 0,
+                               "search_inside": distance == 0}
+        inside = []
+        for tier in tiers:
+            after = per.get((candidate, tier))
+            row[f"{tier} · distance"] = float(after["distance"].sum()) if after is not None else None
+            row[f"{tier} · inside"] = bool(after["inside"].all()) if after is not None else None
+            inside.append(row[f"{tier} · inside"])
+        row["holds"] = verified and all(bool(x) for x in inside)
+        row["verdict"] = _verdict(verified, row["search_inside"], list(tiers), inside)
+        rows.append(row)
+    schema: dict[str, Any] = {"proposal": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "size": pl.Int64,
+                              "search_distance": pl.Float64, "search_games_per_cell": pl.Int64,
+                              "search_inside": pl.Boolean}
+    for tier in tiers:
+        schema[f"{tier} · distance"] = pl.Float64
+        schema[f"{tier} · inside"] = pl.Boolean
+    schema.update({"holds": pl.Boolean, "verdict": pl.String})
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _verdict(verified: bool, search: bool, tiers: list[str], inside: list[bool | None]) -> str:
+    if not verified:
+        return "not verified (the run stopped before the held-out games)"
+    met = [t for t, x in zip(tiers, inside, strict=True) if x]
+    if len(met) == len(tiers):
+        return ("meets the target at every tier on held-out seeds" if search else
+                "meets the target at every tier on held-out seeds (not on the search seeds)")
+    if met:
+        return f"meets the target only at {', '.join(met)} (held-out seeds)"
+    return "meets the target only on the search seeds" if search else "misses the target"
+
+
+# -- saving -------------------------------------------------------------------------------------------------
+def _save(model: GameModel, table: CardTable | None, dims: Sequence[Dim], result: RebalanceResult,
+          chosen: list[Candidate], out: Path) -> list[Path]:
+    """Each proposal's card set as ``proposals/proposal-NN.csv`` (parameters beside it), and the tables."""
+    folder = out / "proposals"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for rank, candidate in enumerate(chosen, start=1):
+        card_edits: dict[str, dict[str, str]] = {}
+        params: dict[str, Any] = {}
+        for i, d in candidate:
+            dim = dims[i]
+            if dim.kind == "card":
+                card_edits.setdefault(dim.key, {})[dim.column] = str(dim.base + d)
+            else:
+                params[dim.label] = dim.base + d
+        if card_edits and table is not None:
+            changed = changed_cells(table, read_cards(table), card_edits)
+            path = folder / f"proposal-{rank:02d}.csv"
+            edited = edited_cards(table, changed, namespace=f"{model.name}-rebalance")
+            write_atomic(path, lambda tmp, src=edited: tmp.write_bytes(src.read_bytes()))
+            files.append(path)
+        if params:
+            path = folder / f"proposal-{rank:02d}.params.json"
+            write_atomic(path, lambda tmp, p=params: tmp.write_text(json.dumps(p, indent=1), encoding="utf-8"))
+            files.append(path)
+    for name, frame in (("proposals", result.proposals), ("verification", result.verification),
+                        ("trials", result.trials)):
+        if frame.height:
+            path = out / f"{name}.csv"
+            write_atomic(path, lambda tmp, f=frame: f.write_csv(tmp))
+            files.append(path)
+    return files
+
+
+# -- a report section ----------------------------------------------------------------------------------------
+def proposals_table(result: RebalanceResult) -> pl.DataFrame:
+    """The proposals as a person reads them: plain labels, one column per tier."""
+    p = result.proposals
+    if p.height == 0:
+        return pl.DataFrame({"Proposal": [], "Edits": []}, schema={"Proposal": pl.Int64, "Edits": pl.String})
+    cols = [pl.col("proposal").alias("Proposal"), pl.col("edits").alias("Edits"),
+            pl.col("n_edits").alias("Edits made"), pl.col("search_distance").round(2).alias("Search: points outside")]
+    for tier in result.tiers:
+        if f"{tier} · distance" in p.columns:
+            cols.append(pl.col(f"{tier} · distance").round(2).alias(f"{tier}: points outside (held out)"))
+    cols += [pl.col("holds").alias("Holds at every tier"), pl.col("verdict").alias("Verdict")]
+    return p.select(cols)
+
+
+def verification_table(result: RebalanceResult) -> pl.DataFrame:
+    """Per proposal, tier and targeted item: before → after with 95 % intervals and n, the band, inside?"""
+    v = result.verification
+    if v.height == 0:
+        return pl.DataFrame()
+
+    def rate(prefix: str) -> pl.Expr:
+        return pl.format("{} % [{}, {}] (n = {})", *(pl.col(f"{prefix}_{c}").mul(100).round(1)
+                                                   for c in ("score", "score_low", "score_high")),
+                         pl.col(f"{prefix}_n"))
+
+    return v.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
+                    pl.col("metric_title").alias("Metric"), pl.col("item_title").alias("Item"),
+                    pl.format("{}–{} %", pl.col("band_low").mul(100).round(2), pl.col("band_high").mul(100).round(2))
+                    .alias("Band"), rate("before").alias("Before"), rate("after").alias("After"),
+                    pl.col("after_inside").alias("Inside the band"))
+
+
+def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -> None:
+    """A report section: the target, what was searched, the proposals and the held-out before → after tables.
+
+    ``rep`` is a ``core.report.Report``; tables are written as ``<name>_proposals`` and ``<name>_verification``.
+    """
+    bands = ", ".join(b.text() for b in result.bands)
+    lo, hi = result.holdout_seed_range
+    text = (f"Target: {bands}. {result.summary()} Candidates were played on common random numbers and raced "
+            f"(more games only for candidates still close); the best (the Pareto set of distance, number and "
+            f"size of edits, at most 10) were re-played on held-out seeds — game indices {lo}..{hi - 1} of a master "
+            f"seed no search stage used — at every tier ({', '.join(result.tiers)}). A score counts a draw as half "
+            f"a win; every rate with its 95 % Wilson interval and n.")
+    rep.section("Rebalance: the smallest edits that reach the target", text)
+    rep.table(f"{name}_proposals", proposals_table(result))
+    table = verification_table(result)
+    if table.height:
+        rep.table(f"{name}_verification", table, caption="Held-out seeds: each targeted item before → after")
