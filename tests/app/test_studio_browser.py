@@ -334,8 +334,8 @@ def test_stop_mid_run_keeps_the_finished_games_and_reopens_them(studio):
 
 # -- truthful Stop: a grid study and a simulation inside an exact study ------------------------------------------
 STOPPED = [  # (game, study, games typed, games asked in all: cells x seatings x games, worked out from the defaults)
-    ("duel", "battlefields", 1_000_000, 8 * 2 * 1 * 1_000_000),  # 8 battlefields x 2 decks x 1 pairing
-    ("rescue", "auction", 10_000_000, 10_000_000),  # one auction setting
+    ("duel", "battlefields", 40_000, 8 * 2 * 1 * 40_000),  # 8 battlefields x 2 decks x 1 pairing: fits in memory
+    ("rescue", "auction", 2_000_000, 2_000_000),  # one auction setting
 ]
 
 

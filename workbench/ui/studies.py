@@ -178,7 +178,7 @@ class StudyPanel:
             self.params = None
             self.params_box.children = []
         self.note.value = ""
-        self._show_size()
+        self._show_size(measure=False)  # a page being built plays no pilot games (its first edit or Run measures)
 
     def _form_changed(self) -> None:
         """A field was edited: the last run's status line and a refusal no longer describe the form."""
@@ -222,19 +222,21 @@ class StudyPanel:
         found = self._pilots.get(key)
         return found if isinstance(found, Pilot) else None
 
-    def estimate(self, wait: bool = False) -> dict[str, Any]:
+    def estimate(self, wait: bool = False, measure: bool = True) -> dict[str, Any]:
         """The size of the run the form describes, before it runs.
 
         ``games`` in all (None: known once it runs), ``seconds`` and ``bytes`` (None until measured),
         ``rate`` (games/s on the chosen workers) and ``refused`` (why it cannot run in memory, or None).
-        Raises on a refused field.
+        Raises on a refused field.  ``measure`` false: only a speed measured before is used (a page being
+        built plays no pilot games).
         """
         settings, params = self.values()
         games = self.study.games_in_all(settings, params)
         out: dict[str, Any] = {"games": games, "seconds": None, "bytes": None, "rate": None, "refused": None}
         if not games:
             return out
-        found = self._pilot(settings, params, wait)
+        found = self._pilot(settings, params, wait) if measure else self._pilots.get(self._pilot_key(settings, params))
+        found = found if isinstance(found, Pilot) else None
         if found is not None:
             workers = self.run_form.values()["workers"]
             out |= {"seconds": found.seconds(games, workers), "bytes": found.memory(games),
@@ -242,10 +244,10 @@ class StudyPanel:
             out["refused"] = memory_refusal(games, out["bytes"], found.bytes_per_game)
         return out
 
-    def _show_size(self) -> None:
+    def _show_size(self, measure: bool = True) -> None:
         """The size line: games in all, the estimated time and memory (or why there is none yet)."""
         try:
-            found = self.estimate()
+            found = self.estimate(measure=measure)
         except Exception:  # noqa: BLE001 - a refused field is named beside it; no size for a form that cannot run
             self.size.value = ""
             return
@@ -255,7 +257,7 @@ class StudyPanel:
             return
         text = f"{found['games']:,} games in all"
         if found["seconds"] is None:
-            text += " · measuring this machine's speed…"
+            text += " · measuring this machine's speed…" if measure else " · time and memory estimated as you edit"
         else:
             text += (f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s "
                      f"(measured here) · about {found['bytes'] / 2**20:,.0f} MB held in memory")
