@@ -220,8 +220,8 @@ def test_simulate_help_without_a_game_lists_the_games(capsys):
     assert "games:" in out and "duel" in out and "dietower" in out and "workbench simulate GAME --help" in out
 
 
-@pytest.mark.parametrize("argv", [[], ["report"], ["ladder"], ["tune"], ["games"], ["shuffle"], ["compile"]],
-                         ids=lambda a: " ".join(a) or "workbench")
+@pytest.mark.parametrize("argv", [[], ["report"], ["ladder"], ["tune"], ["rebalance"], ["games"], ["shuffle"],
+                                  ["compile"]], ids=lambda a: " ".join(a) or "workbench")
 def test_every_commands_help_prints_its_usage(capsys, argv):
     # a help text is a format string to argparse: a bare "95 %" in one once made `workbench --help` crash
     with pytest.raises(SystemExit) as exit_info:

@@ -230,17 +230,12 @@ def test_the_report_section_reads_in_plain_labels(found):
 
 
 def test_the_command_prints_progress_the_proposals_and_where_they_went(tmp_path, capsys):
-    import argparse
+    from workbench.cli import main
 
-    from workbench.core import rebalance_cli
-
-    parser = argparse.ArgumentParser(prog="workbench rebalance")
-    rebalance_cli.add_arguments(parser)
     # the template game (tests/toygame), registered by name: its target score 3 vs 5 (board) moves the first seat
-    args = parser.parse_args(["toy", "--target", "first_seat=40..60", "--edit", "limit:-1..+1", "--budget", "400",
-                              "--games", "50", "--stages", "2", "--tiers", "random", "--margin", "0.05",
-                              "--verify", "2", "--out", str(tmp_path / "cli")])
-    assert rebalance_cli.run(args) == 0
+    assert main(["rebalance", "toy", "--target", "first_seat=40..60", "--edit", "limit:-1..+1", "--budget", "400",
+                 "--games", "50", "--stages", "2", "--tiers", "random", "--margin", "0.05", "--verify", "2",
+                 "--out", str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
     assert said.startswith("toy: ") and "target: first_seat 40–60 %" in said
     assert "Held-out seeds (game indices 0..380 " in said  # ±5 points at 50 %: ⌈1.96² / (4 × 0.05²) − 1.96²⌉ = 381

@@ -19,7 +19,7 @@ from typing import Any
 from workbench.core.errors import InputError, OutputError, RunInterrupted, WorkbenchError
 from workbench.core.model import GameModel, game_names, get_game
 
-CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report", "ladder", "tune", "compile")
+CORE_COMMANDS = ("games", "simulate", "sweep", "study", "report", "ladder", "tune", "rebalance", "compile")
 
 
 class Parser(argparse.ArgumentParser):
@@ -118,12 +118,14 @@ def _dispatch(argv: list[str]) -> int:
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--force", action="store_true",
                      help="write into a non-empty directory that holds no report (its other files are kept)")
-    from workbench import ladder_cli, tune_cli
+    from workbench import ladder_cli, rebalance_cli, tune_cli
 
     ladder_cli.add_arguments(sub.add_parser("ladder", help="rate agents: a round robin on common seeds, "
                                                            "Bradley–Terry ratings with 95 %% intervals"))
     tune_cli.add_arguments(sub.add_parser("tune", help="tune an agent's weights by self-play "
                                                        "(data/GAME/agents/NAME.toml; play it as greedy@NAME)"))
+    rebalance_cli.add_arguments(sub.add_parser("rebalance", help="the smallest card or parameter edits that reach a "
+                                                                 "balance target, verified on held-out seeds"))
     comp = sub.add_parser("compile", help="compile every game's engine into the on-disk cache (a fresh checkout's "
                                           "first fast run then starts at once)")
     comp.add_argument("games", nargs="*", help="games (default: every game with a compiled engine)")
@@ -134,13 +136,15 @@ def _dispatch(argv: list[str]) -> int:
     known, rest = top.parse_known_args(argv)
     if known.command == "games":
         return _rules(known.game) if known.rules else _games(known.game)
-    if known.command in ("report", "ladder", "tune", "compile", *game_commands):
+    if known.command in ("report", "ladder", "tune", "rebalance", "compile", *game_commands):
         if rest:
             top.error(f"unrecognized arguments: {' '.join(rest)}")
         if known.command == "ladder":
             return ladder_cli.run(known)
         if known.command == "tune":
             return tune_cli.run(known, argv)
+        if known.command == "rebalance":
+            return rebalance_cli.run(known)
         if known.command == "compile":
             return _compile(known.games, known.jobs)
         if known.command == "report":

@@ -42,7 +42,7 @@ meets the target at every tier, only at some tiers, only on the search seeds, or
 
 **Output** (:class:`RebalanceResult`): polars frames of proposals and of the held-out measurements,
 each proposal's card set saved as a CSV under ``<out>/proposals/`` (never over a shipped file), and
-:func:`report_section` for a report.  The CLI is ``core/rebalance_cli.py``.
+:func:`report_section` for a report.  The CLI is ``workbench rebalance`` (``workbench/rebalance_cli.py``).
 """
 
 from __future__ import annotations
