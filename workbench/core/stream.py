@@ -45,7 +45,8 @@ from workbench.core.store import (
 
 __all__ = ["Pilot", "check_memory", "memory_limit", "memory_refusal", "pilot", "simulate_to_parquet"]
 
-PILOT = 32  # games played to measure a row's size
+PILOT = 32  # games played to measure a row's size (and a game's time)
+PILOT_SECONDS = 0.5  # ... or fewer, once their batches have taken this long
 SMALL_RUN = 100_000  # runs of at most this many games are not measured (they fit in any memory this runs in)
 MEMORY_SHARE = 0.5  # of the memory available now that a run held in memory may use
 
@@ -101,9 +102,12 @@ class Pilot:
 
 def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: Any = None,
           engine: str | None = None, games: int | None = None) -> Pilot:
-    """Play ``games`` (default :data:`PILOT`) games of one setting and measure their memory and time.
+    """Play up to ``games`` (default :data:`PILOT`) games of one setting and measure their memory and time.
 
-    The engine is warmed by one game first, so a compile (numba's first call) is not counted as play.
+    The engine is warmed by one game first, so a compile (numba's first call) is not counted as play;
+    a second game is timed alone, and the rest are played in one chunk (as a run plays them) — fewer
+    when that game says they would take over :data:`PILOT_SECONDS`, so a slow setting (a search agent)
+    is measured on fewer games and nobody waits long for an estimate.
     """
     model = get_game(game)
     resolved = model.resolve_params(params or {})
@@ -114,10 +118,17 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
     n = PILOT if games is None else games
     play_chunk(model, resolved, specs, game_seeds(0, 0, 1), eng)  # compiled (or loaded) before the clock starts
     started = time.perf_counter()
-    frame = play_chunk(model, resolved, specs, game_seeds(0, 0, n), eng)
-    took = time.perf_counter() - started
-    per_row = max(1.0, frame.estimated_size() / max(1, frame.height)) + 64 * (len(model.params) + 8)
-    return Pilot(per_row, took / max(1, frame.height), frame.height)
+    first = play_chunk(model, resolved, specs, game_seeds(0, 1, 2), eng)
+    one = time.perf_counter() - started
+    rest = min(n - 1, int(PILOT_SECONDS / one) if one > 0 else n - 1)
+    per_game, frames = one, [first]
+    if rest >= 2:  # enough games for a chunk's rate: per-call costs spread as in a run
+        started = time.perf_counter()
+        frames.append(play_chunk(model, resolved, specs, game_seeds(0, 2, 2 + rest), eng))
+        per_game = (time.perf_counter() - started) / max(1, frames[-1].height)
+    played = sum(f.height for f in frames)
+    per_row = max(1.0, sum(f.estimated_size() for f in frames) / max(1, played)) + 64 * (len(model.params) + 8)
+    return Pilot(per_row, per_game, played)
 
 
 def memory_refusal(games: int, estimate: int, per_game: float, limit: int | None = None) -> str | None:
