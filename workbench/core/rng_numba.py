@@ -92,6 +92,23 @@ def shuffle(states, i, arr, n):
         arr[j] = t
 
 
+# -- what a search rollout is worth (every kernel's continue-from-a-state entry; here so the cache digest covers it)
+@nb.njit(**INLINE)
+def outcome_worth(winner, me):
+    """A finished rollout's worth for seat ``me``: 1 won, 0.5 drawn (winner code 2), 0 lost."""
+    if winner == me:
+        return 1.0
+    if winner == 2:
+        return 0.5
+    return 0.0
+
+
+@nb.njit(**INLINE)
+def squash(evaluation, scale):
+    """An unfinished rollout's worth: the logistic of the heuristic's ``evaluation / scale``, in (0, 1)."""
+    return 1.0 / (1.0 + np.exp(-evaluation / scale))
+
+
 @nb.njit(**JIT)
 def shuffle_in_place(states, arr):
     """``SplitMix64.shuffle`` of all of ``arr`` in place, drawing from stream state ``states[0]``."""

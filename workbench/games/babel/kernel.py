@@ -28,6 +28,8 @@ import numpy as np
 from workbench.core.rng_numba import JIT as _JIT
 from workbench.core.rng_numba import below as _below
 from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import outcome_worth as _outcome_worth
+from workbench.core.rng_numba import squash as _squash
 from workbench.core.rng_numba import stream_keys
 from workbench.games.babel import rules
 
@@ -824,14 +826,8 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, we
                     _end_turn(s, rng, hist, max_turns)
                 else:
                     _perform(s, choice, run_any)
-            if s[H_REASON] == R_NONE:
-                out[wi, ai] = 1.0 / (1.0 + np.exp(-_evaluate(s, me, ew, run_any) / scale))
-            elif s[H_WINNER] == me:
-                out[wi, ai] = 1.0
-            elif s[H_WINNER] == DRAW:
-                out[wi, ai] = 0.5
-            else:
-                out[wi, ai] = 0.0
+            out[wi, ai] = (_squash(_evaluate(s, me, ew, run_any), scale) if s[H_REASON] == R_NONE
+                           else _outcome_worth(s[H_WINNER], me))
             _result(s, res[wi], ai)
 
 

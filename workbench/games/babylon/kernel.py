@@ -32,6 +32,8 @@ import numpy as np
 from workbench.core.rng_numba import JIT as _JIT
 from workbench.core.rng_numba import below as _below
 from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import outcome_worth as _outcome_worth
+from workbench.core.rng_numba import squash as _squash
 from workbench.core.rng_numba import stream_keys
 from workbench.games.babylon import agents, rules
 
@@ -1514,14 +1516,8 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
                 else:
                     pick = _rank(s, tab, seat, weights, n, lg, v, w, x)
                 _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
-            if s[H_REASON] == R_NONE:
-                out[wi, ai] = 1.0 / (1.0 + np.exp(-_evaluate(s, tab, me, ew) / scale))
-            elif s[H_WINNER] == me:
-                out[wi, ai] = 1.0
-            elif s[H_WINNER] == DRAW:
-                out[wi, ai] = 0.5
-            else:
-                out[wi, ai] = 0.0
+            out[wi, ai] = (_squash(_evaluate(s, tab, me, ew), scale) if s[H_REASON] == R_NONE
+                           else _outcome_worth(s[H_WINNER], me))
             _result(s, res, towers, flags, wi * n_actions + ai, n_cards)
 
 

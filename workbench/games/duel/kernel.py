@@ -24,8 +24,10 @@ from workbench.core.rng_numba import INLINE as _INLINE
 from workbench.core.rng_numba import JIT as _JIT
 from workbench.core.rng_numba import below as _below
 from workbench.core.rng_numba import mix as _mix
+from workbench.core.rng_numba import outcome_worth as _outcome_worth
 from workbench.core.rng_numba import random as _random
 from workbench.core.rng_numba import shuffle as _shuffle
+from workbench.core.rng_numba import squash as _squash
 from workbench.core.rng_numba import stream_keys
 
 # ------------------------------------------------------------------------------ table layouts
@@ -653,14 +655,7 @@ def continue_games(wp, whands, wscal, wdeck, wdisc, wrng, actions, me, stop_afte
                 wscal[wi, W_PENDING], wscal[wi, W_PENDING_AGAIN], wscal[wi, W_MISSED], wscal[wi, W_MISSED + 1],
                 actions[ai, 0], actions[ai, 1], stop, agent_kind, weights, w8, values, cards, stmts, ops, win_tower,
                 win_resources, unlimited, hand_size, max_turns, miss_rate, max_missed, thief_up)
-            if reason == R_NONE:
-                out[wi, ai] = 1.0 / (1.0 + np.exp(-_evaluate(p, me, ew8) / scale))
-            elif winner == me:
-                out[wi, ai] = 1.0
-            elif winner == 2:
-                out[wi, ai] = 0.5
-            else:
-                out[wi, ai] = 0.0
+            out[wi, ai] = _squash(_evaluate(p, me, ew8), scale) if reason == R_NONE else _outcome_worth(winner, me)
             res[wi, ai, 0] = winner
             res[wi, ai, 1] = reason
             res[wi, ai, 2] = turns
