@@ -502,6 +502,9 @@ class GameModel:
     studies: tuple[Any, ...] | str = ()  # core.study.Study declarations (core adds the generic ones)
     commands: tuple[Any, ...] | str = ()  # core.study.Command declarations (game-specific CLI commands)
     report: str | None = None  # "module:function" writing the game's report, or None: core's generic one
+    # readings: names of parameters whose values are readings of an open text (docs/rules/<game>.md says which);
+    # their default is the reading the workbench plays, and core's "readings" study compares the others to it
+    readings: tuple[str, ...] = ()
 
     # -- 3. capabilities (declared here, so a reader sees them all; None / () = the game has none) ---
     engine: CompiledEngine | None = None
@@ -528,6 +531,8 @@ class GameModel:
         if self.search is not None:
             found["search"] = ("core's search agent: " + (f"rollouts compiled for {', '.join(self.search.policies)}"
                                                           if self.search.rollout else "reference rollouts"))
+        if self.readings:
+            found["readings"] = f"open readings of the text as switches: {', '.join(self.readings)}"
         if self._overrides("max_legal_actions"):
             found["solver"] = "bounds for solvers (the OpenSpiel bridge)"
         return found
