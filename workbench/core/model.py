@@ -505,6 +505,7 @@ class GameModel:
     # readings: names of parameters whose values are readings of an open text (docs/rules/<game>.md says which);
     # their default is the reading the workbench plays, and core's "readings" study compares the others to it
     readings: tuple[str, ...] = ()
+    readings_agents: str = "greedy"  # the lineup the readings study plays (one agent, or one per seat)
 
     # -- 3. capabilities (declared here, so a reader sees them all; None / () = the game has none) ---
     engine: CompiledEngine | None = None

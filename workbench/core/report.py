@@ -469,6 +469,9 @@ def _fmt_value(v: Any) -> str:
     return str(v)
 
 
+SIGNED = ("diff", "change")  # columns of differences: read in signed points
+
+
 def _fmt_interval(rate: Any, low: Any, high: Any, signed: bool) -> str:
     if rate is None or (isinstance(rate, float) and rate != rate):
         return "–"
@@ -500,6 +503,8 @@ LABELS = {
     "iwd_p": "p-value (improvement when drawn)", "emp_value": "value from play", "emp_residual": "residual from play",
     "residual_z": "residual (z)", "timeout_share": "share lost on time", "miss_rate": "miss rate",
     "value_before": "value before", "value_after": "value after", "counted": "counted when",
+    "change": "change (paired)", "default_score": "score, default reading", "default_draws": "draws, default reading",
+    "default_verdict": "verdict, default reading", "verdict_changes": "verdict changes",
 }
 
 
@@ -540,7 +545,7 @@ def display_frame(frame: pl.DataFrame) -> pl.DataFrame:
             continue
         if col in merged:
             _, lo, hi = merged[col]
-            out[col] = [_fmt_interval(r, a, b, col == "diff") for r, a, b in
+            out[col] = [_fmt_interval(r, a, b, col in SIGNED) for r, a, b in
                         zip(frame.get_column(col).to_list(), frame.get_column(lo).to_list(),
                             frame.get_column(hi).to_list(), strict=True)]
         else:

@@ -201,10 +201,12 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                              size=lambda settings, _params: settings["games"] * settings["evaluations"]))
     from workbench.core.cardplay import dead_cards_study  # these modules never import study.py
     from workbench.core.ladder import study_declaration
+    from workbench.core.readings import readings_study
     from workbench.core.tiers import skill_study
 
     studies.append(Study(**study_declaration(model)))
-    studies += [Study(**found) for found in (skill_study(model), dead_cards_study(model)) if found is not None]
+    studies += [Study(**found) for found in (skill_study(model), dead_cards_study(model), readings_study(model))
+                if found is not None]
     return tuple(studies)
 
 

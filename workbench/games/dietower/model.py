@@ -36,6 +36,8 @@ class DieTowerModel(GameModel):
     name = "dietower"
     title = TITLE
     rules_version = "dietower-1"
+    readings = ("nonbuilder_tie", "six_win_scores")  # docs/rules/dietower.md, open readings
+    readings_agents = "mixed,joker"  # a close matchup: does a reading decide it?
     min_players = 2
     max_players = 4
     params = (

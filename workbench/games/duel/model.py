@@ -121,6 +121,7 @@ class DuelModel(GameModel):
     text = "workbench.games.duel.text"
     search = duel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
     targets = "workbench.games.duel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
+    readings = ("thief_rounding", "lightning", "groundwater", "worst_card")  # docs/rules/duel.md, open readings
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Player turns."""
