@@ -140,3 +140,18 @@ def test_bad_input_gets_one_clear_error() -> None:
         readings_table(MODEL, games=100, agents="greedy,greedy,greedy")
     with pytest.raises(InputError, match="unknown agent"):
         readings_table(MODEL, games=100, agents="cheater")
+
+
+def test_the_report_section_says_what_was_played_and_shows_the_table_a_person_reads(table, tmp_path) -> None:
+    from workbench.core.readings import report_section
+    from workbench.core.report import Report
+
+    rep = Report("readings", {"seed": 5})
+    report_section(rep, table)
+    out = rep.write(tmp_path / "rep")
+    text = (out / "index.md").read_text()
+    assert "Readings of the open texts" in text and "3,000 games per target cell" in text
+    assert "Every verdict holds under every reading." in text
+    assert "| Board " in text and "| Large " in text and "| Label " in text  # display names, not raw keys
+    assert "score, default reading" in text and "change (paired)" in text
+    assert (out / "readings.csv").is_file()

@@ -361,3 +361,20 @@ def report_section(rep: Any, table: pl.DataFrame, name: str = "readings", title:
     charts = _charts({"readings": shown(table)})
     if "differences" in charts:
         rep.chart(f"{name}_chart", charts["differences"])
+
+
+REPORT_GAMES = {"full": 1000, "quick": 100}  # games per target cell and reading in a report
+
+
+def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, seed: int = 0, workers: int = 2,
+                       label: str | None = None) -> None:
+    """Play the readings study at the report's size and add its section (nothing when the game has no readings)."""
+    from workbench.core.progress import step
+
+    model = get_game(game)
+    if not model.readings:
+        return
+    games = REPORT_GAMES["quick" if quick else "full"]
+    with step(label or f"{model.name} report: readings, {games:,} games per target cell and reading"):
+        table = readings_table(model, games=games, seed=seed, workers=workers)
+    report_section(rep, table)

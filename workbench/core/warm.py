@@ -3,8 +3,9 @@
 A fresh checkout has no compiled kernels: the first fast game of each game compiles its kernel
 (seconds to a minute each), in whichever process asks first — two test workers or two studio pages
 asking at once both compile.  :func:`warm` plays two games of every row of each engine's parity
-table (:meth:`GameModel.engine_variants`, every rules variant and agent pairing), so every kernel
-signature is compiled, in ``jobs`` processes with the largest games first; later processes load the
+table (:meth:`GameModel.engine_variants`, every rules variant and agent pairing) and, where core's
+search has compiled rollouts, one game of search agents (its continue-from-a-state kernel), so every
+kernel signature is compiled, in ``jobs`` processes with the largest games first; later processes load the
 cached machine code.  On a warm cache it takes about a second a game.  ``workbench compile`` runs it.
 """
 
@@ -47,6 +48,11 @@ def warm_game(name: str) -> float:
     model = get_game(name)
     for variant in model.engine_variants():
         simulate(model, 2, params=variant.params, agents=variant.agents, engine="fast", progress=False)
+    hooks = model.search
+    if hooks is not None and hooks.rollout is not None and hooks.policies:  # the search's continue-from-a-state kernel
+        seats = model.players(model.make_config(model.resolve_params()))
+        spec = f"search:budget=2,width=2,horizon=2,rollout={hooks.policies[0]}"
+        simulate(model, 1, agents=",".join([spec] * seats), engine="reference", progress=False)
     return time.perf_counter() - started
 
 

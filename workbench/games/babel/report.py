@@ -17,6 +17,7 @@ import polars as pl
 from workbench.core import metrics
 from workbench.core.model import AgentSpec
 from workbench.core.progress import step
+from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
 from workbench.core.tiers import default_tiers, first_seat_by_tier, parse_tiers, report_section
 from workbench.games.babel import studies as st
@@ -61,6 +62,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     report_section(rep, "start_seat_tiers", table, "6. Does the start seat's verdict hold at every skill level?",
                    "The start player's score per deal, played by the hand-tuned greedy agent and by the self-tuned "
                    "one (`workbench tune babel`).", size["tier_games"])
+    add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=workers)
     return rep.write(out_dir)
 
 

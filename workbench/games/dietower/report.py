@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from workbench.core.progress import step
+from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
 from workbench.games.dietower import analysis as an
 from workbench.games.dietower.exact import streak_odds
@@ -37,6 +38,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
         _reduced_decks(rep, size, seed)
     with step(f"dietower report 4/4: equilibrium of suit {size['eq_suit']} (one LP per state)"):
         _optimal(rep, size)
+    add_readings_section(rep, MODEL, quick=quick, seed=seed)
     return rep.write(out_dir)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.progress import step
+from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
 from workbench.core.study import Tables, get_study
 from workbench.games.rescue.model import MODEL
@@ -68,6 +69,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
         _dragon(rep, size, seed)
     with step(f"rescue report 5/5: tower trophies, {size['trophy_games']:,} games × {len(TROPHY_CASES)} cases"):
         _trophies(rep, size, seed)
+    add_readings_section(rep, MODEL, quick=quick, seed=seed)
     return rep.write(out_dir)
 
 
