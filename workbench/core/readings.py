@@ -367,7 +367,7 @@ REPORT_GAMES = {"full": 1000, "quick": 100}  # games per target cell and reading
 
 
 def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, seed: int = 0, workers: int = 2,
-                       label: str | None = None) -> None:
+                       params: dict[str, Any] | None = None, label: str | None = None) -> None:
     """Play the readings study at the report's size and add its section (nothing when the game has no readings)."""
     from workbench.core.progress import step
 
@@ -376,5 +376,5 @@ def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, 
         return
     games = REPORT_GAMES["quick" if quick else "full"]
     with step(label or f"{model.name} report: readings, {games:,} games per target cell and reading"):
-        table = readings_table(model, games=games, seed=seed, workers=workers)
+        table = readings_table(model, games=games, seed=seed, workers=workers, params=params)
     report_section(rep, table)

@@ -38,7 +38,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
         _reduced_decks(rep, size, seed)
     with step(f"dietower report 4/4: equilibrium of suit {size['eq_suit']} (one LP per state)"):
         _optimal(rep, size)
-    add_readings_section(rep, MODEL, quick=quick, seed=seed)
+    add_readings_section(rep, MODEL, quick=quick, seed=seed, params={"players": 3})  # a tie of non-Builders needs 3
     return rep.write(out_dir)
 
 
