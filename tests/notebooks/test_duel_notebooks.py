@@ -117,10 +117,12 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
     assert f'data-games="{games}"' in shown
     # one row per battlefield × deck × miss rate; each rate a percentage with its Wilson interval
     table = tables["first_seat"]
-    assert sorted((r["battlefield"], r["deck"], float(r["miss_rate"])) for r in table) == sorted(
+    # a person reads the battlefields by their names in the data file; the frame keeps the keys
+    key_of = {name: key for key, name in pl.read_csv("data/duel/battlefields.csv").select("key", "name_en").rows()}
+    assert sorted((key_of[r["battlefield"]], r["deck"], float(r["miss_rate"])) for r in table) == sorted(
         (b, d, m) for b in fields for d in decks for m in rates)
     for r in table:
-        games_here = cell(r["battlefield"], r["deck"], float(r["miss_rate"]))
+        games_here = cell(key_of[r["battlefield"]], r["deck"], float(r["miss_rate"]))
         k, n = _first_seat_rate(games_here)
         assert (r["games"], r["first_seat_win"]) == (str(small["GAMES"]), _shown(k, n))
         assert r["draws"] == _shown(int((games_here.get_column("winner") == "draw").sum()), n)
@@ -131,9 +133,9 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
                 assert r[f"end_{reason}"] == _shown(int((reasons == reason).sum()), n)
         assert f'<td class="num">{r["first_seat_win"]}</td>' in shown
     for r in tables["end_reasons"]:
-        reasons = cell(r["battlefield"], r["deck"], float(r["miss_rate"])).get_column("reason")
+        reasons = cell(key_of[r["battlefield"]], r["deck"], float(r["miss_rate"])).get_column("reason")
         assert r["reason"] in ENDS and r["rate"] == _shown(int((reasons == r["reason"]).sum()), reasons.len())
-    assert {(r["battlefield"], r["deck"], float(r["miss_rate"])) for r in tables["end_reasons"]} == {
+    assert {(key_of[r["battlefield"]], r["deck"], float(r["miss_rate"])) for r in tables["end_reasons"]} == {
         (b, d, m) for b in fields for d in decks for m in rates}
 
     first_seat, lengths, ends_chart, miss = charts = _specs(here)
@@ -188,7 +190,7 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
         assert (r["n"], r["n_base"]) == (n1, n0) == (small["GAMES"], small["GAMES"])
         assert r["diff"] == pytest.approx(k1 / n1 - k0 / n0) and r["low"] <= r["diff"] <= r["high"]
     for r in tables["miss_rule"]:  # the share of games lost on time at the higher miss rate, counted here
-        timeouts = cell(r["battlefield"], r["deck"], rates[1]).get_column("reason")
+        timeouts = cell(key_of[r["battlefield"]], r["deck"], rates[1]).get_column("reason")
         assert r["timeout_share"] == _shown(int((timeouts == "timeout").sum()), timeouts.len())
 
 

@@ -497,6 +497,9 @@ class GameModel:
     reference_chunk: int = 200  # games per chunk on the reference loop (keeps a progress bar moving)
     # display names of a parameter's choices: {param: "module:function() -> {value: name}"} (read from the data)
     choice_names: dict[str, str] = {}  # a declaration, never mutated
+    # columns of the game's tables whose values are keys of a parameter with choice_names: {column: param}
+    # (Babylon's "deck" and "opponent" hold deck keys); every shown table then reads them by display name
+    value_columns: dict[str, str] = {}  # a declaration, never mutated
     simultaneous: bool = False  # True when decisions are simultaneous nodes (current_player returns tuples)
     # studies, commands and report: declarations, or "module:NAME" strings imported only when asked for
     studies: tuple[Any, ...] | str = ()  # core.study.Study declarations (core adds the generic ones)
@@ -921,6 +924,32 @@ def registry() -> dict[str, str]:
 def game_names() -> list[str]:
     """Names of the registered games, in a stable order."""
     return sorted(registry())
+
+
+def value_names() -> dict[str, dict[str, str]]:
+    """``{column: {key: display name}}`` from the games already loaded in this process.
+
+    A column named after a parameter that declares ``choice_names`` (the duel's ``battlefield``,
+    Babylon's ``deck_p1``), or listed in a game's ``value_columns``, reads by display name in every
+    table a person sees (``core.report.display_frame``); CSV and Parquet keep the keys.  Only games
+    already imported are asked (a table shown comes from a game that is loaded), so showing a table
+    never imports a game.
+    """
+    import sys
+
+    out: dict[str, dict[str, str]] = {}
+    for module in registry().values():
+        model = getattr(sys.modules.get(module), "MODEL", None)
+        if not isinstance(model, GameModel) or not model.choice_names:
+            continue
+        columns = {**{p: p for p in model.choice_names}, **model.value_columns}
+        for column, param in columns.items():
+            if param not in model.choice_names:
+                continue
+            names = out.setdefault(column, {})
+            for key in model.param(param).choices or ():
+                names[str(key)] = model.choice_label(param, key)
+    return out
 
 
 def get_game(name: str | GameModel) -> GameModel:

@@ -42,6 +42,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError, OutputError
+from workbench.core.model import value_names
 from workbench.core.store import OutputLock, package_version
 
 __all__ = ["LABELS", "Report", "check_target", "column_label", "csv_safe", "display_frame", "header_labels",
@@ -534,8 +535,13 @@ def display_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
     ``win``, ``win_low``, ``win_high`` become one column ``win`` reading ``"52.3% [51.3–53.3]"``;
     a ``diff`` with ``low``/``high`` reads ``"+2.1 pts [+0.4, +3.8]"``.  Other floats get 4
-    significant digits, nulls a dash.
+    significant digits, nulls a dash.  Keys read by their display names (``crystal_garden`` →
+    ``Crystal Garden``) in the columns :func:`workbench.core.model.value_names` knows.
     """
+    names = value_names()
+    keyed = [c for c in frame.columns if c in names and frame.schema[c] == pl.String]
+    if keyed:
+        frame = frame.with_columns(pl.col(c).replace(names[c]) for c in keyed)
     triples = _interval_triples(frame.columns)
     merged = {t[0]: t for t in triples}
     dropped = {c for t in triples for c in t[1:]}

@@ -31,6 +31,8 @@ pytestmark = pytest.mark.xdist_group("test_duel_report")
 
 PNG = b"\x89PNG\r\n\x1a\n"
 DECKS = ("regular", "unlimited")
+# a person reads each battlefield by its English name from the data file (raw keys stay in CSV and Parquet)
+NAMES = dict(pl.read_csv("data/duel/battlefields.csv").select("key", "name_en").iter_rows())
 
 
 def _count(rate: float, n: int) -> int:
@@ -98,7 +100,7 @@ def test_html_is_self_contained_and_shows_every_chart(built, md):
     charts = json.loads((out / "report.json").read_text())["charts"]
     assert charts == ["first_seat_greedy", "length_greedy", "end_reasons_greedy", "first_seat_other", "miss_rule_delta",
                       "miss_rule_reasons", "cost_vs_value", "whatif_delta", "auto_balance_curve",
-                      "battlefield_tiers_chart"]
+                      "battlefield_tiers_chart", "readings_chart"]
     assert re.findall(r"\]\(([^)]+\.png)\)", md) == [f"{name}.png" for name in charts]  # in reading order
     for name in charts:
         figure = re.search(rf'<figure id="chart-{re.escape(name)}"[^>]*>(.*?)</figure>', page, re.S)
@@ -145,7 +147,8 @@ def _ends_checked(md: str, ends: pl.DataFrame, keys: tuple[str, ...], games: int
         assert row["games"] == games
         shown = [_check_rate(row[r], row[f"{r}_low"], row[f"{r}_high"], games) for r in reasons]
         assert sum(_count(row[r], games) for r in reasons) == games  # every game ends for one reason
-        assert "| " + " | ".join([*(str(row[k]) for k in keys), str(games), *shown]) + " |" in md
+        cells = [NAMES[row[k]] if k == "battlefield" else str(row[k]) for k in keys]
+        assert "| " + " | ".join([*cells, str(games), *shown]) + " |" in md
 
 
 def test_battlefield_tables_rates_intervals_and_n(built, md):
@@ -159,7 +162,7 @@ def test_battlefield_tables_rates_intervals_and_n(built, md):
         first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"],
                             QUICK.main_games)
         draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], QUICK.main_games)
-        assert (f"| {row['battlefield']} | {row['deck']} | {QUICK.main_games} | {first} | "
+        assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {QUICK.main_games} | {first} | "
                 f"{row['first_seat_p']:.4g} | {draws} | {row['length_mean']:.4g} | {row['length_median']:g} |") in md
     _ends_checked(md, _table(out, "battlefields_greedy_ends"), ("battlefield", "deck"), QUICK.main_games)
     lengths = _table(out, "length_all")
@@ -190,7 +193,7 @@ def test_other_pairings_show_each_agents_win_rate(built, md):
         assert _count(row["first_seat_win"], n) == first_wins
         first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"], n)
         draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], n)
-        assert (f"| {row['battlefield']} | {row['deck']} | {row['pairing']} | {n} | {shown['p1']} | {shown['p2']} | "
+        assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {row['pairing']} | {n} | {shown['p1']} | {shown['p2']} | "
                 f"{first} | {draws} |") in md
         if row["pairing"] == "greedy vs random":  # the stronger agent's rate, not hidden behind the seat's
             assert row["p1_win"] > row["p2_win"] and row["p1_win"] > row["first_seat_win"]
@@ -260,7 +263,7 @@ def test_miss_rule_table_is_the_rate_change_against_no_misses(built, md):
                                                           abs=1e-12)  # independent samples: Newcombe's interval
         _check_rate(row["timeout_share"], row["timeout_share_low"], row["timeout_share_high"], row["n"])
         diff = f"{100 * row['diff']:+.1f} pts ["
-        assert (f"| {row['battlefield']} | regular | greedy vs greedy | {row['miss_rate']:g} | {row['n']} | "
+        assert (f"| {NAMES[row['battlefield']]} | regular | greedy vs greedy | {row['miss_rate']:g} | {row['n']} | "
                 f"{row['k']} | {rate} | {row['n_base']} | {row['k_base']} | {base} | {diff}") in md
 
 
