@@ -6,7 +6,11 @@ The duel and die-game frames were written before the games moved onto the core g
 they must not change unless the rules do (then bump the rules version and regenerate on purpose).  Two were
 regenerated on purpose: ``duel_search`` and ``babel_search`` when the per-game search agents gave way to
 core's one search (issue 18); they play ``greedy@tuned`` through the search's defaults, so re-tuning
-``data/duel/agents/tuned.toml`` or ``data/babel/agents/tuned.toml`` means regenerating them::
+``data/duel/agents/tuned.toml`` or ``data/babel/agents/tuned.toml`` means regenerating them.  Babel's four
+frames were regenerated on purpose at ``babel-2`` (issue 21, item 5), when its defaults became the text's
+readings (no-effect actions allowed, the first-turn obligation checked at the end of the turn); with the four
+readings at their strict values the ``babel-1`` frames replay unchanged.  ``babel_search`` also follows the
+re-tuned ``data/babel/agents/tuned.toml``::
 
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_frames.py
 """

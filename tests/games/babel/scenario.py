@@ -18,7 +18,9 @@ from workbench.games.babel.rules import Action, Config, GameState
 
 A, H, M, P, S = range(5)  # nations, and the sites in their colours
 P1, P2 = 0, 1
-CONFIG = Config(first="p1")
+CONFIG = Config(first="p1")  # the text's readings (the defaults)
+# the stricter readings the code played before babel-2: no-effect actions refused, the first turn checked at each action
+STRICT = CONFIG._replace(universal_small_hand=False, medes_absent=False, move_in_place=False, first_turn_at_end=False)
 
 
 def nations(letters: str) -> tuple[int, ...]:

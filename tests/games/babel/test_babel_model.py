@@ -19,11 +19,16 @@ VARIANTS = [{}, {"run_detection": "top"}, {"universal": False}, {"start_hands": 
 
 def test_registered_with_its_declarations():
     model = get_game("babel")
-    assert model is MODEL and model.title == "Babel (temple building)" and model.rules_version == "babel-1"
+    assert model is MODEL and model.title == "Babel (temple building)" and model.rules_version == "babel-2"
     assert model.limit_reasons == ("turn_limit",)
     assert set(model.agents) == {"random", "greedy", "search", "ismcts"}  # ismcts: OpenSpiel over determinise
     assert [p.name for p in model.params] == ["start_hands", "run_detection", "hand_start", "hand_other",
-                                              "universal", "first", "max_turns"]
+                                              "universal", "first", "max_turns", "universal_small_hand",
+                                              "medes_absent_nation", "move_same_site", "first_turn_check"]
+    # the open readings of the text are switches whose default is the text's reading (docs/rules/babel.md)
+    assert model.readings == ("universal_small_hand", "medes_absent_nation", "move_same_site", "first_turn_check")
+    defaults = model.resolve_params()
+    assert [defaults[r] for r in model.readings] == ["allowed", "allowed", "allowed", "end_of_turn"]
     assert model.resolve_params()["max_turns"] == 200 and model.max_length(model.resolve_params()) == 200
 
 

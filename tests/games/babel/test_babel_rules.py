@@ -12,7 +12,23 @@ from collections import Counter
 
 import pytest
 
-from tests.games.babel.scenario import CONFIG, P1, P2, A, H, M, P, S, act, board, counts, legal, nations, stack
+from tests.games.babel.scenario import (
+    CONFIG,
+    P1,
+    P2,
+    STRICT,
+    A,
+    H,
+    M,
+    P,
+    S,
+    act,
+    board,
+    counts,
+    legal,
+    nations,
+    stack,
+)
 from workbench.core.errors import InputError
 from workbench.core.rng import SplitMix64
 from workbench.games.babel import rules
@@ -137,7 +153,7 @@ def test_move_discards_a_card_of_the_target_sites_colour():
     assert after.pawns == (M, QUARRY) and after.hands[P1] == counts("H") and after.discard == nations("M")
     assert after.tallies[P1][rules.T_MOVES] == 1
     assert Action(MOVE, P) not in legal(after)  # no Persian card
-    assert Action(MOVE, M) not in legal(after)  # already there
+    assert Action(MOVE, M) not in legal(after, STRICT)  # already there: refused by the stricter reading only
     assert Action(MOVE, H) in legal(after)
 
 
@@ -148,7 +164,8 @@ def test_both_pawns_may_share_a_site():
 
 def test_the_pawn_never_returns_to_the_quarry():
     state = board(hands=("AHMPS", ""), pawns=(A, A))
-    assert {a for a in legal(state) if a.kind == MOVE} == {Action(MOVE, s) for s in (H, M, P, S)}
+    assert {a for a in legal(state) if a.kind == MOVE} == {Action(MOVE, s) for s in (A, H, M, P, S)}
+    assert {a for a in legal(state, STRICT) if a.kind == MOVE} == {Action(MOVE, s) for s in (H, M, P, S)}
     with pytest.raises(InputError, match="site 5 does not exist"):
         rules.apply(CONFIG, state, Action(MOVE, QUARRY))
 
@@ -236,7 +253,8 @@ def test_an_ability_discards_one_card_of_the_topmost_run_and_a_run_of_four_works
     state = board(stacks={(P1, A): "MMMMSMMM", (P2, A): "AAAAAA"})
     once = act(state, ABILITY, M, A)
     assert stack(once, P1, A) == "MMMMSMM" and once.discard[-7:] == nations("MAAAAAA") and once.tallies[P1][M] == 1
-    assert Action(ABILITY, M, H) not in legal(once)  # the opponent has no Hittites here: not offered
+    assert Action(ABILITY, M, H) in legal(once)  # the run of four below still pays; naming an absent nation is legal
+    assert Action(ABILITY, M, H) not in legal(once, STRICT)  # ... except by the stricter reading
     four = board(stacks={(P1, A): "SSSS", (P2, A): "AHMH"})
     twice = act(act(four, ABILITY, S), ABILITY, S)  # takes the Hittites, then the Medes
     assert stack(twice, P1, A) == "SSHHM" and stack(twice, P2, A) == "A" and twice.tallies[P1][S] == 2
@@ -293,7 +311,7 @@ def test_medes_make_the_opponent_discard_every_card_of_the_named_nation_here():
     after = act(state, ABILITY, M, A)
     assert stack(after, P2, A) == "MP" and stack(after, P1, A) == "MMA" and stack(after, P2, H) == "AAA"
     assert after.discard == nations("MAAA")
-    assert Action(ABILITY, M, H) not in legal(state)  # no Hittite of theirs here
+    assert Action(ABILITY, M, H) not in legal(state, STRICT)  # no Hittite of theirs here: the stricter reading
 
 
 def test_persians_build_two_levels_up_with_the_discarded_persian_counting():
@@ -330,9 +348,9 @@ def test_universal_ability_the_opponent_chooses_half_their_hand_rounded_down():
     assert done.tallies[P1][rules.T_UNIVERSAL] == 1 and done.tallies[P2][rules.T_ACTIONS] == 2
 
 
-def test_universal_ability_needs_two_opponent_cards_and_can_be_switched_off():
+def test_universal_ability_against_a_small_hand_and_switched_off():
     state = board(hands=("", "A"), stacks={(P1, A): "HHH"})
-    assert Action(UNIVERSAL, H) not in legal(state)
+    assert Action(UNIVERSAL, H) in legal(state) and Action(UNIVERSAL, H) not in legal(state, STRICT)
     rich = board(hands=("", "AAH"), stacks={(P1, A): "HHH"})
     assert Action(UNIVERSAL, H) in legal(rich)
     assert act(rich, UNIVERSAL, H).pending == 1  # 3 // 2
@@ -349,13 +367,16 @@ def test_first_turn_the_start_card_must_be_built():
     assert after.start_cards == (0, 1) and after.temples[P1][A] == (1,) and Action(END_TURN) in legal(after)
 
 
-def test_first_build_must_be_the_start_card():
+def test_first_build_must_be_the_start_card_when_checked_at_every_action():
     state = board(hands=("", "A"), stacks={(P1, A): "HHH"}, start_cards=(1, 1), turn=1, temple_stacks=((1,), ()),
                   temples={(P2, A): (2,)})
-    assert Action(BUILD, P1) not in legal(state) and Action(ABILITY, H) not in legal(state)
+    assert Action(BUILD, P1) not in legal(state, STRICT) and Action(ABILITY, H) not in legal(state, STRICT)
     with pytest.raises(InputError, match="the first build must be the start level-1 card"):
-        rules.apply(CONFIG, state, Action(BUILD, P1))
-    assert Action(BUILD, START) in legal(state)
+        rules.apply(STRICT, state, Action(BUILD, P1))
+    assert Action(BUILD, START) in legal(state, STRICT)
+    # by the text (checked at the end of the turn) both builds come before the start card only if it stays
+    # buildable: with an empty hand and the pawn's site taken, it would not
+    assert Action(BUILD, P1) not in legal(state) and Action(ABILITY, H) not in legal(state)
 
 
 def test_first_turn_actions_that_would_strand_the_start_card_are_not_legal():
@@ -364,6 +385,7 @@ def test_first_turn_actions_that_would_strand_the_start_card_are_not_legal():
     assert Action(DEPLOY, M) in legal(state)
     two = board(hands=("MA", ""), start_cards=(1, 1), turn=1, pawns=(QUARRY, QUARRY))
     assert legal(two) == {Action(MOVE, M), Action(MOVE, A)}
+    assert legal(state, STRICT) == legal(state) and legal(two, STRICT) == legal(two)  # both readings agree here
 
 
 def test_seeded_games_build_both_start_cards_on_the_first_turns():

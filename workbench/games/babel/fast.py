@@ -47,6 +47,12 @@ def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray, n
     return kinds, caps, weights
 
 
+def strict_flags(config: Config) -> int:
+    """The stricter readings ``config`` plays, as the kernel's ``STRICT_*`` bits (0: the text's readings)."""
+    return ((0 if config.universal_small_hand else K.STRICT_UNIVERSAL) | (0 if config.medes_absent else K.STRICT_MEDES)
+            | (0 if config.move_in_place else K.STRICT_MOVE) | (0 if config.first_turn_at_end else K.STRICT_FIRST_TURN))
+
+
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
                values_per_game: int = 32) -> tuple[np.ndarray, ...]:
     """The raw kernel output for one chunk: ``res``, ``values`` and their ``offsets`` (``kernel.play_games``).
@@ -71,8 +77,8 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     g = 0
     while True:
         g = K.play_games(seeds, g, FIRST_MODES[config.first], int(config.start_hands[0]), int(config.start_hands[1]),
-                         bool(config.run_any), bool(config.universal), max_turns, max_steps, kinds, caps, weights, res,
-                         values, offsets, status, s, saved, stacks, legal, hist, rng)
+                         bool(config.run_any), bool(config.universal), strict_flags(config), max_turns, max_steps,
+                         kinds, caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng)
         if status[0] == K.STATUS_RUNAWAY:
             raise RunawayGame(f"babel: game seed {int(seeds[g])} did not end within {max_steps} steps")
         if status[0] == K.STATUS_NO_ACTION:
@@ -110,8 +116,9 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
 
 # -- the parity table (core's harness plays every row on both engines: tests/test_parity.py) -------------------
 # Both start-hand variants, both run detections, the universal ability off, dealt hands overridden (0 and 20 cards
-# included), first seat p1 / p2 / random and a short turn limit, each with random vs random, greedy vs greedy and
-# greedy vs random in both seatings; then agent options (custom greedy weights, random turn caps).
+# included), first seat p1 / p2 / random and a short turn limit, the stricter readings of the text (all four as the
+# code played them before babel-2, and each group alone), each with random vs random, greedy vs greedy and greedy vs
+# random in both seatings; then agent options (custom greedy weights, random turn caps).
 _RULES = {
     "default": {},
     "5/5": {"start_hands": "5/5"},
@@ -121,6 +128,12 @@ _RULES = {
     "hands-9-2-top": {"start_hands": "5/5", "hand_start": 9, "hand_other": 2, "run_detection": "top"},
     "hands-20-20": {"hand_start": 20, "hand_other": 20, "universal": False},
     "short": {"max_turns": 6, "first": "p2"},
+    "strict": {"universal_small_hand": "refused", "medes_absent_nation": "refused", "move_same_site": "refused",
+               "first_turn_check": "every_action"},
+    "strict-first-turn": {"first_turn_check": "every_action", "first": "p2", "hand_start": 0, "hand_other": 1},
+    "strict-no-effect": {"universal_small_hand": "refused", "medes_absent_nation": "refused",
+                         "move_same_site": "refused", "hand_start": 1, "hand_other": 0, "first": "p1"},
+    "text-small-hands": {"hand_start": 0, "hand_other": 0, "first": "p1"},
 }
 _CUSTOM_GREEDY = "greedy:value=2,potential=8,pawn=0.5,threat=6,runs=4,hand=1.5,variety=-1"
 _OPTIONS = (("default", f"{_CUSTOM_GREEDY},random:cap=3"), ("top-runs", "random:cap=40,greedy:value=-3,hand=-0.3"),
@@ -224,7 +237,7 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
     res = np.zeros((len(worlds), len(acts), K.RES_COLS), np.int64)
     status = np.zeros(1, np.int64)
     K.continue_games(worlds_arr, wrng, acts, int(seat), int(horizon), babel_agents.VALUE_SCALE, kinds, caps, weights,
-                     ew, bool(config.run_any), bool(config.universal), max_turns,
+                     ew, bool(config.run_any), bool(config.universal), strict_flags(config), max_turns,
                      max_turns * MAX_ACTIONS_PER_TURN + 10, out, res, status, padded(K.STATE_SIZE, np.int64),
                      padded(K.HEADER, np.int64), padded(2 * K.STACK_CAP, np.int64).reshape(2, K.STACK_CAP),
                      padded(64, np.int64), padded(2 * max_turns, np.int64).reshape(2, max_turns), padded(5, np.uint64))

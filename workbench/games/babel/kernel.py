@@ -86,6 +86,8 @@ DRAW = 2
 AGENT_RANDOM, AGENT_GREEDY = 0, 1
 FIRST_P1, FIRST_P2, FIRST_RANDOM = 0, 1, 2
 STATUS_OK, STATUS_RUNAWAY, STATUS_NO_ACTION = 0, 1, 2
+# the stricter readings in force, one bit each (``strict_flags``); 0 plays the text's readings (``rules.Config``)
+STRICT_UNIVERSAL, STRICT_MEDES, STRICT_MOVE, STRICT_FIRST_TURN = 1, 2, 4, 8
 STANDARD_WIN, STANDARD_LOSE, END_PHASE_TOP, TOP_LEVEL = (rules.STANDARD_WIN, rules.STANDARD_LOSE,
                                                          rules.END_PHASE_TOP, rules.TOP_LEVEL)
 TEMPLE_COPIES = np.array(rules.TEMPLE_COPIES, np.int64)
@@ -489,20 +491,47 @@ def _start_buildable(s, seat):
 
 
 @nb.njit(**_JIT)
-def _keeps_start(s, idx, saved, stacks, run_any):
-    """The first-turn rule for an action that is no build: the start card stays buildable after it."""
+def _start_reachable(s, seat):
+    """``rules.start_reachable``: the start card can still be built by the end of this turn (exact)."""
+    pawn = s[H_PAWN + seat]
+    hand = _hand_size(s, seat)
+    for site in range(N):
+        if s[H_TEMPLE_LEN + seat * N + site]:
+            continue
+        if pawn == site:
+            spare = hand >= 1
+        elif s[H_HAND + seat * N + site] > 0:  # site ``site`` has nation ``site``'s colour
+            spare = hand >= 2
+        else:
+            continue
+        feeder = False
+        if not s[H_MIGRATED]:
+            for t in range(N):
+                if t != site and s[H_STACK_LEN + seat * N + t] >= 3:
+                    feeder = True
+        if s[H_STACK_LEN + seat * N + site] > 0 or spare or feeder:
+            return True
+    return False
+
+
+@nb.njit(**_JIT)
+def _keeps_start(s, idx, saved, stacks, run_any, strict):
+    """The first-turn rule for an action other than the start build: the start card stays buildable after it.
+
+    Under the text's reading :func:`_start_reachable`; under the stricter one :func:`_start_buildable`.
+    """
     me = s[H_CURRENT]
     _save(s, saved, stacks, idx)
     _perform(s, idx, run_any)
-    ok = _start_buildable(s, me)
+    ok = _start_buildable(s, me) if strict & STRICT_FIRST_TURN else _start_reachable(s, me)
     _restore(s, saved, stacks, idx)
     return ok
 
 
 @nb.njit(**_JIT)
-def _add(s, legal, n, idx, first_turn, saved, stacks, run_any):
+def _add(s, legal, n, idx, first_turn, saved, stacks, run_any, strict):
     """Append ``idx`` (legal by its own rule) unless the first-turn rule forbids it; the new count."""
-    if first_turn and not _keeps_start(s, idx, saved, stacks, run_any):
+    if first_turn and not _keeps_start(s, idx, saved, stacks, run_any, strict):
         return n
     legal[n] = idx
     return n + 1
@@ -515,8 +544,11 @@ def _fits(s, me, site, card, step):
 
 
 @nb.njit(**_JIT)
-def _legal(s, legal, saved, stacks, run_any, universal):
-    """``rules.legal_actions`` into ``legal`` (action indices in the stable order); their count."""
+def _legal(s, legal, saved, stacks, run_any, universal, strict):
+    """``rules.legal_actions`` into ``legal`` (action indices in the stable order); their count.
+
+    ``strict``: the stricter readings in force (``STRICT_*`` bits).
+    """
     me = s[H_CURRENT]
     them = 1 - me
     n = 0
@@ -527,25 +559,25 @@ def _legal(s, legal, saved, stacks, run_any, universal):
                 n += 1
         return n
     first_turn = s[H_START + me] != 0
+    early = first_turn and (strict & STRICT_FIRST_TURN) != 0  # the stricter reading: the first build is the start card
     site = s[H_PAWN + me]
     for to in range(N):
-        if site != to and s[H_HAND + me * N + to] > 0:
-            n = _add(s, legal, n, A_MOVE + to, first_turn, saved, stacks, run_any)
+        if (site != to or not strict & STRICT_MOVE) and s[H_HAND + me * N + to] > 0:
+            n = _add(s, legal, n, A_MOVE + to, first_turn, saved, stacks, run_any, strict)
     if site == QUARRY:
-        return _legal_tail(s, legal, n, first_turn, saved, stacks, run_any)
+        return _legal_tail(s, legal, n, first_turn, saved, stacks, run_any, strict)
     for nation in range(N):
         if s[H_HAND + me * N + nation] > 0:
-            n = _add(s, legal, n, A_DEPLOY + nation, first_turn, saved, stacks, run_any)
-    if not first_turn:  # the first build must be the start card
+            n = _add(s, legal, n, A_DEPLOY + nation, first_turn, saved, stacks, run_any, strict)
+    if not early:
         for src in range(2):
             ln = s[H_TS_LEN + src]
             if ln and _fits(s, me, site, s[B_TS + src * TS_CAP + ln - 1], 1):
-                legal[n] = A_BUILD + src
-                n += 1
+                n = _add(s, legal, n, A_BUILD + src, first_turn, saved, stacks, run_any, strict)
     if s[H_START + me] and _fits(s, me, site, 1, 1):
         legal[n] = A_BUILD + START
         n += 1
-    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any)
+    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any, strict)
     off = _stack(me, site)
     ln = s[H_STACK_LEN + me * N + site]
     t_off = _stack(them, site)
@@ -556,30 +588,31 @@ def _legal(s, legal, saved, stacks, run_any, universal):
         if _run_top(s, off, ln, nation, run_any) >= 0:
             runs |= 1 << nation
     if runs & (1 << ASSYRIANS) and t_temple:
-        n = _add(s, legal, n, A_ASSYRIANS, first_turn, saved, stacks, run_any)
-    if runs & (1 << HITTITES) and t_temple and not first_turn:
+        n = _add(s, legal, n, A_ASSYRIANS, first_turn, saved, stacks, run_any, strict)
+    if runs & (1 << HITTITES) and t_temple and not early:
         top = _level(s, them, site)
         if top > _level(s, me, site) and ln >= top:  # the discarded Hittite still counts
-            legal[n] = A_HITTITES
-            n += 1
+            n = _add(s, legal, n, A_HITTITES, first_turn, saved, stacks, run_any, strict)
     if runs & (1 << MEDES):
         for nation in range(N):
+            named = not strict & STRICT_MEDES  # the text: any nation may be named
             for k in range(t_len):
                 if s[t_off + k] == nation:
-                    n = _add(s, legal, n, A_MEDES + nation, first_turn, saved, stacks, run_any)
+                    named = True
                     break
-    if runs & (1 << PERSIANS) and not first_turn:
+            if named:
+                n = _add(s, legal, n, A_MEDES + nation, first_turn, saved, stacks, run_any, strict)
+    if runs & (1 << PERSIANS) and not early:
         for src in range(2):
             lt = s[H_TS_LEN + src]
             if lt and _fits(s, me, site, s[B_TS + src * TS_CAP + lt - 1], 2):
-                legal[n] = A_PERSIANS + src
-                n += 1
+                n = _add(s, legal, n, A_PERSIANS + src, first_turn, saved, stacks, run_any, strict)
     if runs & (1 << SUMERIANS) and t_len:
-        n = _add(s, legal, n, A_SUMERIANS, first_turn, saved, stacks, run_any)
-    if universal and _hand_size(s, them) >= 2:
+        n = _add(s, legal, n, A_SUMERIANS, first_turn, saved, stacks, run_any, strict)
+    if universal and (_hand_size(s, them) >= 2 or not strict & STRICT_UNIVERSAL):
         for nation in range(N):
             if runs & (1 << nation):
-                n = _add(s, legal, n, A_UNIVERSAL + nation, first_turn, saved, stacks, run_any)
+                n = _add(s, legal, n, A_UNIVERSAL + nation, first_turn, saved, stacks, run_any, strict)
     if not first_turn:
         legal[n] = A_END_TURN
         n += 1
@@ -587,7 +620,7 @@ def _legal(s, legal, saved, stacks, run_any, universal):
 
 
 @nb.njit(**_JIT)
-def _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any):
+def _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any, strict):
     """The legal migrations (once per turn, exactly 3 cards) appended to ``legal[:n]``."""
     me = s[H_CURRENT]
     if s[H_MIGRATED]:
@@ -596,14 +629,14 @@ def _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any):
         if s[H_STACK_LEN + me * N + src] >= 3:
             for dst in range(N):
                 if dst != src:
-                    n = _add(s, legal, n, MIGRATE_INDEX[src, dst], first_turn, saved, stacks, run_any)
+                    n = _add(s, legal, n, MIGRATE_INDEX[src, dst], first_turn, saved, stacks, run_any, strict)
     return n
 
 
 @nb.njit(**_JIT)
-def _legal_tail(s, legal, n, first_turn, saved, stacks, run_any):
+def _legal_tail(s, legal, n, first_turn, saved, stacks, run_any, strict):
     """With the pawn at the quarry: migrations and ``END_TURN`` follow the moves."""
-    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any)
+    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any, strict)
     if not first_turn:
         legal[n] = A_END_TURN
         n += 1
@@ -714,8 +747,8 @@ def _result(s, res, g):
 
 
 @nb.njit(**_JIT)
-def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal, max_turns, max_steps, kinds, caps,
-               weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng):
+def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal, strict, max_turns, max_steps, kinds,
+               caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng):
     """Play games ``g0..`` (``play.play_game``) until done, the ``values`` buffer is full, or a game runs away.
 
     Returns the index of the first game not played: ``len(seeds)`` when done; else either
@@ -724,7 +757,8 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
     seat's combined value after every turn, game after game (game ``g``'s are
     ``values[seat, offsets[g]:offsets[g + 1]]``, ``offsets[g0]`` set by the caller).  ``kinds``,
     ``caps``, ``weights``: per seat, the agent (``AGENT_*``), the random agent's turn cap and the
-    greedy weights (``agents.Weights`` order).  The rest is scratch space (``s``: the state;
+    greedy weights (``agents.Weights`` order); ``strict`` the stricter readings in force (``STRICT_*`` bits).
+    The rest is scratch space (``s``: the state;
     ``hist``: ``[2, max_turns]``).
     """
     n_games = seeds.shape[0]
@@ -743,7 +777,7 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
             cur = s[H_CURRENT]
             pending = s[H_PENDING]
             actor = 1 - cur if pending else cur
-            n = _legal(s, legal, saved, stacks, run_any, universal)
+            n = _legal(s, legal, saved, stacks, run_any, universal, strict)
             if n == 0:
                 status[0] = STATUS_NO_ACTION
                 return g
@@ -775,7 +809,7 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
 
 # ------------------------------------------------------------------------ continue from a state
 @nb.njit(**_JIT)
-def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, weights, ew, run_any, universal,
+def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, weights, ew, run_any, universal, strict,
                    max_turns, max_steps, out, res, status, s, saved, stacks, legal, hist, rng):
     """Every action of ``actions`` played in every world, then the game played on (:func:`play_games`' loop).
 
@@ -811,7 +845,7 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, we
                     cur = s[H_CURRENT]
                     pending = s[H_PENDING]
                     actor = 1 - cur if pending else cur
-                    n = _legal(s, legal, saved, stacks, run_any, universal)
+                    n = _legal(s, legal, saved, stacks, run_any, universal, strict)
                     if n == 0:
                         status[0] = STATUS_NO_ACTION
                         return

@@ -34,7 +34,7 @@ from workbench.games.babel import rules
 from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_COLUMNS, SEATS, TALLY_COLUMNS
 from workbench.games.babel.rules import SEAT_STREAM_BASE, Action, Config, GameState
 
-RULES_VERSION = "babel-1"
+RULES_VERSION = "babel-2"  # babel-2: the text's readings by default (issue 21)
 START_HANDS = {"3/5": (3, 5), "5/5": (5, 5)}
 
 PARAMS = (
@@ -49,7 +49,24 @@ PARAMS = (
     Param("universal", True, bool, "the universal ability (the opponent discards half their hand)"),
     FIRST,
     Param("max_turns", 200, int, "turns before the game is a draw (turn_limit)", 1, 100_000),
+    # readings of the text (docs/rules/babel.md, "Parameters and readings"); the default is the text's
+    Param("universal_small_hand", "allowed", str,
+          "the universal ability against a hand of 0 or 1 card (half rounded down discards nothing): allowed "
+          "(the text: it only spends the own card) or refused", choices=("allowed", "refused")),
+    Param("medes_absent_nation", "allowed", str,
+          "the Medes naming a nation the opponent has none of at the site: allowed (the text) or refused",
+          choices=("allowed", "refused")),
+    Param("move_same_site", "allowed", str,
+          "a move to the site the pawn already stands on (it only spends the card): allowed (the text) or refused",
+          choices=("allowed", "refused")),
+    Param("first_turn_check", "end_of_turn", str,
+          "the start card's obligation: met by the end of the first turn in any order (end_of_turn, the text), "
+          "or checked at every action (every_action: no other build first, no action that leaves no deploy)",
+          choices=("end_of_turn", "every_action")),
 )
+READINGS = ("universal_small_hand", "medes_absent_nation", "move_same_site", "first_turn_check")
+STRICT = {"universal_small_hand": "refused", "medes_absent_nation": "refused", "move_same_site": "refused",
+          "first_turn_check": "every_action"}  # the readings the code played before babel-2 (issue 21)
 
 
 
@@ -78,6 +95,7 @@ class BabelModel(GameModel):
     text = "workbench.games.babel.text"
     search = babel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
     targets = "workbench.games.babel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
+    readings = READINGS  # open readings of the text as switches (core's readings study plays each)
 
     def max_length(self, params: dict[str, Any]) -> int:
         """Turns."""
@@ -112,7 +130,10 @@ class BabelModel(GameModel):
         hands = (start if params["hand_start"] is None else params["hand_start"],
                  other if params["hand_other"] is None else params["hand_other"])
         return Config(hands, params["run_detection"] == "any", bool(params["universal"]), params["first"],
-                      int(params["max_turns"]))
+                      int(params["max_turns"]), universal_small_hand=params["universal_small_hand"] == "allowed",
+                      medes_absent=params["medes_absent_nation"] == "allowed",
+                      move_in_place=params["move_same_site"] == "allowed",
+                      first_turn_at_end=params["first_turn_check"] == "end_of_turn")
 
     def initial_state(self, config: Config, seed: int) -> GameState:
         """Shuffle the nation deck (stream 1) and the quarry (stream 2), deal, and start turn 1 (``rules``)."""
@@ -161,7 +182,7 @@ class BabelModel(GameModel):
     def invariants(self, config: Config, state: GameState) -> list[str]:
         """Cards conserved, temples strictly ascending in 1..6, counts in range, the start card's life."""
         return (_nation_cards(state) + _temple_cards(state) + _temples_ascend(state) + _counts(config, state)
-                + _start_cards(state))
+                + _start_cards(config, state))
 
 
 # -- invariants -----------------------------------------------------------------------------------
@@ -223,14 +244,18 @@ def _counts(config: Config, state: GameState) -> list[str]:
     return broken
 
 
-def _start_cards(state: GameState) -> list[str]:
-    """A seat holds its start card only before its first turn ends, and has no temple meanwhile."""
+def _start_cards(config: Config, state: GameState) -> list[str]:
+    """A seat holds its start card only before its first turn ends, with a site left to build it on.
+
+    Under the stricter first-turn reading it has no temple meanwhile (no other build comes first).
+    """
     broken = []
     for seat in (0, 1):
         if not state.start_cards[seat]:
             continue
         in_first_turn = state.turn == 1 or (state.turn == 2 and state.current == seat != state.first)
-        if not in_first_turn or any(state.temples[seat]):
+        temples = state.temples[seat]
+        if not in_first_turn or all(temples) or (not config.first_turn_at_end and any(temples)):
             broken.append(f"{seat_name(seat)} still holds the start card on turn {state.turn}")
     return broken
 

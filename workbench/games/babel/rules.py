@@ -16,16 +16,21 @@ Decisions where the texts are silent (each is the default reading):
 
 * Dealing: the start player is dealt 3 cards, the other 5, and turn 1's phase 1 then draws 3, so the
   start player begins with 6 (the text's setup step 6, then its turn structure, read literally).
-* First turn: while a player still holds their start level-1 card, ``END_TURN`` is not legal, no
-  other build (construct from a stack, the Hittite steal, the Persian skip) is legal, and every other
-  action is legal only if the start card stays buildable this turn (:func:`start_buildable`: the pawn
-  on a site with an own card, or a card to deploy, or two cards to move and deploy), so the
-  obligation can always be met and play never dead-ends.
+* First turn (``Config.first_turn_at_end``, the text's reading): the obligation is checked at the end
+  of the turn — while a player still holds their start level-1 card, ``END_TURN`` is not legal, and
+  any other action (a build from a temple stack, a Hittite steal or a Persian skip included) is legal
+  when the start card can still be built by the end of the turn afterwards (:func:`start_reachable`,
+  an exact test), so play never dead-ends.  The stricter reading (``first_turn_at_end`` False) checks
+  at each action: no other build before the start card, and every other action only if the start
+  card stays buildable by a deploy or a move and a deploy (:func:`start_buildable`, a sufficient test).
 * An ability or universal use discards a card of the *topmost* qualifying run of its nation (cards of
-  one run are identical, so only the choice of run matters).  An ability whose effect would change
-  nothing (nothing to destroy, steal, desert or take; an opponent hand below 2 for the universal
-  ability) is not offered: it would only burn a card.
-* A move needs a different site; the pawn never returns to the quarry.
+  one run are identical, so only the choice of run matters).  Where the text allows an action that
+  changes nothing, it is legal (the player only spends their own card): the universal ability against
+  a hand of 0 or 1 card (``universal_small_hand``), the Medes naming a nation the opponent has none
+  of at the site (``medes_absent``), a move to the site the pawn stands on (``move_in_place``); each
+  is a reading with a stricter variant that refuses it.  An ability whose text names a target that
+  is missing (no opponent temple to destroy or steal from, no opponent cards to take) is not offered.
+* The pawn never returns to the quarry.
 * The temple stacks are public (every card on them was seen as it was laid); so are the hand sizes.
 * Entering the end phase and reaching 20 in the same action ends the game at once (``end_phase_20``);
   when both 20+ and a drop to 9 or less hold, the reason is ``end_phase_20``.  After phase 3 the
@@ -108,6 +113,11 @@ class Config(NamedTuple):
     universal: bool = True  # the universal ability is available
     first: str = "random"  # "random" | "p1" | "p2"
     max_turns: int = 200  # turns before the game is a draw (turn_limit)
+    # readings of the text where the code once was stricter (docs/rules/babel.md); True is the text's reading
+    universal_small_hand: bool = True  # the universal ability against a hand of 0 or 1 card (discards 0) is legal
+    medes_absent: bool = True  # the Medes may name a nation the opponent has none of at the site
+    move_in_place: bool = True  # a move to the site the pawn stands on is legal (it only spends the card)
+    first_turn_at_end: bool = True  # the start-card obligation is checked at the end of the first turn
 
 
 Pair = tuple  # (p1's, p2's)
@@ -291,8 +301,8 @@ def _why_move(config: Config, state: GameState, action: Action) -> str | None:
     me, site = state.current, action.a
     if not 0 <= site < N_SITES:
         return f"site {site} does not exist (sites 0..{N_SITES - 1})"
-    if state.pawns[me] == site:
-        return "the pawn already stands there"
+    if state.pawns[me] == site and not config.move_in_place:
+        return "the pawn already stands there (move_same_site=refused)"
     if not state.hands[me][SITE_NATION[site]]:
         return f"no {NATIONS[SITE_NATION[site]]} card in hand to discard"
     return None
@@ -357,14 +367,14 @@ def _why_ability(config: Config, state: GameState, action: Action) -> str | None
         return why
     if action.a in (ASSYRIANS, HITTITES, SUMERIANS) and action.b:
         return f"the {NATIONS[action.a]} ability takes no argument"
-    return _ABILITY_CHECKS[action.a](state, state.pawns[state.current], action.b)
+    return _ABILITY_CHECKS[action.a](config, state, state.pawns[state.current], action.b)
 
 
-def _why_assyrians(state: GameState, site: int, arg: int) -> str | None:
+def _why_assyrians(config: Config, state: GameState, site: int, arg: int) -> str | None:
     return None if state.temples[1 - state.current][site] else "the opponent has no temple here to destroy"
 
 
-def _why_hittites(state: GameState, site: int, arg: int) -> str | None:
+def _why_hittites(config: Config, state: GameState, site: int, arg: int) -> str | None:
     me = state.current
     theirs = state.temples[1 - me][site]
     if not theirs:
@@ -376,22 +386,22 @@ def _why_hittites(state: GameState, site: int, arg: int) -> str | None:
     return None
 
 
-def _why_medes(state: GameState, site: int, arg: int) -> str | None:
+def _why_medes(config: Config, state: GameState, site: int, arg: int) -> str | None:
     if not 0 <= arg < N_NATIONS:
         return f"nation {arg} does not exist (nations 0..{N_NATIONS - 1})"
-    if arg not in state.stacks[1 - state.current][site]:
-        return f"the opponent has no {NATIONS[arg]} card here"
+    if not config.medes_absent and arg not in state.stacks[1 - state.current][site]:
+        return f"the opponent has no {NATIONS[arg]} card here (medes_absent_nation=refused)"
     return None
 
 
-def _why_persians(state: GameState, site: int, arg: int) -> str | None:
+def _why_persians(config: Config, state: GameState, site: int, arg: int) -> str | None:
     if arg not in (0, 1):
         return f"source {arg} is not a temple stack (0, 1)"
     card = build_card(state, arg)
     return _why_place(state, site, card, 2) if card else "that temple stack is empty"
 
 
-def _why_sumerians(state: GameState, site: int, arg: int) -> str | None:
+def _why_sumerians(config: Config, state: GameState, site: int, arg: int) -> str | None:
     return None if state.stacks[1 - state.current][site] else "the opponent has no nation cards here"
 
 
@@ -404,8 +414,8 @@ def _why_universal(config: Config, state: GameState, action: Action) -> str | No
     why = _why_run(config, state, action.a)
     if why is None and action.b:
         why = "the universal ability takes no argument"
-    if why is None and hand_size(state, 1 - state.current) < 2:
-        why = "the opponent holds fewer than 2 cards: half rounded down is nothing"
+    if why is None and not config.universal_small_hand and hand_size(state, 1 - state.current) < 2:
+        why = "the opponent holds fewer than 2 cards: half rounded down is nothing (universal_small_hand=refused)"
     return why
 
 
@@ -418,22 +428,56 @@ _CHECKS = {END_TURN: _why_end_turn, MOVE: _why_move, DEPLOY: _why_deploy, BUILD:
 
 
 def start_buildable(state: GameState, seat: int) -> bool:
-    """Can ``seat`` still build its start L1 this turn (a sufficient test: deploy or move + deploy)?"""
+    """Can ``seat`` still build its start L1 this turn (a sufficient test: deploy or move + deploy)?
+
+    The stricter first-turn reading's test (``first_turn_at_end`` False): it ignores migration.
+    """
     site, cards = state.pawns[seat], hand_size(state, seat)
     if site != QUARRY and not state.temples[seat][site] and (state.stacks[seat][site] or cards >= 1):
         return True
     return cards >= 2  # move to the site of one card's nation, deploy another, build
 
 
+def start_reachable(state: GameState, seat: int) -> bool:
+    """Can ``seat`` still build its start L1 by the end of this turn?  Exact, for the text's first-turn reading.
+
+    The card needs a site with no own temple (own temples only grow during the own turn), the pawn
+    there, and an own nation card there.  The pawn gets there by a move paying a card of that site's
+    nation from the hand (the hand only shrinks in phase 2); a card gets there already lying there,
+    by a deploy (a hand card left after the move), or by the one migration from another own stack of
+    3 (building such a stack first takes a deployed card, which the deploy route already covers).
+    """
+    hand, pawn, stacks = hand_size(state, seat), state.pawns[seat], state.stacks[seat]
+    for site in range(N_SITES):
+        if state.temples[seat][site]:
+            continue
+        if pawn == site:
+            spare = hand >= 1
+        elif state.hands[seat][SITE_NATION[site]]:
+            spare = hand >= 2
+        else:
+            continue
+        feeder = not state.migrated and any(len(stacks[t]) >= RUN for t in range(N_SITES) if t != site)
+        if stacks[site] or spare or feeder:
+            return True
+    return False
+
+
 def _why_first_turn(config: Config, state: GameState, action: Action) -> str | None:
     """The start-card obligation (module docstring): checked after the action's own rule."""
     if action.kind == END_TURN:
         return "the start level-1 card must be built this turn"
-    is_build = action.kind == BUILD and action.a != START
-    if is_build or (action.kind == ABILITY and action.a in (HITTITES, PERSIANS)):
-        return "the first build must be the start level-1 card"
-    if action.kind != BUILD and not start_buildable(apply(config, state, action, check=False), state.current):
-        return "the start level-1 card could no longer be built this turn"
+    if action.kind == BUILD and action.a == START:
+        return None
+    me = state.current
+    if config.first_turn_at_end:
+        if not start_reachable(apply(config, state, action, check=False), me):
+            return "the start level-1 card could no longer be built this turn"
+        return None
+    if action.kind == BUILD or (action.kind == ABILITY and action.a in (HITTITES, PERSIANS)):
+        return "the first build must be the start level-1 card (first_turn_check=every_action)"
+    if not start_buildable(apply(config, state, action, check=False), me):
+        return "the start level-1 card could no longer be built this turn (first_turn_check=every_action)"
     return None
 
 

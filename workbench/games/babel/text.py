@@ -43,7 +43,20 @@ def config_lines(config: Config) -> list[str]:
     runs = "anywhere in the stack" if config.run_any else "at the top of the stack"
     return [f"sites A H M P S in the colours of the {', '.join(rules.NATIONS)}; start hands "
             f"{config.start_hands[0]}/{config.start_hands[1]}; ability runs {runs}; universal ability "
-            f"{'on' if config.universal else 'off'}; turn limit {config.max_turns}"]
+            f"{'on' if config.universal else 'off'}; turn limit {config.max_turns}",
+            "readings: " + "; ".join(reading_lines(config))]
+
+
+def reading_lines(config: Config) -> list[str]:
+    """The readings of the text in force, in words (``docs/rules/babel.md``)."""
+    def said(allowed: bool) -> str:
+        return "allowed" if allowed else "refused"
+
+    first = "by the end of the first turn" if config.first_turn_at_end else "at every action"
+    return [f"universal ability against a hand under 2 {said(config.universal_small_hand)}",
+            f"Medes naming a nation absent here {said(config.medes_absent)}",
+            f"a move to the pawn's own site {said(config.move_in_place)}",
+            f"start card's obligation checked {first}"]
 
 
 def deal_lines(config: Config, state: GameState) -> list[str]:
