@@ -123,8 +123,24 @@ def test_the_search_finds_the_known_fair_setting(found):
                    for e in result.proposals["edits"])
 
 
-def test_a_target_already_met_needs_no_edits(tmp_path):
+def _open_files_under(folder) -> list[str]:
+    import os
+
+    fds = Path("/proc/self/fd")
+    found = []
+    for fd in fds.iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed while listed
+            continue
+        if target.startswith(str(folder)):
+            found.append(target)
+    return found
+
+
+def test_a_target_already_met_needs_no_edits_and_the_search_leaves_no_file_open(tmp_path):
     result = rb.rebalance(MODEL, target="first_seat=55..65", out=tmp_path / "met", **QUICK)
+    assert _open_files_under(tmp_path / "met") == []  # search.db and its journal are closed (a kernel runs many)
     assert result.no_edits_needed
     assert result.proposals.height == 0
     assert len(result.trials) == 1  # the baseline only: nothing was searched

@@ -73,6 +73,28 @@ def test_every_games_studies_get_a_form_from_their_declarations(game):
     assert params.changed() == {}
 
 
+def test_a_typed_decimal_stays_as_typed_when_the_slider_snaps_it_and_a_moved_slider_still_sets_it():
+    import ipywidgets as w
+
+    from workbench.core.model import Param
+
+    form = Form((Param("margin", 1.0, float, "points", 0.0, 10.0),))
+    _, box = form.fields["margin"]
+    slider = next(c for c in _children(form.widget) if isinstance(c, w.FloatSlider))
+    box.value = "5.07"  # typed: the slider follows...
+    assert slider.value == 5.07
+    slider.value = 5.1  # ...and the browser snaps it to its 0.1 step and sends that back: the box keeps "5.07"
+    assert box.value == "5.07" and form.values() == {"margin": 5.07}
+    slider.value = 7.0  # a slider the user moves still sets the box
+    assert box.value == "7" and form.values() == {"margin": 7.0}
+
+
+def _children(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _children(child)
+
+
 def test_a_wrong_value_names_the_field_and_what_is_allowed():
     form = Form(get_game("duel").params)
     form.set(start_wall="ten")

@@ -3,11 +3,12 @@
 The page is built only from the registry and the declarations (``core/model.py``, ``core/study.py``,
 ``core/cardtable.py``, ``core/lessons.py``): a game registered through the protocol — a package in
 ``workbench/games/`` or a module named in ``WORKBENCH_GAMES`` — appears with its forms and reports
-and no line of the app changes.  Four tabs: **Studies**, **Cards** (games with an editable card
+and no line of the app changes.  Five tabs: **Studies**, **Cards** (games with an editable card
 table), **Teaching** (games with lessons) — the panels of ``workbench/ui``, which the notebooks use
-too — and **Runs** (the workspace's kept runs and the sweep stores).  A tab is built when first shown and again
-when the game changes.  The URL's query chooses where the page opens:
-``?game=dietower&page=teaching&lesson=streak`` (``page``: studies, cards, teaching, runs;
+too — **Runs** (the workspace's kept runs and the sweep stores) and **Rebalance** (games that declare
+balance targets: ``app/rebalance_page.py``; a proposal is applied to the Cards tab's table).  A tab is
+built when first shown and again when the game changes.  The URL's query chooses where the page opens:
+``?game=dietower&page=teaching&lesson=streak`` (``page``: studies, cards, teaching, runs, rebalance;
 ``study`` and ``lesson`` name one; any other key sets the lesson's setting of that name, e.g.
 ``&games=300`` — checked like a typed value, so a wrong one is refused in its field).
 """
@@ -21,6 +22,7 @@ import threading
 import urllib.parse
 from typing import Any
 
+from workbench.app.rebalance_page import URL_FIELDS, RebalancePage
 from workbench.app.runs_page import RunsPage
 from workbench.app.workspace import Workspace
 from workbench.core.cardtable import card_table
@@ -29,14 +31,15 @@ from workbench.core.model import game_names, get_game
 from workbench.ui.cards import CardEditor
 from workbench.ui.common import require_widgets
 from workbench.ui.lessons import LessonPanel
+from workbench.ui.rebalance import declares_targets
 from workbench.ui.render import CSS, error_message, message
 from workbench.ui.studies import StudyPanel
 
 __all__ = ["PAGES", "PING", "Studio", "preload", "resend_state", "wait_for_request"]
 
 PING = "wb-ping"  # the hidden button the page clicks once its widgets are drawn: the kernel then re-sends their state
-PAGES = ("studies", "cards", "teaching", "runs")
-TITLES = {"studies": "Studies", "cards": "Cards", "teaching": "Teaching", "runs": "Runs"}
+PAGES = ("studies", "cards", "teaching", "runs", "rebalance")
+TITLES = {"studies": "Studies", "cards": "Cards", "teaching": "Teaching", "runs": "Runs", "rebalance": "Rebalance"}
 log = logging.getLogger("workbench.app")
 
 
@@ -189,7 +192,8 @@ class Studio:
             model = get_game(name)
         except Exception:  # noqa: BLE001 - a broken game is still listed; choosing it says what is wrong
             return f"{name} (cannot be loaded)"
-        marks = [m for m, on in (("cards", _has(card_table, model)), ("teaching", _has(lessons, model))) if on]
+        marks = [m for m, on in (("cards", _has(card_table, model)), ("teaching", _has(lessons, model)),
+                                 ("rebalance", _has(declares_targets, model))) if on]
         return f"{model.title} ({name})" + (f" · {', '.join(marks)}" if marks else "")
 
     @property
@@ -220,6 +224,12 @@ class Studio:
                 values = {k: v for k, v in self.values.items() if k in known}
                 self.values = {}
                 built = LessonPanel(game, wanted, values)
+            elif page == "rebalance":
+                if "rebalance" in self.pages:
+                    self.pages["rebalance"].close()  # the other game's search stops (its trials stay stored)
+                values = {k: v for k, v in self.values.items() if k in URL_FIELDS}
+                self.values = {k: v for k, v in self.values.items() if k not in URL_FIELDS}
+                built = RebalancePage(self.workspace, game, values, self._cards_page)
             else:
                 built = RunsPage(self.workspace, game)
         except Exception as exc:  # noqa: BLE001 - a game that cannot be shown says why; the others still work
@@ -229,6 +239,12 @@ class Studio:
         self.pages[page] = built
         self._built[page] = game
         box.children = [built.widget]
+
+    def _cards_page(self) -> Any:
+        """The Cards tab's editor of the chosen game, shown (built when needed): where a proposal is applied."""
+        self.tabs.selected_index = PAGES.index("cards")
+        self._show()
+        return self.pages.get("cards") if self._built.get("cards") == self.game.value else None
 
 
 def _has(find: Any, model: Any) -> bool:

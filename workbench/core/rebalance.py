@@ -743,7 +743,7 @@ def _open_study(out: Path, settings: dict[str, Any], resume: bool) -> Any:
                                 directions=["minimize"] * 3)
     for t in study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.RUNNING]):
         storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)  # a killed run's last trial
-    return study
+    return study, storage
 
 
 def _fast_sqlite(engine: Any) -> None:
@@ -901,56 +901,59 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
     out = Path(out)
     settings = _settings(model, bands, dims, seed, first, stages, factor, slots, search_agent, targets)
     settings["screen"] = screen
-    study = _open_study(out, settings, resume)
-    master = stream_seed(seed, SEARCH_STREAM) % (2**63)
-    holdout = stream_seed(seed, HOLDOUT_STREAM) % (2**63)
-    played = [0, 0]
-    state = {"phase": "search", "total": budget}
+    study, storage = _open_study(out, settings, resume)
+    try:  # the search's database is closed however the run ends (a long-lived kernel runs many searches)
+        master = stream_seed(seed, SEARCH_STREAM) % (2**63)
+        holdout = stream_seed(seed, HOLDOUT_STREAM) % (2**63)
+        played = [0, 0]
+        state = {"phase": "search", "total": budget}
 
-    def tick(n: int) -> None:
-        played[0 if state["phase"] == "search" else 1] += n
-        if on_progress is not None:
-            i = 0 if state["phase"] == "search" else 1
-            on_progress(min(played[i], state["total"]), state["total"], state["phase"])
+        def tick(n: int) -> None:
+            played[0 if state["phase"] == "search" else 1] += n
+            if on_progress is not None:
+                i = 0 if state["phase"] == "search" else 1
+                on_progress(min(played[i], state["total"]), state["total"], state["phase"])
 
-    ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
-    race = _Race()
-    used = [_replay(study, dims, race, len(plan) - 1)]
-    played[0] = used[0]
-    stopped = False
-    metrics = targets.all_metrics()
-    try:
-        stopped = _search(ctx, study, race, plan, search_agent, master, seed, budget, slots, population, used,
-                          on_trial, screen, factor)
-    except (KeyboardInterrupt, RunInterrupted):
-        stopped = True
-    trials = _trials_frame(study, dims)
-    base_key: Candidate = ()
-    baseline = measure(race.cache[base_key][1], bands, metrics) if base_key in race.cache else measure({}, bands,
-                                                                                                       metrics)
-    chosen = _pareto(study, race, verify)
-    met = base_key in race.cache and race.cache[base_key][0] == len(plan) - 1 and race.cache[base_key][2] == 0
-    result = RebalanceResult(model.name, bands, dims, pl.DataFrame(), pl.DataFrame(), trials, baseline,
-                             tuple(t.label for t in tier_list), games_searched=used[0], stopped=stopped,
-                             no_edits_needed=False, out=out)
-    if met:
-        chosen = []
-    searched = plan[-1]  # every search stage plays game indices below the last stage's count
-    result.search_seed_range = (0, searched)
-    result.search_master, result.holdout_master = master, holdout
-    if not stopped:
+        ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
+        race = _Race()
+        used = [_replay(study, dims, race, len(plan) - 1)]
+        played[0] = used[0]
+        stopped = False
+        metrics = targets.all_metrics()
         try:
-            state.update(phase="verify", total=0)
-            _verify(ctx, result, chosen, race, plan, master, holdout, searched, tier_list, agents, margin, state)
-            result.no_edits_needed = met and bool(result.verification.height) and _baseline_holds(result)
+            stopped = _search(ctx, study, race, plan, search_agent, master, seed, budget, slots, population, used,
+                              on_trial, screen, factor)
         except (KeyboardInterrupt, RunInterrupted):
-            result.stopped = True
-    if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
-        result.proposals = _proposal_rows(chosen, dims, race, plan, {}, result.tiers, verified=False)
-    result.games_verified = played[1]
-    result.files = _save(model, table, dims, result, chosen, out)
-    result.seconds = time.perf_counter() - started
-    return result
+            stopped = True
+        trials = _trials_frame(study, dims)
+        base_key: Candidate = ()
+        baseline = measure(race.cache[base_key][1], bands, metrics) if base_key in race.cache else measure({}, bands,
+                                                                                                           metrics)
+        chosen = _pareto(study, race, verify)
+        met = base_key in race.cache and race.cache[base_key][0] == len(plan) - 1 and race.cache[base_key][2] == 0
+        result = RebalanceResult(model.name, bands, dims, pl.DataFrame(), pl.DataFrame(), trials, baseline,
+                                 tuple(t.label for t in tier_list), games_searched=used[0], stopped=stopped,
+                                 no_edits_needed=False, out=out)
+        if met:
+            chosen = []
+        searched = plan[-1]  # every search stage plays game indices below the last stage's count
+        result.search_seed_range = (0, searched)
+        result.search_master, result.holdout_master = master, holdout
+        if not stopped:
+            try:
+                state.update(phase="verify", total=0)
+                _verify(ctx, result, chosen, race, plan, master, holdout, searched, tier_list, agents, margin, state)
+                result.no_edits_needed = met and bool(result.verification.height) and _baseline_holds(result)
+            except (KeyboardInterrupt, RunInterrupted):
+                result.stopped = True
+        if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
+            result.proposals = _proposal_rows(chosen, dims, race, plan, {}, result.tiers, verified=False)
+        result.games_verified = played[1]
+        result.files = _save(model, table, dims, result, chosen, out)
+        result.seconds = time.perf_counter() - started
+        return result
+    finally:
+        storage.engine.dispose()
 
 
 def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str, master: int, seed: int,

@@ -138,11 +138,24 @@ class Form:
 
     @staticmethod
     def _link(param: Param, slider: Any, box: Any) -> None:
-        """The slider sets the box; a valid number typed in the box moves the slider (nothing is clamped)."""
+        """The slider sets the box; a valid number typed in the box moves the slider (nothing is clamped).
+
+        A float slider snaps a typed value to its step in the browser and sends the snapped value back
+        (5 typed became 5.075): a value within half a step of the box's own is that echo, and the box
+        keeps what was typed.
+        """
         def from_slider(change: dict) -> None:
             text = _number_text(change["new"])
-            if box.value != text:
-                box.value = text
+            if box.value == text:
+                return
+            if param.kind is float:
+                try:
+                    typed = param.validate(box.value)
+                except InputError:
+                    typed = None
+                if typed is not None and abs(float(change["new"]) - typed) < slider.step / 2 + 1e-12:
+                    return
+            box.value = text
 
         def from_box(change: dict) -> None:
             try:
