@@ -108,29 +108,32 @@ def _lineup(model: GameModel, agents: str, base: dict[str, Any]) -> tuple[str, .
 Counts = dict[tuple[str, str], np.ndarray]  # (metric, item) → [batches, 3]: n, wins, draws per block
 
 
-def _play(model: GameModel, arm: tuple[str | None, Any], games: int, lineup: Sequence[str], seed: int, batches: int,
-          base: dict[str, Any], metrics: dict[str, Metric], names: Sequence[str], workers: int,
-          tick: Callable[[int], None], should_stop: Callable[[], bool] | None) -> Counts:
+def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, lineup: Sequence[str], seed: int,
+          batches: int, base: dict[str, Any], metrics: dict[str, Metric], names: Sequence[str], workers: int,
+          tick: Callable[[int], None], should_stop: Callable[[], bool] | None) -> list[Counts]:
+    """Every arm's counts per block, from one run of every arm's chunks (one pool for all: no start-up per arm)."""
     targets = targets_of(model)
     size = math.ceil(games / batches)
-    jobs = []
-    for cell in targets.cells:
-        params = {**targets.params, **base, **cell}
-        if arm[0] is not None:
-            params[arm[0]] = arm[1]
-        resolved = model.resolve_params(params)
-        specs = model.resolve_agents(",".join(lineup), resolved)
-        engine = model.resolve_engine(None, specs, resolved)
-        jobs += [(model_ref(model), resolved, tuple(map(str, specs)), seed, a, b, engine)
-                 for a, b in plan_chunks(games, size)]
-    counts: Counts = {}
+    jobs, owner = [], []
+    for a, (name, value) in enumerate(arms):
+        for cell in targets.cells:
+            params = {**targets.params, **base, **cell}
+            if name is not None:
+                params[name] = value
+            resolved = model.resolve_params(params)
+            specs = model.resolve_agents(",".join(lineup), resolved)
+            engine = model.resolve_engine(None, specs, resolved)
+            for lo, hi in plan_chunks(games, size):
+                jobs.append((model_ref(model), resolved, tuple(map(str, specs)), seed, lo, hi, engine))
+                owner.append((a, lo // size))
+    counts: list[Counts] = [{} for _ in arms]
     results = execute(model, jobs, workers)
     try:
         for finished, (i, frame) in enumerate(results, start=1):
-            block = jobs[i][4] // size
+            arm, block = owner[i]
             for name in names:
                 for item, n, w, d in metrics[name].counts(frame).select("item", "n", "wins", "draws").iter_rows():
-                    row = counts.setdefault((name, str(item)), np.zeros((batches, 3), dtype=np.int64))
+                    row = counts[arm].setdefault((name, str(item)), np.zeros((batches, 3), dtype=np.int64))
                     row[block] += (n, w, d)
             tick(frame.height)
             if should_stop is not None and finished < len(jobs) and should_stop():
@@ -236,8 +239,7 @@ def readings_table(game: str | GameModel, *, games: int = 2000, agents: str | No
         if on_progress is not None:
             on_progress(done[0], total)
 
-    played = [_play(model, arm, games, lineup, seed, batches, base, metrics, names, workers, tick, should_stop)
-              for arm in arms]
+    played = _play(model, arms, games, lineup, seed, batches, base, metrics, names, workers, tick, should_stop)
     base = played[0]
     rows: list[dict[str, Any]] = []
     for (name, value), counts in zip(arms[1:], played[1:], strict=True):
