@@ -10,7 +10,9 @@ core's one search (issue 18); they play ``greedy@tuned`` through the search's de
 frames were regenerated on purpose at ``babel-2`` (issue 21, item 5), when its defaults became the text's
 readings (no-effect actions allowed, the first-turn obligation checked at the end of the turn); with the four
 readings at their strict values the ``babel-1`` frames replay unchanged.  ``babel_search`` also follows the
-re-tuned ``data/babel/agents/tuned.toml``::
+re-tuned ``data/babel/agents/tuned.toml``.  ``rescue_two`` and ``rescue_five`` were regenerated on purpose
+when To The Rescue declared its readings ``payoff``, ``offers`` and ``shortening`` (issue 21; rules
+``rescue-auction-2``): three parameter columns added, every other value unchanged::
 
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_frames.py
 """

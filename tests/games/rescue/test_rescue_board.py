@@ -134,10 +134,12 @@ def test_no_road_end_beside_the_city():
 
 def test_road_shortening_legal_returns_a_new_board():
     b = board("S##C\n.H..\n")  # the building keeps (0, 1)
-    after = bd.shorten_road(b)
-    assert isinstance(after, bd.Board) and after.rows == ("S#.C", ".H..")
-    assert b.rows == ("S##C", ".H..")  # unchanged
-    assert not bd.fly(after, 0).reachable
+    after = bd.shorten_road(b)  # the default re-joins the road: (0, 1) now leads into the city
+    assert isinstance(after, bd.Board) and after.rows == ("S#.C", ".H..") and after.joins == (((0, 1), (0, 3)),)
+    assert b.rows == ("S##C", ".H..") and b.joins == ()  # unchanged
+    assert bd.fly(after, 0).distance == 2
+    gap = bd.shorten_road(b, policy="gap")  # the reading that leaves the space empty cuts the road here
+    assert gap.rows == ("S#.C", ".H..") and not bd.fly(gap, 0).reachable
 
 
 def test_road_ends_and_spawn_kept():
@@ -173,7 +175,7 @@ def test_shipped_maps_and_unknown_name():
     assert bd.map_names() == ("fork", "meadow", "ravine")
     for name in bd.map_names():
         assert bd.load_map(name).name == name
-    with pytest.raises(InputError, match="unknown map 'swamp'; allowed: fork, meadow, ravine"):
+    with pytest.raises(InputError, match=r"unknown map 'swamp'; allowed: a shipped map \(fork, meadow, ravine\)"):
         bd.load_map("swamp")
 
 
@@ -202,7 +204,7 @@ def test_roads_study_tables_and_chart():
     study = {s.name: s for s in STUDIES}["roads"]
     fork = study.execute("rescue", {"map": "fork", "end": 1})
     assert fork["candidates"].select("end", "removable", "chosen").rows() == [(0, True, False), (1, False, True)]
-    assert "building at (4, 8)" in fork["candidates"]["reason"][1]
+    assert "building at (4, 8)" in fork["candidates"]["why"][1]
     ravine = study.execute("rescue", {"map": "ravine"})["candidates"]
     assert ravine.select("kind", "removable").rows() == [("boss", False)]
     meadow = study.execute("rescue", {"map": "meadow"})

@@ -51,7 +51,7 @@ def test_a_reader_sees_each_section_its_cases_and_values_worked_by_hand(built):
     md = (out / "index.md").read_text()
     assert md.startswith("# Age of Towers — To The Rescue: Mercenary auction, taking control, the Dragon, trophies")
     assert [md.index(s) for s in SECTIONS] == sorted(md.index(s) for s in SECTIONS)
-    assert "| Rules version | rescue-auction-1 |" in md and "| Master seed | 0 |" in md
+    assert "| Rules version | rescue-auction-2 |" in md and "| Master seed | 0 |" in md
     # by hand: two uniform bids 0..3 tie at 0 with chance 1/16 (nobody) and at b >= 1 with 3/16, then tie again 1/4
     assert "| 2 | 3 | random | nobody | 0.1094 | 7/64 |" in md
     # an owner worth 13 holding 6 crystals refuses every offer up to 5 (refusing costs k + 1 < 13 - k) and
@@ -68,8 +68,10 @@ def test_a_reader_sees_each_section_its_cases_and_values_worked_by_hand(built):
     assert f"| {case} | 4 | 1 | nobody | {Fraction(tied, 4**5)} |" in md
     for case, *_ in rr.TROPHY_CASES:  # each trophy case under its own name
         assert f"| {case} |" in md
-    assert len(meta["charts"]) == 13 and all(f'id="chart-{c}"' in (out / "index.html").read_text()
+    # the 13 charts of the five sections, and core's readings section's chart of the differences (issue 21)
+    assert len(meta["charts"]) == 14 and all(f'id="chart-{c}"' in (out / "index.html").read_text()
                                              for c in meta["charts"])
+    assert sum("readings" in c for c in meta["charts"]) == 1
 
 
 def test_every_simulated_rate_is_shown_with_n_and_its_999_interval(built):

@@ -10,5 +10,5 @@ the token splits, and ``TROPHIES``, a race of builders as a protocol model; both
 runner, so their rows carry the rules version and params hash like the auction's),
 ``board`` (maps, flying creatures' shortest paths and the attacked player's choice, road
 shortening, player-count facts), ``events`` and ``board_studies`` (their studies), ``studies``
-(``auction``, ``equilibrium``, ``control``, ``dragon``, ``trophies``, ``flying``, ``roads``).
+(``auction``, ``equilibrium``, ``equilibria``, ``control``, ``dragon``, ``trophies``, ``flying``, ``roads``).
 """

@@ -28,7 +28,12 @@ tiles closest to the city are the road spaces orthogonally beside it — one per
 city (:func:`road_ends`).  :func:`shorten_road` returns the new board or an :class:`Illegal`
 reason.  Read literally, a building already isolated before makes every removal illegal.  The
 workbench's own decisions: a spawn space is never removed (the text does not cover it), and the
-removed space becomes empty — how the physical road is joined up again is not in the text.
+road stays usable — how the physical road is joined up again is not in the text, so it is the
+reading ``shortening`` (:data:`SHORTENING`): ``rejoin`` (the default) empties the removed space and
+joins its other road neighbours to the city (``Board.joins``: the road is one tile shorter, a
+creature there steps straight into the city); ``refuse`` makes a removal that would cut a spawn
+off from the city illegal; ``gap`` leaves the space empty even when that cuts the road (the
+workbench's reading before issue 21).
 
 **Player counts** (:func:`towers_per_type`): 12 towers and upgrades of each type at 5 players,
 14 at 6 (with "The Winx"); for 2–4 the text only says "similar to the base game setup", which it
@@ -79,6 +84,7 @@ class Board:
 
     name: str
     rows: tuple[str, ...]
+    joins: tuple[tuple[Pos, Pos], ...] = ()  # road spaces joined though not side by side (a re-joined road)
 
     @property
     def height(self) -> int:
@@ -102,9 +108,10 @@ class Board:
         return self.kind(pos) in ROAD_KINDS
 
     def neighbours(self, pos: Pos) -> list[Pos]:
-        """The orthogonal neighbours of ``pos`` on the board, in reading order."""
-        return [(pos[0] + dr, pos[1] + dc) for dr, dc in STEPS
-                if 0 <= pos[0] + dr < self.height and 0 <= pos[1] + dc < self.width]
+        """The orthogonal neighbours of ``pos`` on the board in reading order, then the spaces joined to it."""
+        beside = [(pos[0] + dr, pos[1] + dc) for dr, dc in STEPS
+                  if 0 <= pos[0] + dr < self.height and 0 <= pos[1] + dc < self.width]
+        return beside + sorted(b if a == pos else a for a, b in self.joins if pos in (a, b))
 
     def positions(self, kind: str) -> list[Pos]:
         """Every space of ``kind``, in reading order."""
@@ -131,8 +138,8 @@ def parse_map(text: str, path: object = "<map>", name: str = "map") -> Board:
     """A validated board from map text; every problem is a :class:`DataError` naming file, row and column."""
     rows: list[str] = []
     lines: list[int] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.rstrip("\r\n")
+    for number, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        line = line.rstrip(" \t\r\n")  # trailing spaces are not spaces of the map (an editor's leftovers)
         if not line.strip() or line.startswith(COMMENT):
             continue
         for col, ch in enumerate(line, 1):
@@ -169,12 +176,25 @@ def map_names() -> tuple[str, ...]:
 
 
 def load_map(name_or_path: str | Path) -> Board:
-    """A shipped map by name, or a map file by path."""
-    path = Path(name_or_path)
-    if path.suffix != MAP_SUFFIX:
-        path = MAPS_DIR / f"{name_or_path}{MAP_SUFFIX}"
-        if not path.is_file():
-            raise InputError(f"unknown map {str(name_or_path)!r}; allowed: {', '.join(map_names())}")
+    """A shipped map by name (``meadow``), or a map file by path (anything with a ``/`` or a suffix, or a file).
+
+    A UTF-8 byte-order mark and trailing spaces are accepted, as in the other data files.  An
+    unknown name, a missing or unreadable file, or a bad map is one error naming what is wrong
+    and what is allowed.
+    """
+    text_form = str(name_or_path).strip()
+    path = Path(text_form).expanduser()
+    shipped = MAPS_DIR / f"{text_form}{MAP_SUFFIX}"
+    looks_like_path = isinstance(name_or_path, Path) or "/" in text_form or "\\" in text_form or path.suffix != ""
+    if not looks_like_path and not path.is_file():
+        if not text_form or not shipped.is_file():
+            raise InputError(f"unknown map {text_form!r}; allowed: a shipped map ({', '.join(map_names())}) or the "
+                             f"path to a map file (e.g. my_maps/castle{MAP_SUFFIX})")
+        path = shipped
+    elif not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise InputError(f"map file {text_form} {what}; give a shipped map ({', '.join(map_names())}) or the path "
+                         f"to a map file (one character per space, see data/rescue/maps/README.md)")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -322,6 +342,7 @@ def tower_steps(board: Board, path: tuple[Pos, ...]) -> int:
 
 
 # -- road shortening ----------------------------------------------------------------------------------
+SHORTENING = ("rejoin", "refuse", "gap")  # readings of how the road goes on after its end tile is removed
 @dataclass(frozen=True)
 class Illegal:
     """Why a road tile may not be removed."""
@@ -335,8 +356,14 @@ def road_ends(board: Board) -> tuple[Pos, ...]:
     return tuple(n for n in board.neighbours(board.city) if board.has_road(n))
 
 
-def removal_problem(board: Board, pos: Pos) -> str | None:
-    """Why the road tile at ``pos`` may not be removed, or ``None`` when it may (the rule's two conditions)."""
+def removal_problem(board: Board, pos: Pos, policy: str = "rejoin") -> str | None:
+    """Why the road tile at ``pos`` may not be removed, or ``None`` when it may.
+
+    The rule's two conditions; under ``policy = "refuse"`` also a third: every spawn that reached the
+    city before still reaches it after.
+    """
+    if policy not in SHORTENING:
+        raise InputError(f"unknown shortening {policy!r}; allowed: {', '.join(SHORTENING)}")
     kind = board.kind(pos)
     if kind in ("monster", "boss"):
         return f"a {kind} stands on this road space"
@@ -349,15 +376,45 @@ def removal_problem(board: Board, pos: Pos) -> str | None:
     if isolated:
         where = ", ".join(f"({r}, {c})" for r, c in isolated)
         return f"the building at {where} would have no adjacent road tile"
+    if policy == "refuse":
+        cut = [p for p in cut_spawns(board, after) if p != pos]
+        if cut:
+            where = ", ".join(f"({r}, {c})" for r, c in cut)
+            return f"the spawn at {where} would no longer reach the city by road"
     return None
 
 
-def shorten_road(board: Board, end: int = 0) -> Board | Illegal:
-    """Remove the road tile of road end ``end`` (see :func:`road_ends`): the new board, or why not."""
+def cut_spawns(before: Board, after: Board) -> list[Pos]:
+    """Spawns that reach the city by road on ``before`` but not on ``after``."""
+    was, now = distances_to_city(before), distances_to_city(after)
+    return [p for p in before.spawns if p in was and p not in now]
+
+
+def shorten_road(board: Board, end: int = 0, policy: str = "rejoin") -> Board | Illegal:
+    """Remove the road tile of road end ``end`` (see :func:`road_ends`): the new board, or why not.
+
+    ``policy`` (one of :data:`SHORTENING`): ``rejoin`` joins the removed tile's other road
+    neighbours to the city (the road is one tile shorter and still joined); ``refuse`` refuses a
+    removal that would cut a spawn off from the city; ``gap`` leaves the removed space empty
+    (the road may then be cut).
+    """
     ends = road_ends(board)
     if not 0 <= end < len(ends):
         have = f"road ends 0..{len(ends) - 1}" if ends else "no road end"
         raise InputError(f"map {board.name!r} has {have} beside its city, got end {end}")
     pos = ends[end]
-    problem = removal_problem(board, pos)
-    return Illegal(pos, problem) if problem else board.with_space(pos, ".")
+    problem = removal_problem(board, pos, policy)
+    if problem:
+        return Illegal(pos, problem)
+    after = board.with_space(pos, ".")
+    if policy != "rejoin":
+        return after
+    city = board.city
+    behind = [n for n in board.neighbours(pos) if n != city and board.has_road(n)]
+    kept = tuple(j for j in board.joins if pos not in j)
+    return replace(after, joins=kept + tuple((n, city) if n < city else (city, n) for n in behind
+                                               if not _joined(kept, n, city)))
+
+
+def _joined(joins: tuple[tuple[Pos, Pos], ...], a: Pos, b: Pos) -> bool:
+    return (a, b) in joins or (b, a) in joins

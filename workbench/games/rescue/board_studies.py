@@ -2,8 +2,9 @@
 
 * ``flying``: every shortest path from a spawn to the city (length, steps next to a tower, the
   one the attacked player's policy picks), and the map with the paths drawn over it;
-* ``roads``: each road end beside the city and why its tile may or may not be removed, and the
-  map with the candidates marked.
+* ``roads``: each road end beside the city and why its tile may or may not be removed (under the
+  reading ``shortening``), each spawn's distance to the city by road before and after, and the map
+  with the candidates marked (a map is a shipped name or a path to a map file).
 
 Both are exact (no simulation); ``board.py`` documents the move model and the rules read.  The
 player count does not enter either (see :func:`workbench.games.rescue.board.towers_per_type`).
@@ -123,23 +124,42 @@ def _flying(model: GameModel | None, settings: dict[str, Any], params: dict[str,
 
 
 # -- roads --------------------------------------------------------------------------------------------
-def roads_tables(board: bd.Board, end: int = 0) -> Tables:
-    """``candidates`` (each road end beside the city: removable or why not; the chosen end marked) and ``spaces``."""
+ROAD_AFTER = {"rejoin": "the road is re-joined: the tiles behind it now lead straight into the city",
+              "refuse": "every spawn still reaches the city by road",
+              "gap": "the space is left empty (the road may be cut)"}
+
+
+def roads_tables(board: bd.Board, end: int = 0, policy: str = "rejoin") -> Tables:
+    """``candidates`` (each road end beside the city: removable or why not; the chosen end marked) and ``spaces``.
+
+    Each candidate also says how far each spawn is from the city by road before and after its
+    removal under ``policy`` (``cut`` when the spawn no longer reaches it, ``—`` when it never did).
+    """
     ends = bd.road_ends(board)
     if not 0 <= end < max(1, len(ends)):
         raise InputError(f"map {board.name!r} has road ends 0..{len(ends) - 1} beside its city, got end {end}")
+    before = bd.distances_to_city(board)
     rows = []
     for i, pos in enumerate(ends):
-        problem = bd.removal_problem(board, pos)
+        problem = bd.removal_problem(board, pos, policy)
+        after = bd.shorten_road(board, i, policy)
+        now = bd.distances_to_city(after) if isinstance(after, bd.Board) else before
         rows.append({"end": i, "row": pos[0], "col": pos[1], "kind": board.kind(pos), "removable": problem is None,
-                     "reason": problem or "no monster or boss on it and every building keeps an adjacent road tile",
+                     "why": problem or "no monster or boss on it and every building keeps an adjacent road tile; "
+                     + ROAD_AFTER[policy],
+                     "spawn_distances": "; ".join(f"spawn {k}: {_steps(before.get(s))} → {_steps(now.get(s))}"
+                                                  for k, s in enumerate(board.spawns)),
                      "chosen": i == end})
     schema = {"end": pl.Int64, "row": pl.Int64, "col": pl.Int64, "kind": pl.String, "removable": pl.Boolean,
-              "reason": pl.String, "chosen": pl.Boolean}
+              "why": pl.String, "spawn_distances": pl.String, "chosen": pl.Boolean}
     candidates = pl.DataFrame(rows, schema=schema)
-    after = bd.shorten_road(board, end) if ends else None
+    after = bd.shorten_road(board, end, policy) if ends else None
     spaces = spaces_table(after if isinstance(after, bd.Board) else board)
     return {"candidates": candidates, "spaces": spaces}
+
+
+def _steps(distance: int | None) -> str:
+    return "cut" if distance is None else f"{distance} steps"
 
 
 def roads_chart(tables: Tables) -> alt.LayerChart:
@@ -149,22 +169,22 @@ def roads_chart(tables: Tables) -> alt.LayerChart:
     chosen = cand.filter(pl.col("chosen"))
     title = ("no road end beside the city" if chosen.is_empty() else
              f"road end {chosen['end'][0]} at ({chosen['row'][0]},{chosen['col'][0]}): "
-             + ("removed" if chosen["removable"][0] else f"not removable — {chosen['reason'][0]}"))
+             + ("removed" if chosen["removable"][0] else f"not removable — {chosen['why'][0]}"))
     marks = alt.Chart(cand).mark_text(fontSize=18, fontWeight="bold").encode(
         x="x:Q", y="y:Q", text="mark:N",
         color=alt.Color("removable:N", scale=alt.Scale(domain=[True, False], range=["#2ca02c", "#d62728"])),
-        tooltip=["end:Q", "row:Q", "col:Q", "kind:N", "removable:N", "reason:N"])
+        tooltip=["end:Q", "row:Q", "col:Q", "kind:N", "removable:N", "why:N"])
     return alt.layer(map_chart(tables["spaces"], title), marks)
 
 
 def _roads(model: GameModel | None, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
            on_progress: Progress, should_stop: Stop) -> Tables:
-    return roads_tables(bd.load_map(settings["map"]), settings["end"])
+    return roads_tables(bd.load_map(settings["map"]), settings["end"], settings["shortening"])
 
 
 _MAPS = bd.map_names()
-_MAP = Param("map", "meadow" if "meadow" in _MAPS else _MAPS[0], str, "a shipped map (data/rescue/maps)",
-             choices=_MAPS)
+_MAP = Param("map", "meadow" if "meadow" in _MAPS else _MAPS[0], str,
+             f"a shipped map ({', '.join(_MAPS)}) or the path to a map file (data/rescue/maps/README.md)")
 STUDIES = (
     Study("flying", "Flying creatures: every shortest path to the city and the attacked player's choice", _flying, (
         _MAP,
@@ -178,6 +198,9 @@ STUDIES = (
     Study("roads", "Road shortening: which road end beside the city may be removed, and why", _roads, (
         _MAP,
         Param("end", 0, int, "the road end to remove (road spaces beside the city, reading order, from 0)", 0, 3),
+        Param("shortening", "rejoin", str, "how the road goes on: re-joined to the city, a removal that would cut "
+              "a spawn off refused, or a gap left (the road may be cut)", choices=bd.SHORTENING),
     ), lambda t: {"map": roads_chart(t)}, "A tile may go only with no monster or boss on it and no building left "
-       "without an adjacent road tile.", game_params=False),
+       "without an adjacent road tile; the road then stays usable (re-joined, or the removal refused).",
+          game_params=False),
 )

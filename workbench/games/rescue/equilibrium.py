@@ -35,7 +35,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from workbench.games.rescue.rules import Config, Plan
+from workbench.core.errors import InputError
+from workbench.games.rescue.rules import Config, Plan, outcome
 
 FP_ITERATIONS = 3000
 Cont = Mapping[frozenset[int], Mapping[int, Any]]  # tied seats → each tied seat's continuation value
@@ -184,15 +185,16 @@ def stage_matrices(config: Config, seats: tuple[int, int], cont: Cont | None) ->
     """The bimatrix of one two-seat stage: ``cont`` given → a first round (ties at ≥1 pay ``cont``), else a second."""
     i, j = seats
     tie = cont.get(frozenset(seats)) if cont is not None else None
+    loss = -1 if config.payoff == "relative" else 0  # a rival's win at surplus s scores loss · s
     a, b = [], []
     for bi in range(config.budgets[i] + 1):
         ra, rb = [], []
         for bj in range(config.budgets[j] + 1):
             if bi > bj:
                 ra.append(config.values[i] - bi)
-                rb.append(0)
+                rb.append(loss * (config.values[i] - bi))
             elif bj > bi:
-                ra.append(0)
+                ra.append(loss * (config.values[j] - bj))
                 rb.append(config.values[j] - bj)
             elif tie is not None and bi >= 1:
                 ra.append(tie[i])
@@ -286,6 +288,9 @@ def solve(config: Config, iterations: int = FP_ITERATIONS) -> Equilibrium:
 
 @lru_cache(maxsize=64)
 def _solve_cached(config: Config, iterations: int) -> Equilibrium:
+    if config.payoff != "surplus" and config.players != 2:
+        raise InputError(f"the equilibrium with payoff {config.payoff!r} is solved for 2 players, not "
+                         f"{config.players}; allowed: payoff 'surplus' with 2..6 players, 'relative' with 2")
     seats = tuple(range(config.players))
     second: dict[frozenset[int], dict[int, tuple[Any, ...]]] = {}
     cont: dict[frozenset[int], dict[int, Any]] = {}
@@ -335,3 +340,151 @@ def exact_gaps(config: Config, eq: Equilibrium) -> list[Any]:
     gaps.extend(bimatrix_gaps(a, b, eq.plans[0].first, eq.plans[1].first))
     return gaps
 
+
+
+# -- every equilibrium of a two-seat stage: vertex enumeration ----------------------------------------
+def _vertices(mat: np.ndarray, exact: list[list[Fraction]], outer: bool) -> list[tuple[tuple[Fraction, ...],
+                                                                                      frozenset[int]]]:
+    """Every non-zero vertex of a best-response polytope, exact, with its labels.
+
+    ``outer`` false: ``Q = {y ≥ 0 : A y ≤ 1}`` for the row seat's payoffs ``A`` (m×n, positive), labels
+    ``i`` (row ``i`` tight) and ``m + j`` (``y_j = 0``).  ``outer`` true: ``P = {x ≥ 0 : Bᵀ x ≤ 1}``
+    given ``mat = Bᵀ`` (n×m), labels ``i`` (``x_i = 0``) and ``m + j`` (column ``j`` tight), so that a
+    pair of vertices is an equilibrium exactly when their labels cover ``0..m+n−1`` (von Stengel 2007).
+    Candidates come from float solves of every choice of tight constraints; each is then solved
+    again in fractions from all its tight constraints and checked exactly.
+    """
+    rows_n, dim = mat.shape  # constraints mat·z ≤ 1 and z ≥ 0, z of size dim
+    cons = np.vstack([mat, -np.eye(dim)])
+    rhs = np.r_[np.ones(rows_n), np.zeros(dim)]
+    found: dict[tuple[Fraction, ...], frozenset[int]] = {}
+    seen: set[tuple[float, ...]] = set()
+    for tight in itertools.combinations(range(rows_n + dim), dim):
+        sub = cons[list(tight)]
+        if abs(np.linalg.det(sub)) < 1e-9:
+            continue
+        z = np.linalg.solve(sub, rhs[list(tight)])
+        near = tuple(np.round(z, 7))
+        if near in seen or (cons @ z > rhs + 1e-9).any() or not z.any():
+            continue
+        seen.add(near)
+        on = [k for k in range(rows_n + dim) if abs(cons[k] @ z - rhs[k]) < 1e-9]
+        system = [list(exact[k]) if k < rows_n else [Fraction(-(c == k - rows_n)) for c in range(dim)] for k in on]
+        sol = _solve_exact(system, [Fraction(1) if k < rows_n else Fraction(0) for k in on])
+        if sol is None or any(p < 0 for p in sol) or any(sum(r[c] * sol[c] for c in range(dim)) > 1 for r in exact):
+            continue
+        key = tuple(sol)
+        if key not in found:
+            tight_rows = {k for k in range(rows_n) if sum(exact[k][c] * sol[c] for c in range(dim)) == 1}
+            zero = {c for c in range(dim) if sol[c] == 0}
+            found[key] = frozenset(tight_rows | {rows_n + c for c in zero}) if not outer else \
+                frozenset(zero | {dim + k for k in tight_rows})
+    return list(found.items())
+
+
+def extreme_equilibria(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]]
+                       ) -> list[tuple[tuple[Fraction, ...], tuple[Fraction, ...]]]:
+    """Every extreme Nash equilibrium ``(x, y)`` of a bimatrix game with rational payoffs, in fractions.
+
+    Vertex enumeration (Avis, Rosenberg, Savani & von Stengel 2010): every pair of a vertex of the row
+    seat's best-response polytope and one of the column seat's whose labels are complementary,
+    normalised to probabilities.  Correct for degenerate games, where an equilibrium component is
+    the product of the convex hulls of its extreme strategies: every equilibrium is then a convex
+    combination, inside one component, of pairs this list holds.
+    """
+    aq = [[Fraction(v) for v in r] for r in a]
+    bq = [[Fraction(v) for v in r] for r in b]
+    m, n = len(aq), len(aq[0])
+    shift_a = 1 - min(min(r) for r in aq)
+    shift_b = 1 - min(min(r) for r in bq)
+    ap = [[v + shift_a for v in r] for r in aq]  # positive payoffs: the polytopes are bounded
+    bt = [[bq[i][j] + shift_b for i in range(m)] for j in range(n)]
+    xs = _vertices(np.array(bt, dtype=float), bt, outer=True)
+    ys = _vertices(np.array(ap, dtype=float), ap, outer=False)
+    every = frozenset(range(m + n))
+    out = []
+    for x, lx in xs:
+        for y, ly in ys:
+            if lx | ly == every:
+                out.append((tuple(p / sum(x) for p in x), tuple(q / sum(y) for q in y)))
+    return out
+
+
+class Span(NamedTuple):
+    """Lowest and highest P(nobody) and payoff of each seat over a set of equilibria, exact."""
+
+    nobody: tuple[Fraction, Fraction]
+    values: tuple[tuple[Fraction, Fraction], ...]  # per seat
+    first_mixes: tuple[int, ...]  # each seat's distinct extreme first-round mixes
+    equilibria: int  # extreme equilibria counted (first round × second auction)
+
+
+class EquilibriumRange(NamedTuple):
+    """Every equilibrium of a two-seat auction beside the selected one (see :func:`equilibrium_range`)."""
+
+    selected_nobody: Any
+    selected_values: tuple[Any, ...]
+    given_second: Span  # every first round, the second auction played as selected
+    every: Span  # every first round, for every extreme equilibrium of the second auction
+    second_equilibria: int  # extreme equilibria of the second auction
+
+
+def equilibrium_range(config: Config) -> EquilibriumRange:
+    """The range over the two-seat auction's equilibria (P(nobody), each seat's payoff) beside the selected one.
+
+    Subgame-perfect, as :func:`solve`: a second auction's equilibrium fixes each seat's continuation
+    value and the chance of a second tie; the first round is then a bimatrix game whose every
+    extreme equilibrium :func:`extreme_equilibria` lists.  P(nobody) and the payoffs are bilinear in
+    the two seats' mixes, so over each component of equilibria their extremes sit at its extreme
+    pairs: the range is exact over every first-round equilibrium, for the selected second auction
+    (``given_second``) and for each extreme equilibrium of the second auction (``every``; a second
+    auction mixing two of its extreme equilibria with different values is not enumerated).
+    """
+    return _range_cached(config)
+
+
+@lru_cache(maxsize=32)
+def _range_cached(config: Config) -> EquilibriumRange:
+    if config.players != 2:
+        raise InputError(f"the range over every equilibrium is enumerated for 2 players, not {config.players}")
+    seats, tied = (0, 1), frozenset((0, 1))
+    a2, b2 = stage_matrices(config, seats, None)
+    second = extreme_equilibria(a2, b2)
+    by_cont: dict[tuple[Fraction, Fraction], list[Fraction]] = {}
+    for x2, y2 in second:
+        cont = (_bilinear(a2, x2, y2), _bilinear(b2, x2, y2))
+        by_cont.setdefault(cont, []).append(sum((p * q for p, q in zip(x2, y2, strict=False)), Fraction(0)))
+    eq = solve(config)
+    x2, y2 = eq.plans[0].second_for(tied), eq.plans[1].second_for(tied)
+    chosen = (_bilinear(a2, x2, y2), _bilinear(b2, x2, y2))
+    chosen_tie = sum((Fraction(p) * Fraction(q) for p, q in zip(x2, y2, strict=False)), Fraction(0))
+    given = _span(config, [(chosen, [chosen_tie])])
+    every = _span(config, list(by_cont.items()))
+    return EquilibriumRange(outcome(config, eq.plans).nobody, eq.values, given, every, len(second))
+
+
+def _span(config: Config, seconds: list[tuple[tuple[Fraction, Fraction], list[Fraction]]]) -> Span:
+    """The extremes over every first-round equilibrium for each (continuation values, second-tie chances)."""
+    seats, tied = (0, 1), frozenset((0, 1))
+    nobody: list[Fraction] = []
+    values: tuple[list[Fraction], list[Fraction]] = ([], [])
+    mixes: tuple[set, set] = (set(), set())
+    count = 0
+    for cont, ties in seconds:
+        a, b = stage_matrices(config, seats, {tied: dict(zip(seats, cont, strict=True))})
+        for x, y in extreme_equilibria(a, b):
+            count += len(ties)
+            at0 = x[0] * y[0]  # a tie at 0: nobody; a tie above: a second auction, nobody if it ties again
+            above = sum((p * q for p, q in zip(x[1:], y[1:], strict=False)), Fraction(0))
+            nobody += [at0 + above * min(ties), at0 + above * max(ties)]
+            values[0].append(_bilinear(a, x, y))
+            values[1].append(_bilinear(b, x, y))
+            mixes[0].add(x)
+            mixes[1].add(y)
+    return Span((min(nobody), max(nobody)), tuple((min(v), max(v)) for v in values), tuple(len(m) for m in mixes),
+                count)
+
+
+def _bilinear(mat: Sequence[Sequence[Any]], x: Sequence[Any], y: Sequence[Any]) -> Fraction:
+    return sum((Fraction(mat[i][j]) * Fraction(x[i]) * Fraction(y[j]) for i in range(len(x)) for j in range(len(y))
+                if x[i] and y[j]), Fraction(0))

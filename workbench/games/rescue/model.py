@@ -9,6 +9,10 @@ random numbers of its own; seat ``i``'s agent draws from sub-stream ``i`` of the
 Parameters: ``players`` 2..6; ``budget`` (every seat's crystals) and ``value`` (what the Mercenary
 is worth to every seat, in crystals), each with optional per-seat overrides ``budget_p1``..
 ``budget_p6`` / ``value_p1``.. (an override for a seat beyond ``players`` is an error).  The
+readings of the text (``readings``): ``payoff`` (``surplus``, or ``relative``: own surplus minus the
+rival's, the game's ``returns``), ``offers`` (taking control, ``control.py``) and ``shortening``
+(road shortening, ``board.py``); the last two do not touch the auction, they are the game's
+switches for its other sub-systems and their studies.  The
 issue's player-count setup facts (12 towers and upgrades of each type at 5 players, 14 at 6) do
 not touch the auction: nothing here depends on them.
 
@@ -24,7 +28,8 @@ Result columns besides the runner's common ones:
 * ``surplus_p1``..: value − price for the winner, 0 for the others (negative when a winner overpaid:
   with the defaults, value 6 > budget 5, it never is); ``crystals_p1``..: crystals left.
 
-``returns`` are the surpluses (the payoff the equilibrium uses).
+``returns`` are the payoffs of the ``payoff`` reading (the surpluses by default; the payoff the
+equilibrium uses).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.model import TERMINAL, GameModel, Param, seat_name, seat_names
 from workbench.games.rescue import agents as ag
+from workbench.games.rescue import board, control
 from workbench.games.rescue import rules as A
 from workbench.games.rescue.rules import Config, State
 
@@ -49,7 +55,7 @@ class RescueModel(GameModel):
 
     name = "rescue"
     title = TITLE
-    rules_version = "rescue-auction-1"
+    rules_version = "rescue-auction-2"  # 2: the readings payoff, offers, shortening (issue 21)
     min_players = 2
     max_players = 6
     params = (
@@ -60,7 +66,16 @@ class RescueModel(GameModel):
           for s in SEATS),
         *(Param(f"value_{s}", None, int, f"the Mercenary's worth to {s} (none: value)", low=0, high=MAX_VALUE,
                 optional=True) for s in SEATS),
+        # readings of the text (docs/rules/rescue.md, "Parameters and readings"); the default is the one played
+        Param("payoff", "surplus", str, "what a player bids for: its own surplus (value − price), or its surplus "
+              "minus the rival's (losing to a rival counts)", choices=A.PAYOFFS),
+        Param("offers", "one", str, "taking control: one offer per attempt, or the same offer repeated without "
+              "limit (a refused offer costs the challenger nothing)", choices=control.OFFERS),
+        Param("shortening", "rejoin", str, "road shortening: the road re-joined to the city, a removal that would "
+              "cut a spawn off refused, or the space left empty (the road may be cut)", choices=board.SHORTENING),
     )
+    readings = ("payoff", "offers", "shortening")
+    readings_agents = "equilibrium,random"  # the readings study: p1 bids the equilibrium of the reading, p2 at random
     agent_types = ag.DECLS
     limit_reasons = ()
     simultaneous = True
@@ -107,7 +122,7 @@ class RescueModel(GameModel):
         budgets = tuple(params["budget"] if params.get(f"budget_{s}") is None else params[f"budget_{s}"]
                         for s in seats)
         values = tuple(params["value"] if params.get(f"value_{s}") is None else params[f"value_{s}"] for s in seats)
-        return Config(len(seats), budgets, values)
+        return Config(len(seats), budgets, values, params.get("payoff", "surplus"))
 
     def initial_state(self, config: Config, seed: int) -> State:
         """Nobody has bid yet (the auction draws no random numbers)."""
@@ -132,13 +147,17 @@ class RescueModel(GameModel):
         return ag.View(seat, config.budgets[seat], config.values[seat], state.stage, state.tied)
 
     def returns(self, config: Config, state: State) -> tuple[float, ...]:
-        """Each seat's surplus."""
-        return tuple(float(x) for x in A.surplus(config, state))
+        """Each seat's payoff under the ``payoff`` reading (its surplus by default)."""
+        return tuple(float(x) for x in A.payoffs(config, state))
 
     def returns_bounds(self, config: Config) -> tuple[float, float, float | None]:
-        """A winner's surplus lies in ``value − budget .. value``; the others get 0."""
+        """A winner's surplus lies in ``value − budget .. value``; the others get 0 (or minus it: ``relative``)."""
         low = min(0, *(v - b for v, b in zip(config.values, config.budgets, strict=True)))
-        return (float(low), float(max(0, *config.values)), None)
+        high = max(0, *config.values)
+        if config.payoff == "relative":
+            low, high = min(low, -high), max(high, -low)
+            return (float(low), float(high), 0.0 if config.players == 2 else None)
+        return (float(low), float(high), None)
 
     def result_row(self, config: Config, state: State) -> dict[str, Any]:
         """The columns of the module docstring."""

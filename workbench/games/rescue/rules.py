@@ -16,7 +16,9 @@ The protocol's pure functions: :func:`initial_state`, :func:`legal_actions` and 
 ``(config, state, bids)``.
 
 Payoff (used by the equilibrium and as the protocol's ``returns``): the winner's surplus
-``value − price``, everyone else 0.
+``value − price``, everyone else 0 (``payoff = "surplus"``, the default); or, with ``payoff =
+"relative"``, each seat's surplus minus every other seat's, so losing to a rival counts
+(:func:`payoffs`).
 
 :func:`outcome` gives the exact outcome distribution for any profile of independent mixed
 strategies (Fractions stay Fractions), by enumerating the highest level and the set tied at it;
@@ -31,6 +33,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 NOBODY = -1
+PAYOFFS = ("surplus", "relative")  # own surplus; own surplus minus the rival's (losing to a rival counts)
 REASONS = ("won", "second_auction", "double_tie", "no_bids")
 FIRST, SECOND, OVER = 0, 1, 2  # stages of a state
 
@@ -41,6 +44,7 @@ class Config(NamedTuple):
     players: int
     budgets: tuple[int, ...]  # crystals of each seat (its largest bid)
     values: tuple[int, ...]  # the Mercenary's worth to each seat, in crystals
+    payoff: str = "surplus"  # what a seat plays for: one of PAYOFFS (see ``payoffs``)
 
     @property
     def symmetric(self) -> bool:
@@ -116,6 +120,19 @@ def resolve(first: Sequence[int], second: Sequence[int] | None = None) -> State:
 def surplus(config: Config, state: State) -> tuple[int, ...]:
     """Each seat's payoff: ``value − price`` for the winner, 0 for everyone else."""
     return tuple(config.values[s] - state.price if s == state.winner else 0 for s in range(config.players))
+
+
+def payoffs(config: Config, state: State) -> tuple[int, ...]:
+    """What each seat plays for: its surplus (``surplus``) or its surplus minus every other seat's (``relative``).
+
+    Under ``relative`` a seat that sees a rival win at surplus ``s`` scores ``−s``: only the winner
+    has a surplus, so with two seats the auction is zero-sum.
+    """
+    own = surplus(config, state)
+    if config.payoff == "surplus":
+        return own
+    total = sum(own)
+    return tuple(2 * x - total for x in own)
 
 
 def crystals_left(config: Config, state: State) -> tuple[int, ...]:

@@ -22,7 +22,7 @@ from workbench.core.stats import wilson
 from workbench.core.study import Study
 from workbench.games.rescue import board_studies, control, equilibrium, events
 from workbench.games.rescue.agents import plan_of
-from workbench.games.rescue.rules import Config, outcome
+from workbench.games.rescue.rules import PAYOFFS, Config, outcome
 
 CONFIDENCE = 0.999
 NAIVE = ("random", "truthful", "allin", "shade")
@@ -118,6 +118,40 @@ def equilibrium_table(players: int, value: int, budgets: range, iterations: int 
     return pl.DataFrame(rows)
 
 
+SELECTION = ("the largest total payoff, then the lowest expected bids; a symmetric one when both seats have the "
+             "same crystals and value")
+RANGE_ROWS = ("the selected equilibrium", "every equilibrium, the second auction as selected",
+              "every equilibrium, any extreme second auction")
+
+
+def range_table(config: Config) -> pl.DataFrame:
+    """The selected equilibrium beside the range over every equilibrium, one row each (two seats).
+
+    Columns: P(nobody gets the Mercenary) and each seat's payoff, lowest and highest (equal for the
+    selected row), the seats' extreme first-round mixes and extreme equilibria counted, the
+    exact values as text, and how the selected one is chosen.
+    """
+    found = equilibrium.equilibrium_range(config)
+    sel = [(found.selected_nobody, found.selected_nobody),
+           *((Fraction(v).limit_denominator(10**6),) * 2 for v in found.selected_values)]
+    rows = []
+    for label, span in zip(RANGE_ROWS, (None, found.given_second, found.every), strict=True):
+        ranges = sel if span is None else [span.nobody, *span.values]
+        row = {"equilibria": label, "nobody_gets_it_lowest": float(ranges[0][0]),
+               "nobody_gets_it_highest": float(ranges[0][1])}
+        for seat, (low, high) in zip(seat_names(2), ranges[1:], strict=True):
+            row |= {f"payoff_{seat}_lowest": float(low), f"payoff_{seat}_highest": float(high)}
+        row |= {f"extreme_mixes_{seat}": None if span is None else span.first_mixes[i]
+                for i, seat in enumerate(seat_names(2))}
+        row |= {"extreme_equilibria": None if span is None else span.equilibria,
+                "exact": "; ".join(f"{name} {_text(low)}..{_text(high)}" for name, (low, high)
+                                   in zip(("P(nobody)", "p1", "p2"), ranges, strict=True)),
+                "how_chosen": SELECTION if span is None else "all of them (vertex enumeration)"}
+        rows.append(row)
+    return pl.DataFrame(rows, schema_overrides={"extreme_mixes_p1": pl.Int64, "extreme_mixes_p2": pl.Int64,
+                                                "extreme_equilibria": pl.Int64})
+
+
 def _agents(text: str, players: int) -> list[str]:
     agents = [a.strip() for a in text.split(",") if a.strip()] or ["random"]
     if len(agents) == 1:
@@ -146,12 +180,22 @@ def _equilibrium(model: GameModel, settings: dict[str, Any], params: dict[str, A
     return {"equilibrium": equilibrium_table(settings["players"], settings["value"], budgets)}
 
 
+def _equilibria(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+                on_progress: Callable[[int, int], None] | None,
+                should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+    config = Config(2, (settings["budget_p1"], settings["budget_p2"]), (settings["value_p1"], settings["value_p2"]),
+                    settings["payoff"])
+    return {"equilibria": range_table(config)}
+
+
 def _control(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
              on_progress: Callable[[int, int], None] | None,
              should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
     top = settings["largest"]
-    return {"control": control.control_table(range(0, 2 * top + 2), range(0, top + 1, max(1, top // 3)),
-                                             range(1, top + 1), settings["challenger_value"])}
+    values, crystals = range(0, 2 * top + 2), range(0, top + 1, max(1, top // 3))
+    return {"control": control.control_table(values, crystals, range(1, top + 1), settings["challenger_value"],
+                                             settings["offers"]),
+            "repeated": control.repeated_table(values, crystals, (1, 2, 3, control.UNLIMITED))}
 
 
 def _odds_chart(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
@@ -190,10 +234,23 @@ AUCTION_STUDIES = (
         Param("players", 2, int, "players bidding (3+: fictitious play, slower)", 2, 4), _VALUE,
         Param("largest_budget", 6, int, "budgets 1..this", 1, 12),
     ), _equilibrium_chart, "Subgame-perfect: second auctions first, then the first round.", game_params=False),
+    Study("equilibria", "Every equilibrium of the two-player auction beside the selected one", _equilibria, (
+        Param("budget_p1", 5, int, "crystals of p1", 0, 8), Param("budget_p2", 3, int, "crystals of p2", 0, 8),
+        Param("value_p1", 6, int, "the Mercenary's worth to p1", 0, 50),
+        Param("value_p2", 6, int, "the Mercenary's worth to p2", 0, 50),
+        Param("payoff", "surplus", str, "what a seat plays for: its surplus, or its surplus minus the rival's",
+              choices=PAYOFFS),
+    ), None, "Exact: every extreme equilibrium of each stage by vertex enumeration; P(nobody) and the payoffs are "
+       f"bilinear, so their range over all equilibria is read at the extreme ones.  Selected: {SELECTION}.",
+          game_params=False),
     Study("control", "Taking control of a Mercenary: when the owner accepts", _control, (
         Param("largest", 6, int, "largest offer (owner values 0..2·largest+1, crystals 0..largest)", 1, 15),
         Param("challenger_value", 6, int, "the Mercenary's worth to the challenger", 0, 50),
-    ), _control_chart, "The owner refuses iff it can pay k+1 and values the Mercenary above 2k+1.",
+        Param("offers", "one", str, "one offer per attempt, or the same offer repeated without limit (a refused "
+              "offer costs the challenger nothing)", choices=control.OFFERS),
+    ), _control_chart, "One offer: the owner refuses iff it can pay k+1 and values the Mercenary above 2k+1.  "
+       "Offered r times: iff it can pay r(k+1) and values it above (r+1)k+r; without limit it accepts any offer "
+       "(the 'repeated' table: the smallest successful offer by offers allowed).",
           game_params=False),
 )
 
