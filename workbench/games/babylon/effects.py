@@ -10,7 +10,8 @@ actions it runs, in order, joined by ``&``::
 Each verb has one fixed shape (see :data:`VERBS`): which targets it takes, whether it has an
 amount and whether that amount is signed (``+3`` / ``-4``) or a plain count (``2``).  The target
 ``it`` is the minion chosen by the previous action of the same clause; ``attacker`` and ``blocker``
-exist only under the Witchery triggers.  Abilities (Crush, Tunnel, ...) are not text but the
+exist only under the attack Witchery triggers, ``entering`` (the minion that entered) only under
+``friendly_enters``.  Abilities (Crush, Tunnel, ...) are not text but the
 separate ``keywords`` column, parsed by :func:`parse_keywords`.  Parsing is strict: every error
 names the offending word and what is allowed there, and :func:`format_text` writes the canonical
 spelling back, so ``format_text(parse_text(t)) == t`` for every canonical ``t``.
@@ -30,10 +31,13 @@ TRIGGERS = {
     "start_next": "Invocation",       # at the start of your next turn
     "enemy_attacks": "Witchery",      # play when an enemy minion attacks (anything)
     "enemy_attacks_tower": "Witchery",  # play when an enemy minion attacks your tower
+    "friendly_enters": "Witchery",    # play when a friendly minion enters the game
+    "any_time": "Witchery",           # play at any time (your main phase, and any Witchery window open to you)
 }
-WITCHERY_TRIGGERS = ("enemy_attacks", "enemy_attacks_tower")
+ATTACK_TRIGGERS = ("enemy_attacks", "enemy_attacks_tower")
+WITCHERY_TRIGGERS = ATTACK_TRIGGERS + ("friendly_enters", "any_time")
 
-MINION_TARGETS = ("minion", "enemy_minion", "friendly_minion", "it", "attacker", "blocker")
+MINION_TARGETS = ("minion", "enemy_minion", "friendly_minion", "it", "attacker", "blocker", "entering")
 GROUP_TARGETS = ("each_enemy_raider", "each_enemy_defender")
 TOWER_TARGETS = ("enemy_tower", "own_tower")
 TARGETS = MINION_TARGETS + GROUP_TARGETS + TOWER_TARGETS
@@ -192,9 +196,11 @@ def _target(verb: str, shape: Verb, word: str, trigger: str) -> str:
         raise EffectSyntaxError(f"unknown target {word!r}; allowed: {_allowed(TARGETS)}")
     if word not in shape.targets:
         raise EffectSyntaxError(f"{verb!r} cannot target {word!r}; {_usage(verb, shape)}")
-    if word in ("attacker", "blocker") and trigger not in WITCHERY_TRIGGERS:
-        raise EffectSyntaxError(f"target {word!r} exists only under {_allowed(WITCHERY_TRIGGERS)}, "
+    if word in ("attacker", "blocker") and trigger not in ATTACK_TRIGGERS:
+        raise EffectSyntaxError(f"target {word!r} exists only under {_allowed(ATTACK_TRIGGERS)}, "
                                 f"not under {trigger!r}")
+    if word == "entering" and trigger != "friendly_enters":
+        raise EffectSyntaxError(f"target 'entering' exists only under 'friendly_enters', not under {trigger!r}")
     return word
 
 

@@ -25,11 +25,16 @@ from workbench.core.results import kernel_frame, list_column, outcome_codes, pad
 from workbench.games.babylon import agents as babylon_agents
 from workbench.games.babylon import kernel as K
 from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
-from workbench.games.babylon.rules import REASONS, TALLIES, WITCHERY, Config
+from workbench.games.babylon.rules import READINGS, REASONS, TALLIES, WITCHERY, Config, sacrifices
 
 FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}
 _CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in a finished frame)
 _DECLS = {d.name: d for d in babylon_agents.DECLS}
+# a reading's header slot, set to 1 when the Config plays its non-default value
+_READING_SLOTS = {"clash_back": K.X_NO_CLASH_BACK, "dark_pact": K.X_PACT_UNPLAYABLE, "thief_gain": K.X_THIEF_DAMAGE,
+                  "crush_excess": K.X_CRUSH_PRINTED, "sentenced_build": K.X_SENTENCED_FAILS,
+                  "payment": K.X_PAY_OTHERS_FIRST}
+assert set(_READING_SLOTS) == set(READINGS), "every reading needs its slot in the kernel's card table"
 _FLAGS = {"rules": ("crush", "twinstrike", "tunnel", "lethal", "thief", "retreating", "regenerating"),
           "columns": (K.C_CRUSH, K.C_TWINSTRIKE, K.C_TUNNEL, K.C_LETHAL, K.C_THIEF, K.C_RETREATING,
                       K.C_REGENERATING)}
@@ -49,7 +54,7 @@ def card_table(config: Config) -> np.ndarray:
     """The Config as the kernel's ``tab`` array (``kernel`` module docstring)."""
     n_cards = len(config.cards)
     cards = np.zeros((n_cards, K.CC), np.int64)
-    clauses: list[tuple[int, int, int, int]] = []
+    clauses: list[tuple[int, int, int, int, int]] = []
     acts: list[tuple[int, int, int, int, int]] = []
     for c, info in enumerate(config.cards):
         row = cards[c]
@@ -67,7 +72,7 @@ def card_table(config: Config) -> np.ndarray:
                     choice, may = K.TARGETS.index(act.target), int(act.optional)
                     break
             row[K.C_CLAUSE + slot] = len(clauses)
-            clauses.append((len(acts), len(clause.actions), choice, may))
+            clauses.append((len(acts), len(clause.actions), choice, may, int(sacrifices(clause))))
             for act in clause.actions:
                 acts.append((_code(K.VERBS, act.verb, "verb", info.id), _code(K.TARGETS, act.target, "target", info.id),
                              act.amount, _code(K.PERS, act.per, "per", info.id), int(act.optional)))
@@ -83,6 +88,8 @@ def card_table(config: Config) -> np.ndarray:
           K.X_START_TOWER, K.X_FIRST]] = (n_cards, config.win_tower, config.turns, config.mulligan, config.start_hand,
                                           config.second_cards, config.second_tp, config.start_tower,
                                           FIRST_MODES[config.first])
+    for name, slot in _READING_SLOTS.items():
+        head[slot] = int(getattr(config, name) != READINGS[name][0])
     at = K.TAB_CARDS + cards.size
     head[K.X_CLAUSES] = at
     at += K.LC * len(clauses)
@@ -218,6 +225,13 @@ _RULES = {
     "near-win": {"start_tower": 35, "win_tower": 40, "second_tp": 3, "first": "p1", "deck_p1": "siege_of_ur",
                  "deck_p2": "siege_of_ur"},
     "siege-raid": {"deck_p1": "siege_of_ur", "deck_p2": "night_raid"},
+    # the readings of the open text (rules.READINGS), each non-default value on decks whose cards it touches
+    "no-clash-back": {"clash_back": "no", "deck_p1": "siege_of_ur", "deck_p2": "citadel_of_the_rivers"},
+    "pact-thief": {"dark_pact": "unplayable", "thief_gain": "damage", "deck_p1": "night_raid",
+                   "deck_p2": "tide_of_whispers"},
+    "crush-sentence": {"crush_excess": "printed", "sentenced_build": "fails", "deck_p1": "night_raid",
+                       "deck_p2": "builders_of_babel"},
+    "others-first": {"payment": "others_first", "deck_p1": "builders_of_babel", "deck_p2": "siege_of_ur"},
 }
 _CUSTOM_GREEDY = ("greedy:tower=2,card=0.1,hand_decay=0.5,source=0.5,source_decay=1,playable=2,playable_cap=5,"
                   "late=0.5,margin=0,mulligan_cost=2")
@@ -231,6 +245,10 @@ _PAIRINGS = (
     ("big-hands", "random,random"), ("big-hands", "greedy,random"),
     ("near-win", "greedy,greedy"), ("near-win", "random,random"),
     ("siege-raid", "random,random"), ("siege-raid", "greedy,greedy"), ("siege-raid", f"random,{_CUSTOM_GREEDY}"),
+    ("no-clash-back", "random,random"), ("no-clash-back", "greedy,greedy"),
+    ("pact-thief", "random,random"), ("pact-thief", "greedy,greedy"),
+    ("crush-sentence", "random,random"), ("crush-sentence", "greedy,greedy"),
+    ("others-first", "random,random"), ("others-first", "greedy,greedy"),
 )
 VARIANTS: tuple[Variant, ...] = tuple(
     Variant(f"{name} {agents.replace(_CUSTOM_GREEDY, 'greedy:custom').replace(_OTHER_GREEDY, 'greedy:other')}",
@@ -263,8 +281,9 @@ def encode_state(config: Config, state: Any, view: bool = False) -> np.ndarray:
     tab = _table(config)
     n_cards = len(config.cards)
     s = np.zeros(K.state_size(n_cards), np.int64)
-    s[[K.H_ACTIVE, K.H_FIRST, K.H_TURN, K.H_NEXT_UID, K.H_UPKEEP, K.H_ENDING, K.H_VIEW]] = (
-        state.active, state.first, state.turn, state.next_uid, int(state.upkeep), int(state.ending), int(view))
+    s[[K.H_ACTIVE, K.H_FIRST, K.H_TURN, K.H_NEXT_UID, K.H_UPKEEP, K.H_ENDING, K.H_VIEW, K.H_ENTERING]] = (
+        state.active, state.first, state.turn, state.next_uid, int(state.upkeep), int(state.ending), int(view),
+        state.entering)
     s[K.H_PKIND] = K.NO_DECISION
     if state.pending is not None:
         s[K.H_PKIND], s[K.H_PSEAT] = state.pending.kind, state.pending.seat

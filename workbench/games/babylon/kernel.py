@@ -6,11 +6,12 @@ p2's decks, 3 and 4 are the agents of p1 and p2, 5 the first player.  All memory
 by the caller; the kernel allocates nothing (compiled without numba's reference counting).
 
 **The card table** ``tab`` (one ``int64`` array, built by ``fast.card_table`` from the Config, so
-an edited cards CSV needs no recompiling): the numbers in force (``X_*``), then one row per card
-(``C_*``: type, faction, costs, stats, the seven keyword flags and a clause id per trigger, -1 for
-none), one row per clause (``L_*``: its first action, how many, the target it chooses and whether
-that choice is a ``may``), one row per action (``A_*``: verb, target, amount, per, may) and both
-deck lists.
+an edited cards CSV needs no recompiling): the numbers in force and the readings played (``X_*``,
+a reading 1 for its non-default value), then one row per card (``C_*``: type, faction, costs,
+stats, the seven keyword flags and a clause id per trigger, -1 for none), one row per clause
+(``L_*``: its first action, how many, the target it chooses, whether that choice is a ``may`` and
+whether it destroys the friendly minion it chooses), one row per action (``A_*``: verb, target,
+amount, per, may) and both deck lists.
 
 **The state** ``s`` (one ``int64`` array, the rules' ``State``): a header of every scalar and the
 two sides' counters (``H_*``, per side ``S_*``), then the trigger queue (``QF`` fields an entry),
@@ -62,29 +63,35 @@ FIRST_P1, FIRST_P2, FIRST_RANDOM = 0, 1, 2
 STATUS_OK, STATUS_RUNAWAY, STATUS_NO_ACTION = 0, 1, 2
 
 # triggers (a clause slot per card), verbs, targets and counts of the card text (effects.py)
-TRIGGERS = ("swear", "shape", "dying", "play", "start_next", "enemy_attacks", "enemy_attacks_tower")
-TR_SWEAR, TR_SHAPE, TR_DYING, TR_PLAY, TR_START_NEXT, TR_ENEMY_ATTACKS, TR_ENEMY_ATTACKS_TOWER = range(7)
+TRIGGERS = ("swear", "shape", "dying", "play", "start_next", "enemy_attacks", "enemy_attacks_tower", "friendly_enters",
+            "any_time")
+(TR_SWEAR, TR_SHAPE, TR_DYING, TR_PLAY, TR_START_NEXT, TR_ENEMY_ATTACKS, TR_ENEMY_ATTACKS_TOWER, TR_FRIENDLY_ENTERS,
+ TR_ANY_TIME) = range(9)
 VERBS = ("damage", "tower", "draw", "offering", "sentence", "exhaust", "ready", "heal", "destroy", "return_hand",
          "to_ramparts", "health", "no_tower_damage", "end_attack")
 (V_DAMAGE, V_TOWER, V_DRAW, V_OFFERING, V_SENTENCE, V_EXHAUST, V_READY, V_HEAL, V_DESTROY, V_RETURN, V_RAMPARTS,
  V_HEALTH, V_NO_TOWER_DAMAGE, V_END_ATTACK) = range(len(VERBS))
 TARGETS = ("", "minion", "enemy_minion", "friendly_minion", "it", "attacker", "blocker", "each_enemy_raider",
-           "each_enemy_defender", "enemy_tower", "own_tower")
+           "each_enemy_defender", "enemy_tower", "own_tower", "entering")
 (G_NONE, G_MINION, G_ENEMY_MINION, G_FRIENDLY_MINION, G_IT, G_ATTACKER, G_BLOCKER, G_EACH_RAIDER, G_EACH_DEFENDER,
- G_ENEMY_TOWER, G_OWN_TOWER) = range(len(TARGETS))
+ G_ENEMY_TOWER, G_OWN_TOWER, G_ENTERING) = range(len(TARGETS))
 PERS = ("", "friendly_builder")
 P_NONE, P_FRIENDLY_BUILDER = range(len(PERS))
 
 # the card table
 X_NCARDS, X_WIN, X_TURNS, X_MULLIGAN, X_START_HAND, X_SECOND_CARDS, X_SECOND_TP, X_START_TOWER = range(8)
 X_FIRST, X_CLAUSES, X_ACTS, X_DECKS, X_DECK_LEN = 8, 9, 10, 11, 13  # X_DECKS, X_DECK_LEN: [seat]
-TAB_CARDS = 16
+# the readings (rules.READINGS): 1 when the Config plays the non-default value
+X_NO_CLASH_BACK, X_PACT_UNPLAYABLE, X_THIEF_DAMAGE, X_CRUSH_PRINTED, X_SENTENCED_FAILS = 15, 16, 17, 18, 19
+X_PAY_OTHERS_FIRST = 20
+assert NF == 5, "_payment enumerates five factions"
+TAB_CARDS = 24
 (C_TYPE, C_FACTION, C_POWER, C_SPECIFIC, C_TP, C_CONSTRUCTION, C_MIGHT, C_HEALTH, C_CRUSH, C_TWINSTRIKE, C_TUNNEL,
  C_LETHAL, C_THIEF, C_RETREATING, C_REGENERATING, C_COST) = range(16)
 C_CLAUSE = 16  # [trigger]
 CC = C_CLAUSE + len(TRIGGERS)
-L_FIRST, L_COUNT, L_CHOICE, L_CHOICE_MAY = range(4)
-LC = 4
+L_FIRST, L_COUNT, L_CHOICE, L_CHOICE_MAY, L_SACRIFICE = range(5)  # L_SACRIFICE: rules.sacrifices
+LC = 5
 A_VERB, A_TARGET, A_AMOUNT, A_PER, A_MAY = range(5)
 AC = 5
 
@@ -92,7 +99,7 @@ AC = 5
 H_ACTIVE, H_FIRST, H_TURN, H_NEXT_UID, H_UPKEEP, H_ENDING, H_WINNER, H_REASON, H_VIEW = range(9)
 H_PKIND, H_PSEAT, H_PCTRL, H_PCARD, H_PCLAUSE, H_POFFERS, H_PMAY = range(9, 16)  # pending decision + its trigger
 H_ATT, H_ATTACKER, H_ATARGET, H_ABLOCKER, H_ASTAGE, H_ANO_TOWER, H_AENDED, H_ATWIN = range(16, 24)
-H_QLEN, H_MCOUNT, H_HIST = 24, 25, 26
+H_QLEN, H_MCOUNT, H_HIST, H_ENTERING = 24, 25, 26, 27  # H_ENTERING: rules.State.entering
 H_SIDE = 28
 S_TP, S_TOWER, S_TURNS = 0, 1, 2
 S_AVAIL = 3  # [faction]
@@ -266,6 +273,7 @@ def _new_game(s, tab, first, rng):
         s[b + S_TALLY + T_DRAWN] = n
     s[H_ACTIVE] = first
     s[H_FIRST] = first
+    s[H_ENTERING] = NO_TARGET
     s[H_PKIND] = MULLIGAN
     s[H_PSEAT] = first
 
@@ -517,6 +525,10 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
             if it != NO_TARGET and _find(s, it) >= 0:
                 s[B_SCRATCH] = it
                 n = 1
+        elif target == G_ENTERING:
+            if s[H_ENTERING] != NO_TARGET and _find(s, s[H_ENTERING]) >= 0:
+                s[B_SCRATCH] = s[H_ENTERING]
+                n = 1
         elif target == G_ATTACKER or target == G_BLOCKER:
             uid = NO_TARGET
             if s[H_ATT]:
@@ -615,8 +627,24 @@ def _can_block(s, i, defender):
 
 @nb.njit(**_JIT)
 def _witch_window(s):
-    """The attack in progress lets Witcheries be played (``rules.witchery_options``' first test)."""
-    return s[H_ATT] != 0 and s[H_AENDED] == 0 and _find(s, s[H_ATTACKER]) >= 0
+    """No attack, or one still going on (``rules.witchery_options``' first test)."""
+    return s[H_ATT] == 0 or (s[H_AENDED] == 0 and _find(s, s[H_ATTACKER]) >= 0)
+
+
+@nb.njit(**_JIT)
+def _witch_clause(s, tab, card):
+    """The clause id ``rules.window_trigger`` picks for ``card`` in the open window, -1 when none."""
+    if s[H_ATT]:
+        clause = _cd(tab, card, C_CLAUSE + TR_ENEMY_ATTACKS)
+        if clause < 0 and s[H_ATARGET] == NO_TARGET:
+            clause = _cd(tab, card, C_CLAUSE + TR_ENEMY_ATTACKS_TOWER)
+    elif s[H_ENTERING] != NO_TARGET:
+        clause = _cd(tab, card, C_CLAUSE + TR_FRIENDLY_ENTERS)
+    else:
+        clause = -1
+    if clause < 0:
+        clause = _cd(tab, card, C_CLAUSE + TR_ANY_TIME)
+    return clause
 
 
 @nb.njit(**_JIT)
@@ -624,8 +652,19 @@ def _can_witch(s, tab, seat, card):
     """``card`` is one of ``rules.witchery_options`` of ``seat`` (the window being open)."""
     if card == UNKNOWN or _cd(tab, card, C_TYPE) != WITCHERY or _cd(tab, card, C_TP) > s[_sb(seat) + S_TP]:
         return False
-    return _cd(tab, card, C_CLAUSE + TR_ENEMY_ATTACKS) >= 0 or (
-        _cd(tab, card, C_CLAUSE + TR_ENEMY_ATTACKS_TOWER) >= 0 and s[H_ATARGET] == NO_TARGET)
+    return _witch_clause(s, tab, card) >= 0
+
+
+@nb.njit(**_JIT)
+def _cast_witch(s, tab, seat, card):
+    """``rules._cast_witchery``: TP paid, the card discarded, the open window's clause resolved."""
+    clause = _witch_clause(s, tab, card)
+    _hand_remove(s, seat, card)
+    s[_sb(seat) + S_TP] -= _cd(tab, card, C_TP)
+    s[_sb(seat) + S_DISCARD] += 1
+    _set_flag(s, tab, 1, seat, card)
+    _tally(s, seat, T_WITCH, 1)
+    _run_clause(s, tab, seat, card, clause, NO_TARGET)
 
 
 @nb.njit(**_JIT)
@@ -685,8 +724,9 @@ def _hit_tower(s, tab, owner, card, amount):
         return
     lost = _change_tower(s, tab, 1 - owner, -amount)
     _tally(s, owner, T_DAMAGE, -lost)
-    if _cd(tab, card, C_THIEF) and lost != 0 and s[H_REASON] == R_NONE:
-        gained = _change_tower(s, tab, owner, -lost)
+    gain = amount if tab[X_THIEF_DAMAGE] else -lost
+    if _cd(tab, card, C_THIEF) and gain != 0 and s[H_REASON] == R_NONE:
+        gained = _change_tower(s, tab, owner, gain)
         _tally(s, owner, T_STOLEN, gained)
 
 
@@ -721,9 +761,13 @@ def _clash(s, tab):
         return
     pi = _find(s, partner)
     left = _health_left(s, tab, pi)
+    if tab[X_CRUSH_PRINTED]:
+        left += s[B_MIN + pi * MF + F_DAMAGE]
     p_card = s[B_MIN + pi * MF + F_CARD]
+    strikes_back = tab[X_NO_CLASH_BACK] == 0 or s[B_MIN + pi * MF + F_STATUS] != EXHAUSTED
     _damage(s, tab, partner, might, lethal and might > 0)
-    _damage(s, tab, attacker, _cd(tab, p_card, C_MIGHT), _cd(tab, p_card, C_LETHAL) != 0)
+    if strikes_back:
+        _damage(s, tab, attacker, _cd(tab, p_card, C_MIGHT), _cd(tab, p_card, C_LETHAL) != 0)
     if s[H_ATWIN] != NO_TARGET:
         _damage(s, tab, s[H_ATWIN], might, lethal and might > 0)
     blocked = partner == blocker
@@ -848,6 +892,12 @@ def _advance(s, tab):
             _resolve_trigger(s, tab)
         elif s[H_ATT]:
             _continue_attack(s, tab)
+        elif s[H_ENTERING] != NO_TARGET:  # rules.advance: the Witchery window of a friendly minion entering
+            if _any_witch(s, tab, s[H_ACTIVE]):
+                s[H_PKIND] = WITCH
+                s[H_PSEAT] = s[H_ACTIVE]
+            else:
+                s[H_ENTERING] = NO_TARGET
         elif s[H_ENDING]:
             _next_turn(s, tab)
         elif s[H_UPKEEP]:
@@ -913,23 +963,31 @@ def _main_actions(s, tab, lg, d):
             continue
         choice = G_NONE
         may = 0
+        sacrifice = 0
         if kind != INVOCATION:
             clause = _cd(tab, c, C_CLAUSE + (TR_SWEAR if kind == MINION else TR_PLAY))
             if clause >= 0:
                 choice = tab[tab[X_CLAUSES] + clause * LC + L_CHOICE]
                 may = tab[tab[X_CLAUSES] + clause * LC + L_CHOICE_MAY]
+                sacrifice = tab[tab[X_CLAUSES] + clause * LC + L_SACRIFICE] * tab[X_PACT_UNPLAYABLE]
         if choice == G_NONE:
             n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
             continue
         entering = kind == MINION and (choice == G_MINION or choice == G_FRIENDLY_MINION)
         count, _ = _count_targets(s, seat, choice)
-        if may or (count == 0 and not entering):
+        if may or (count == 0 and not entering and not sacrifice):
             n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
         for i in range(s[H_MCOUNT]):
             if _targetable(s, i, seat, choice):
                 n = _put(lg, d, n, K_PLAY, c, s[B_MIN + i * MF + F_UID])
         if entering:
             n = _put(lg, d, n, K_PLAY, c, s[H_NEXT_UID])
+    prev = UNKNOWN
+    for k in range(s[_sb(seat) + S_HAND]):  # "at any time" Witcheries (rules.main_actions)
+        c = s[off + k]
+        if c != prev and _can_witch(s, tab, seat, c):
+            n = _put(lg, d, n, K_WITCH, c, 0)
+        prev = c
     mc = s[H_MCOUNT]
     for i in range(mc):
         m = B_MIN + i * MF
@@ -1039,25 +1097,84 @@ def _legal(s, tab, lg, d):
 
 
 @nb.njit(**_JIT)
+def _kept_playable(s, tab, seat, card):
+    """``rules.kept_playable`` of the payment in the scratch area (sources per faction)."""
+    b = _sb(seat)
+    total = 0
+    for f in range(NF):
+        total += s[b + S_AVAIL + f] - s[B_SCRATCH + f]
+    off = B_HAND + seat * HCAP
+    skipped = False
+    n = 0
+    for k in range(s[b + S_HAND]):
+        c = s[off + k]
+        if c == card and not skipped:
+            skipped = True  # the card being played
+            continue
+        if c == UNKNOWN or _cd(tab, c, C_TYPE) == WITCHERY:
+            continue
+        f = _cd(tab, c, C_FACTION)
+        if total >= _cd(tab, c, C_POWER) and s[b + S_AVAIL + f] - s[B_SCRATCH + f] >= _cd(tab, c, C_SPECIFIC):
+            n += 1
+    return n
+
+
+@nb.njit(**_JIT)
 def _payment(s, tab, seat, card):
-    """``rules.payment`` moved from available to exhausted: the specific cost in colour, the rest most-first."""
+    """``rules.payment`` moved from available to exhausted (the scratch area holds the candidates).
+
+    ``others_first`` (scratch 0..NF): the specific cost in colour, the rest most-first; with
+    ``keep_playable`` every payment in ``rules.payments``' order replaces the best so far (scratch
+    NF..2NF) only when it keeps more of the hand payable.
+    """
     b = _sb(seat)
     f = _cd(tab, card, C_FACTION)
     specific = _cd(tab, card, C_SPECIFIC)
-    rest = _cd(tab, card, C_POWER) - specific
-    s[b + S_AVAIL + f] -= specific
-    s[b + S_EXH + f] += specific
+    power = _cd(tab, card, C_POWER)
+    rest = power - specific
+    for x in range(NF):
+        s[B_SCRATCH + x] = 0
+    s[B_SCRATCH + f] = specific
     while rest > 0:
         best = -1
         for x in range(NF):
-            if x != f and s[b + S_AVAIL + x] > 0 and (best < 0 or s[b + S_AVAIL + x] > s[b + S_AVAIL + best]):
+            left = s[b + S_AVAIL + x] - s[B_SCRATCH + x]
+            if x != f and left > 0 and (best < 0 or left > s[b + S_AVAIL + best] - s[B_SCRATCH + best]):
                 best = x
         if best < 0:
             best = f
-        take = min(rest, s[b + S_AVAIL + best])
-        s[b + S_AVAIL + best] -= take
-        s[b + S_EXH + best] += take
+        take = min(rest, s[b + S_AVAIL + best] - s[B_SCRATCH + best])
+        s[B_SCRATCH + best] += take
         rest -= take
+    if tab[X_PAY_OTHERS_FIRST] == 0:
+        most = _kept_playable(s, tab, seat, card)
+        for x in range(NF):
+            s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
+        a = b + S_AVAIL
+        for p0 in range(min(s[a], power) + 1):
+            for p1 in range(min(s[a + 1], power - p0) + 1):
+                for p2 in range(min(s[a + 2], power - p0 - p1) + 1):
+                    for p3 in range(min(s[a + 3], power - p0 - p1 - p2) + 1):
+                        p4 = power - p0 - p1 - p2 - p3
+                        if p4 > s[a + 4]:
+                            continue
+                        s[B_SCRATCH] = p0
+                        s[B_SCRATCH + 1] = p1
+                        s[B_SCRATCH + 2] = p2
+                        s[B_SCRATCH + 3] = p3
+                        s[B_SCRATCH + 4] = p4
+                        if s[B_SCRATCH + f] < specific:
+                            continue
+                        kept = _kept_playable(s, tab, seat, card)
+                        if kept > most:
+                            most = kept
+                            for x in range(NF):
+                                s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
+        for x in range(NF):
+            s[B_SCRATCH + x] = s[B_SCRATCH + NF + x]
+    for x in range(NF):
+        s[b + S_AVAIL + x] -= s[B_SCRATCH + x]
+        s[b + S_EXH + x] += s[B_SCRATCH + x]
 
 
 @nb.njit(**_JIT)
@@ -1084,6 +1201,7 @@ def _play(s, tab, seat, card, target):
         clause = _cd(tab, card, C_CLAUSE + TR_SWEAR)
         if clause >= 0:
             _run_clause(s, tab, seat, card, clause, target)
+        s[H_ENTERING] = uid
         return
     _tally(s, seat, T_SPELLS, 1)
     b = _sb(seat)
@@ -1104,6 +1222,9 @@ def _main(s, tab, seat, k, a, b):
     if k == K_PLAY:
         _play(s, tab, seat, a, b)
         return
+    if k == K_WITCH:
+        _cast_witch(s, tab, seat, a)
+        return
     i = _find(s, a)
     m = B_MIN + i * MF
     if k == K_MOVE:
@@ -1112,7 +1233,9 @@ def _main(s, tab, seat, k, a, b):
         return
     card = s[m + F_CARD]
     _exhaust(s, a)
-    if k == K_BUILD:
+    if k == K_BUILD and tab[X_SENTENCED_FAILS] and _health_left(s, tab, i) <= 0:
+        pass  # the reading: a builder its Sentence kills does not build
+    elif k == K_BUILD:
         gained = _change_tower(s, tab, seat, _cd(tab, card, C_CONSTRUCTION))
         _tally(s, seat, T_BUILT, gained)
         shape = _cd(tab, card, C_CLAUSE + TR_SHAPE)
@@ -1154,18 +1277,12 @@ def _step(s, tab, k, a, b):
                 s[H_ABLOCKER] = a
                 _tally(s, seat, T_BLOCKS, 1)
         elif kind == WITCH:
-            if k == K_SKIP:
+            if k == K_SKIP and s[H_ATT]:
                 s[H_ASTAGE] = ST_TWIN
+            elif k == K_SKIP:
+                s[H_ENTERING] = NO_TARGET
             else:
-                _hand_remove(s, seat, a)
-                s[_sb(seat) + S_TP] -= _cd(tab, a, C_TP)
-                s[_sb(seat) + S_DISCARD] += 1
-                _set_flag(s, tab, 1, seat, a)
-                _tally(s, seat, T_WITCH, 1)
-                clause = _cd(tab, a, C_CLAUSE + TR_ENEMY_ATTACKS)
-                if clause < 0:
-                    clause = _cd(tab, a, C_CLAUSE + TR_ENEMY_ATTACKS_TOWER)
-                _run_clause(s, tab, seat, a, clause, NO_TARGET)
+                _cast_witch(s, tab, seat, a)
         elif kind == TWIN:
             s[H_ATWIN] = a
         elif kind == OFFER:

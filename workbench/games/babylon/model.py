@@ -43,7 +43,7 @@ from workbench.games.babylon.cards import CARDS_CSV, load_cards, load_decks
 from workbench.games.babylon.results import RESULT_COLUMNS, SEATS, STEPS_PER_TURN
 from workbench.games.babylon.rules import SEAT_STREAM_BASE, Action, Config, State
 
-RULES_VERSION = "babylon-1"
+RULES_VERSION = "babylon-2"  # 2: payment keeps the most of the hand payable (issue 21)
 DECK_KEYS = tuple(load_decks())
 
 PARAMS = (
@@ -57,6 +57,20 @@ PARAMS = (
     Param("start_tower", 10, int, "tower levels at the start", 0, 200),
     Param("win_tower", 50, int, "tower levels that win at once", 1, 500),
     Param("turns", 15, int, "turns each player plays before the towers are counted", 1, 100),
+    # readings of the open text (docs/rules/babylon.md, "Parameters and readings"): the default is the one played
+    Param("clash_back", "yes", str, "an exhausted minion that is attacked still deals its might back (yes) or "
+          "deals none (no: exhausted minions can't defend)", choices=rules.READINGS["clash_back"]),
+    Param("dark_pact", "draws", str, "Dark Pact (a text destroying a chosen friendly minion) with no friendly "
+          "minion: still draws (draws) or cannot be played (unplayable)", choices=rules.READINGS["dark_pact"]),
+    Param("thief_gain", "lost", str, "Thief's tower gains the levels the enemy tower lost (lost) or the full "
+          "damage (damage)", choices=rules.READINGS["thief_gain"]),
+    Param("crush_excess", "remaining", str, "Crush's excess is might over the blocker's remaining health "
+          "(remaining) or over its printed health (printed)", choices=rules.READINGS["crush_excess"]),
+    Param("sentenced_build", "counts", str, "a Sentenced builder its exhaustion kills still builds (counts) or "
+          "not (fails)", choices=rules.READINGS["sentenced_build"]),
+    Param("payment", "keep_playable", str, "which Power Sources pay a card: the way that keeps the most of the hand "
+          "payable (keep_playable), or the specific cost in colour and the rest from other colours first "
+          "(others_first, before rules version 2)", choices=rules.READINGS["payment"]),
     Param("cards", None, str, "cards CSV (none: data/babylon/cards.csv)", optional=True),
     Param("decks", None, str, "decks TOML (none: data/babylon/decks.toml)", optional=True),
 )
@@ -78,7 +92,8 @@ def _config(blob: str, cards_digest: str, decks_digest: str) -> Config:
     return rules.make_config(pool, (decks[params["deck_p1"]], decks[params["deck_p2"]]), first=params["first"],
                              start_hand=params["start_hand"], second_cards=params["second_cards"],
                              second_tp=params["second_tp"], mulligan=params["mulligan"],
-                             start_tower=params["start_tower"], win_tower=params["win_tower"], turns=params["turns"])
+                             start_tower=params["start_tower"], win_tower=params["win_tower"], turns=params["turns"],
+                             **{name: params[name] for name in rules.READINGS})
 
 
 def _digests(params: dict[str, Any]) -> tuple[str, str]:
@@ -102,6 +117,7 @@ class BabylonModel(GameModel):
     rules_version = RULES_VERSION
     choice_names = dict.fromkeys(("deck_p1", "deck_p2"), "workbench.games.babylon.cards:deck_names")
     params = PARAMS
+    readings = tuple(rules.READINGS)
     agent_types = babylon_agents.DECLS
     limit_reasons = ()
     studies = "workbench.games.babylon.studies:STUDIES"

@@ -9,9 +9,12 @@ kind      who          choices (:func:`legal_actions`, in this stable order)
 ========  ===========  ==========================================================================
 MULLIGAN  each seat    which cards (up to ``mulligan``) go to the bottom of the deck, by hand mask
 START     active       draw a second card, or make an Offering of one hand card
-MAIN      active       play a card (with its target), move, build, attack (with its target), end
+MAIN      active       play a card (with its target), an "at any time" Witchery, move, build,
+                       attack (with its target), end
 BLOCK     defender     block with one of its Defenders, or not
-WITCH     defender     play a Witchery whose window is open (an enemy minion attacks), or pass
+WITCH     either       play a Witchery the open window takes (:func:`window_trigger`), or pass: the
+                       defender's when an enemy minion attacks, the active seat's when its minion
+                       has entered
 TWIN      attacker     Twinstrike's second minion
 OFFER     controller   the card of an Offering a text makes ("may": or skip)
 TARGET    controller   the minion of a triggered text (Dying Words, Shape, an Invocation)
@@ -23,8 +26,9 @@ decision is asked even when it has one choice (a MAIN with only END, a START wit
 
 Decisions the text leaves open, fixed here (and in ``data/babylon/EFFECTS.md``):
 
-* **Payment** is not a choice: the card's specific cost comes from sources of its colour, the rest
-  from the other colours (most available first, ties in faction order), its own colour last.
+* **Payment** is the player's choice, made for them the way that keeps the most of the hand payable
+  (:func:`payment`; the text fixes only how many sources match the card's colour); ``payment=
+  "others_first"`` pays as before rules version 2: the rest from the other colours, most first.
 * **Targets** of a Command or a Swear Allegiance are chosen with the play (one action per target);
   a clause chooses at most one minion (``it`` refers back to it).
 * **Offerings** a text makes are decided after the rest of that text has resolved.
@@ -32,10 +36,18 @@ Decisions the text leaves open, fixed here (and in ``data/babylon/EFFECTS.md``):
   action that caused them; the minions that die in one clash die in minion order (oldest first).
 * **Attacks**: the attacker is exhausted first (a Sentence's damage may kill it: the attack then
   fizzles), then the defender may block, then play Witcheries, then Twinstrike's second target is
-  chosen, then the clash.  A build whose Sentence kills the builder still builds.
-* **Thief** gains the levels the enemy tower actually lost (a tower never goes below 0).
-* **Crush**'s excess is ``might`` minus the blocker's remaining health when it killed the blocker;
-  Lethal applies to every damage a minion deals (clash, Twinstrike, Crush).
+  chosen, then the clash.
+* **Readings** of the open text are ``Config`` fields (:data:`READINGS`, the default first): an
+  exhausted target clashes back (``clash_back``), Dark Pact with no friendly minion still draws
+  (``dark_pact``), **Thief** gains the levels the enemy tower actually lost (``thief_gain``),
+  **Crush**'s excess is ``might`` minus the blocker's remaining health (``crush_excess``), a build
+  whose Sentence kills the builder still builds (``sentenced_build``).
+* Lethal applies to every damage a minion deals (clash, Twinstrike, Crush).
+* **Witchery windows**: "at any time" is the player's own main phase and every Witchery window
+  open to them (an enemy attack; a friendly minion entering); other moments of the opponent's turn
+  are no windows.  "When a friendly minion enters the game" opens after the minion's Swear
+  Allegiance (and the Offerings it makes) resolved, once per minion; Witcheries are played one at
+  a time until the player passes.  A Witchery's text chooses no minion.
 * "until end of turn" health ends at the end of the turn it was given in.
 * An empty deck draws nothing.
 * Start of turn: turn marker, sources back to available, minions ready, Regenerating heals,
@@ -81,6 +93,16 @@ KINDS = ("mulligan", "draw", "offer", "skip", "play", "move", "build", "attack",
 ST_BLOCK, ST_WITCH, ST_TWIN, ST_CLASH = range(4)
 
 CHOOSING = ("minion", "enemy_minion", "friendly_minion")  # targets the controller picks
+
+# the readings of the open text a Config carries: field -> its values, the default first (docs/rules/babylon.md)
+READINGS = {
+    "clash_back": ("yes", "no"),
+    "dark_pact": ("draws", "unplayable"),
+    "thief_gain": ("lost", "damage"),
+    "crush_excess": ("remaining", "printed"),
+    "sentenced_build": ("counts", "fails"),
+    "payment": ("keep_playable", "others_first"),
+}
 
 TOWER_WIN, COUNT = "tower", "count"
 REASONS = (TOWER_WIN, COUNT)
@@ -137,6 +159,13 @@ class Config(NamedTuple):
     start_tower: int
     win_tower: int
     turns: int  # turns per player
+    # readings of the open text (READINGS: the first choice of each is the default)
+    clash_back: str = "yes"  # an exhausted minion that is attacked still deals its might back ("no": none)
+    dark_pact: str = "draws"  # a text destroying a chosen friendly minion, with none: still runs ("unplayable")
+    thief_gain: str = "lost"  # Thief gains the levels the enemy tower lost ("damage": the full damage)
+    crush_excess: str = "remaining"  # Crush's excess over the blocker's remaining health ("printed": its health)
+    sentenced_build: str = "counts"  # a Sentenced builder killed by its exhaustion still builds ("fails")
+    payment: str = "keep_playable"  # which sources pay: the most of the hand kept payable ("others_first")
 
 
 class Minion(NamedTuple):
@@ -216,6 +245,7 @@ class State(NamedTuple):
     ending: bool  # the active player's turn has ended; the next begins once its triggers resolved
     outcome: tuple[int, str] | None
     history: tuple[tuple[int, int], ...]  # both towers after each turn
+    entering: int = NO_TARGET  # uid of the minion that just entered while its controller's Witchery window is open
 
 
 # -- config ---------------------------------------------------------------------------------------
@@ -242,9 +272,17 @@ def card_info(card: Card) -> CardInfo:
 
 def make_config(pool: CardPool, decks: tuple[Deck, Deck], *, first: str = "random", start_hand: int = 4,
                 second_cards: int = 1, second_tp: int = 1, mulligan: int = 3, start_tower: int = 10,
-                win_tower: int = 50, turns: int = 15) -> Config:
-    """A rules configuration; raises :class:`InputError` for an impossible combination."""
+                win_tower: int = 50, turns: int = 15, **readings: str) -> Config:
+    """A rules configuration; raises :class:`InputError` for an impossible combination.
+
+    ``readings`` are the fields of :data:`READINGS` (each one of its values; missing: the default).
+    """
     index = {c.id: i for i, c in enumerate(pool.cards)}
+    for name, value in readings.items():
+        if name not in READINGS:
+            raise InputError(f"babylon: {name!r} is not a reading; allowed: {', '.join(READINGS)}")
+        if value not in READINGS[name]:
+            raise InputError(f"babylon: reading {name} {value!r} is not allowed; allowed: {', '.join(READINGS[name])}")
     if start_tower >= win_tower:
         raise InputError(f"start_tower {start_tower} must be below win_tower {win_tower}: the game would be won "
                          "before it starts")
@@ -255,7 +293,7 @@ def make_config(pool: CardPool, decks: tuple[Deck, Deck], *, first: str = "rando
     cards = tuple(card_info(c) for c in pool.cards)
     return Config(cards, tuple(tuple(index[cid] for cid in d.card_ids) for d in decks),  # type: ignore[arg-type]
                   (decks[0].key, decks[1].key), first, start_hand, second_cards, second_tp, mulligan,
-                  start_tower, win_tower, turns)
+                  start_tower, win_tower, turns, **readings)
 
 
 # -- small helpers ----------------------------------------------------------------------------------
@@ -314,8 +352,50 @@ def can_pay(cfg: Config, side: Side, card: int) -> bool:
     return sum(side.available) >= info.power and side.available[info.faction] >= info.specific
 
 
+def payments(cfg: Config, side: Side, card: int) -> Iterator[tuple[int, ...]]:
+    """Every way the available sources pay ``card`` (sources per faction), in lexicographic order of faction counts."""
+    info = cfg.cards[card]
+    avail = side.available
+
+    def rest(f: int, left: int) -> Iterator[tuple[int, ...]]:
+        if f == N_FACTIONS - 1:
+            if left <= avail[f]:
+                yield (left,)
+            return
+        for n in range(min(avail[f], left) + 1):
+            for tail in rest(f + 1, left - n):
+                yield (n,) + tail
+
+    return (paid for paid in rest(0, info.power) if paid[info.faction] >= info.specific)
+
+
+def kept_playable(cfg: Config, side: Side, card: int, paid: tuple[int, ...]) -> int:
+    """Cards left in the hand (``card`` played; Witcheries, unknown cards aside) the sources left after ``paid`` pay."""
+    left = side._replace(available=tuple(a - p for a, p in zip(side.available, paid, strict=True)))
+    return sum(1 for c in _remove(side.hand, card)
+               if c != UNKNOWN and cfg.cards[c].type != WITCHERY and can_pay(cfg, left, c))
+
+
 def payment(cfg: Config, side: Side, card: int) -> tuple[int, ...]:
-    """Sources used per faction: the specific cost in colour, the rest from other colours, most first."""
+    """Sources used per faction (the player's choice, ``Config.payment``).
+
+    ``keep_playable``: of every payment (:func:`payments`), one that leaves the most of the hand
+    payable (:func:`kept_playable`); among equals the ``others_first`` one, else the first in
+    :func:`payments`' order.  ``others_first``: the specific cost in colour, the rest from other
+    colours, most available first (ties in faction order), its own colour last.
+    """
+    first = _others_first(cfg, side, card)
+    if cfg.payment == "others_first":
+        return first
+    best, most = first, kept_playable(cfg, side, card, first)
+    for paid in payments(cfg, side, card):
+        kept = kept_playable(cfg, side, card, paid)
+        if kept > most:
+            best, most = paid, kept
+    return best
+
+
+def _others_first(cfg: Config, side: Side, card: int) -> tuple[int, ...]:
     info = cfg.cards[card]
     paid = [0] * N_FACTIONS
     paid[info.faction] = info.specific
@@ -507,6 +587,14 @@ def clause_choice(clause: Clause | None) -> tuple[str, bool] | None:
     return None
 
 
+def sacrifices(clause: Clause | None) -> bool:
+    """The clause's chosen minion is a friendly one it destroys, not a ``may`` (Dark Pact: a cost, in one reading)."""
+    if clause is None:
+        return False
+    act = next((a for a in clause.actions if a.target in CHOOSING), None)
+    return act is not None and act.verb == "destroy" and act.target == "friendly_minion" and not act.optional
+
+
 def _group(s: State, controller: int, target: str) -> tuple[int, ...]:
     zone = BATTLEFIELD if target == "each_enemy_raider" else RAMPARTS
     return tuple(m.uid for m in s.minions if m.owner != controller and m.zone == zone)
@@ -525,6 +613,8 @@ def run_clause(cfg: Config, s: State, controller: int, card: int, clause: Clause
             uids: tuple[int, ...] = (chosen,) if chosen != NO_TARGET else ()
         elif act.target == "it":
             uids = (it,) if it != NO_TARGET else ()
+        elif act.target == "entering":
+            uids = (s.entering,) if s.entering != NO_TARGET else ()
         elif act.target in ("attacker", "blocker"):
             uid = NO_TARGET if s.attack is None else (s.attack.attacker if act.target == "attacker"
                                                       else s.attack.blocker)
@@ -605,20 +695,43 @@ def block_options(cfg: Config, s: State) -> tuple[int, ...]:
     return tuple(m.uid for m in minions_of(s, 1 - a.owner, RAMPARTS) if m.status != EXHAUSTED and m.uid != att.target)
 
 
+def window_trigger(cfg: Config, s: State, card: int) -> str | None:
+    """The trigger of ``card``'s clause the open window plays, or None when the window does not take it.
+
+    The window is the state's: an attack in progress (the defender's: ``enemy_attacks``, then
+    ``enemy_attacks_tower`` on a tower attack, then ``any_time``), a minion that just entered (its
+    controller's: ``friendly_enters``, then ``any_time``), else the active player's main phase
+    (``any_time``).
+    """
+    clauses = cfg.cards[card].clauses
+    if s.attack is not None:
+        order: tuple[str, ...] = ("enemy_attacks", "enemy_attacks_tower", "any_time")
+        if s.attack.target != TOWER_TARGET:
+            order = ("enemy_attacks", "any_time")
+    elif s.entering != NO_TARGET:
+        order = ("friendly_enters", "any_time")
+    else:
+        order = ("any_time",)
+    return next((t for t in order if t in clauses), None)
+
+
 def witchery_options(cfg: Config, s: State, seat: int) -> tuple[int, ...]:
-    """Witcheries ``seat`` may play now: in hand, affordable in TP, their window open."""
+    """Witcheries ``seat`` may play now: in hand, affordable in TP, taken by the open window (``window_trigger``)."""
     att = s.attack
-    if att is None or minion(s, att.attacker) is None or att.ended:
+    if att is not None and (minion(s, att.attacker) is None or att.ended):
         return ()
     side = s.sides[seat]
-    out = []
-    for c in distinct(side.hand):
-        info = cfg.cards[c]
-        if info.type != WITCHERY or info.tp > side.tp:
-            continue
-        if "enemy_attacks" in info.clauses or ("enemy_attacks_tower" in info.clauses and att.target == TOWER_TARGET):
-            out.append(c)
-    return tuple(out)
+    return tuple(c for c in distinct(side.hand) if cfg.cards[c].type == WITCHERY and cfg.cards[c].tp <= side.tp
+                 and window_trigger(cfg, s, c) is not None)
+
+
+def _cast_witchery(cfg: Config, s: State, seat: int, card: int) -> State:
+    """``seat`` plays the Witchery ``card``: TP paid, the card discarded, the open window's clause resolved."""
+    clause = cfg.cards[card].clauses[window_trigger(cfg, s, card)]  # type: ignore[index]
+    side = s.sides[seat]
+    s = _side(s, seat, hand=_remove(side.hand, card), tp=side.tp - cfg.cards[card].tp, discard=side.discard + (card,),
+              played=side.played | {card})
+    return run_clause(cfg, _tally(s, seat, T_WITCH), seat, card, clause, NO_TARGET)
 
 
 def _clash_partner(s: State) -> int:
@@ -653,8 +766,9 @@ def _hit_tower(cfg: Config, s: State, attacker: Minion, amount: int) -> State:
         return s
     s, lost = change_tower(cfg, s, 1 - attacker.owner, -amount)
     s = _tally(s, attacker.owner, T_DAMAGE, -lost)
-    if cfg.cards[attacker.card].thief and lost and s.outcome is None:
-        s, gained = change_tower(cfg, s, attacker.owner, -lost)
+    gain = amount if cfg.thief_gain == "damage" else -lost  # the reading: the full damage, or what was lost
+    if cfg.cards[attacker.card].thief and gain and s.outcome is None:
+        s, gained = change_tower(cfg, s, attacker.owner, gain)
         s = _tally(s, attacker.owner, T_STOLEN, gained)
     return s
 
@@ -671,9 +785,11 @@ def _clash(cfg: Config, s: State) -> State:
             s = _hit_tower(cfg, s, a, info.might)
         return _after_attack(cfg, s, a.uid, NO_TARGET)
     p = minion(s, partner)
-    left = health_left(cfg, p)  # type: ignore[arg-type]
+    left = health_left(cfg, p) if cfg.crush_excess == "remaining" else health_left(cfg, p._replace(damage=0))
+    strikes_back = cfg.clash_back == "yes" or p.status != EXHAUSTED  # type: ignore[union-attr]
     s = _strike(cfg, s, a, partner, info.might)
-    s = _damage(cfg, s, a.uid, cfg.cards[p.card].might, lethal=cfg.cards[p.card].lethal)  # type: ignore[union-attr]
+    if strikes_back:
+        s = _damage(cfg, s, a.uid, cfg.cards[p.card].might, lethal=cfg.cards[p.card].lethal)  # type: ignore
     if att.twin != NO_TARGET:  # type: ignore[union-attr]
         s = _strike(cfg, s, a, att.twin, info.might)  # type: ignore[union-attr]
     blocked = partner == att.blocker  # type: ignore[union-attr]
@@ -747,6 +863,11 @@ def advance(cfg: Config, s: State) -> State:
             s = _resolve_trigger(cfg, s)
         elif s.attack is not None:
             s = _continue_attack(cfg, s)
+        elif s.entering != NO_TARGET:  # a friendly minion entered: its controller's Witchery window
+            if witchery_options(cfg, s, s.active):
+                s = s._replace(pending=Pending(WITCH, s.active))
+            else:
+                s = s._replace(entering=NO_TARGET)
         elif s.ending:
             s = _next_turn(cfg, s)
         elif s.upkeep:
@@ -780,9 +901,10 @@ def main_actions(cfg: Config, s: State) -> tuple[Action, ...]:
             out.append(Action(K_PLAY, c, NO_TARGET))
             continue
         options = targets(cfg, s, seat, choice[0], s.next_uid if info.type == MINION else None)
-        if choice[1] or not options:
+        if choice[1] or not options and not (cfg.dark_pact == "unplayable" and sacrifices(clause)):
             out.append(Action(K_PLAY, c, NO_TARGET))
         out.extend(Action(K_PLAY, c, u) for u in options)
+    out.extend(Action(K_WITCH, c) for c in witchery_options(cfg, s, seat))  # "at any time" Witcheries
     mine = tuple(minions_of(s, seat))
     for m in mine:
         if m.status == READY:
@@ -857,15 +979,11 @@ def apply(cfg: Config, s: State, action: Action, *, check: bool = True) -> State
             s = _tally(s._replace(attack=s.attack._replace(blocker=a)), seat, T_BLOCKS)  # type: ignore[union-attr]
         return advance(cfg, s)
     if kind == WITCH:
-        if k == K_SKIP:
-            return advance(cfg, s._replace(attack=s.attack._replace(stage=ST_TWIN)))  # type: ignore[union-attr]
-        side = s.sides[seat]
-        info = cfg.cards[a]
-        s = _side(s, seat, hand=_remove(side.hand, a), tp=side.tp - info.tp, discard=side.discard + (a,),
-                  played=side.played | {a})
-        s = _tally(s, seat, T_WITCH)
-        clause = info.clauses.get("enemy_attacks") or info.clauses["enemy_attacks_tower"]
-        return advance(cfg, run_clause(cfg, s, seat, a, clause, NO_TARGET))
+        if k == K_SKIP and s.attack is not None:
+            return advance(cfg, s._replace(attack=s.attack._replace(stage=ST_TWIN)))
+        if k == K_SKIP:  # the window of a minion that entered closes
+            return advance(cfg, s._replace(entering=NO_TARGET))
+        return advance(cfg, _cast_witchery(cfg, s, seat, a))
     if kind == TWIN:
         return advance(cfg, s._replace(attack=s.attack._replace(twin=a)))  # type: ignore[union-attr]
     trig = pending.trigger  # type: ignore[union-attr]
@@ -886,12 +1004,16 @@ def _main(cfg: Config, s: State, seat: int, action: Action) -> State:
         return _end_turn(cfg, s)
     if k == K_PLAY:
         return _play(cfg, s, seat, a, b)
+    if k == K_WITCH:
+        return _cast_witchery(cfg, s, seat, a)
     m = minion(s, a)
     if k == K_MOVE:
         return _put(s, m._replace(zone=b, status=IMMOBILE))  # type: ignore[union-attr]
     if k == K_BUILD:
         info = cfg.cards[m.card]  # type: ignore[union-attr]
         s = _exhaust(cfg, s, a)
+        if cfg.sentenced_build == "fails" and health_left(cfg, minion(s, a)) <= 0:  # type: ignore[arg-type]
+            return _check_deaths(cfg, s)  # the reading: a builder its Sentence kills does not build
         s, gained = change_tower(cfg, s, seat, info.construction)
         s = _tally(s, seat, T_BUILT, gained)
         if "shape" in info.clauses and s.outcome is None:
@@ -916,7 +1038,7 @@ def _play(cfg: Config, s: State, seat: int, card: int, target: int) -> State:
         s = _tally(s, seat, T_MINIONS)
         if "swear" in info.clauses:
             s = run_clause(cfg, s, seat, card, info.clauses["swear"], target)
-        return s
+        return s._replace(entering=uid)  # its controller's "when a friendly minion enters" window (advance)
     s = _tally(s, seat, T_SPELLS)
     if info.type == INVOCATION:
         return _side(s, seat, invocations=s.sides[seat].invocations + (card,))
