@@ -274,3 +274,19 @@ def test_stop_keeps_what_was_found_and_a_resume_finishes_it_the_same(found, tmp_
     # the stopped candidate is played again from its start: the same trials (numbered one later) and proposals
     assert resumed.trials.drop("trial").equals(whole.trials.drop("trial"))
     assert resumed.proposals.equals(whole.proposals)
+
+
+def test_a_reports_rebalance_section_shows_the_proposal_found_and_the_command_for_the_full_search(tmp_path):
+    from workbench.core.report import Report
+
+    rep = Report("toss", {"seed": 3})
+    result = rb.add_report_section(rep, MODEL, quick=True, seed=3, workers=1,
+                                   **{k: v for k, v in QUICK.items() if k != "seed"})
+    out = rep.write(tmp_path / "rep")
+    text = (out / "index.md").read_text()
+    best = result.proposals.row(0, named=True)
+    assert best["edits"].startswith(("Lead card (lead): power", "Answer card (answer): power"))
+    assert f"| 1 | {best['edits']} | {best['n_edits']} |" in text  # the proposal as a person reads it
+    assert "This was a short search (4,000 games)" in text and "`workbench rebalance cardtoss --out DIR`" in text
+    assert (out / "rebalance_proposals.csv").is_file() and (out / "rebalance_verification.csv").is_file()
+    assert not list(tmp_path.glob("**/search.db"))  # the search's store was temporary

@@ -71,7 +71,7 @@ from workbench.core.stats import games_for_margin, wilson
 from workbench.core.store import write_atomic
 
 __all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "edit_space", "first_seat_metric", "measure",
-           "parse_edit", "parse_target", "rebalance", "report_section", "targets_of"]
+           "parse_edit", "parse_target", "rebalance", "report_section", "targets_of", "add_report_section"]
 
 SEARCH_STREAM = 0x5EA2C4  # the search's master seed: this sub-stream of the rebalance seed
 HOLDOUT_STREAM = 0x401D0  # the held-out master seed (verification): another sub-stream
@@ -1208,3 +1208,35 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
     table = verification_table(result)
     if table.height:
         rep.table(f"{name}_verification", table, caption="Held-out seeds: each targeted item before → after")
+
+
+REPORT_SEARCH = {  # a report's search: small enough for `make report`; `workbench rebalance` runs the full one
+    "full": {"budget": 120_000, "verify": 3, "margin": 0.015},
+    "quick": {"budget": 6_000, "verify": 1, "margin": 0.06, "games": 16, "stages": 2},
+}
+
+
+def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, seed: int = 0, workers: int = 2,
+                       **overrides: Any) -> RebalanceResult | None:
+    """Run a report-sized search for ``game``'s default target and edit space and add its section.
+
+    The search's store goes to a temporary folder (the report keeps the proposals and held-out tables;
+    a proposal's card set is in its table's edits).  The section says how small the search was and the
+    command that runs the full one.  Nothing is added for a game without declared targets.
+    """
+    import tempfile
+
+    from workbench.core.progress import step
+
+    model = get_game(game)
+    if model.targets is None:
+        return None
+    sizes = {**REPORT_SEARCH["quick" if quick else "full"], **overrides}
+    with tempfile.TemporaryDirectory(prefix=f"{model.name}-rebalance-") as folder, \
+            step(f"{model.name} report: rebalance, a search of {sizes['budget']:,} games, then held-out seeds"):
+        result = rebalance(model, out=Path(folder) / "search", seed=seed, workers=workers, **sizes)
+    report_section(rep, result)
+    rep.text(f"This was a short search ({sizes['budget']:,} games) so the report stays quick; the full one is "
+             f"`workbench rebalance {model.name} --out DIR` (add `--budget N` for more; `--resume` continues "
+             "it), or the studio's Rebalance page.")
+    return result

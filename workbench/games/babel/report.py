@@ -18,6 +18,7 @@ from workbench.core import metrics
 from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
+from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.tiers import default_tiers, first_seat_by_tier, parse_tiers, report_section
 from workbench.games.babel import studies as st
@@ -63,6 +64,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
                    "The start player's score per deal, played by the hand-tuned greedy agent and by the self-tuned "
                    "one (`workbench tune babel`).", size["tier_games"])
     add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=workers)
+    add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=workers)
     return rep.write(out_dir)
 
 

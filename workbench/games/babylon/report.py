@@ -21,6 +21,7 @@ from workbench.core.balance import balance_chart
 from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
+from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import wilson
 from workbench.core.study import get_study
@@ -100,6 +101,8 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     _tiers(rep, frame, decks, s, seed, workers, timings)
     _dead_cards(rep, 10 if quick else 200, seed, timings)
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=workers)
+    _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed, workers=workers,
+           **({} if quick else {"margin": 0.03}))  # 20 pairings: ±3 points per cell held out keeps it minutes
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":

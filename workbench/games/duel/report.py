@@ -21,6 +21,7 @@ from workbench.core.balance import auto_balance, balance_chart
 from workbench.core.cardstats import costed_lists, empirical_values
 from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
+from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import rate_table, wilson_exprs
 from workbench.core.tiers import default_tiers, first_seat_by_tier, parse_tiers, report_section
@@ -296,6 +297,8 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     _balance_section(rep, s, seed, timings)
     _tiers_section(rep, s, seed, timings)
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers)
+    _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers,
+           **({} if quick else {"budget": 600_000}))  # the baseline alone plays 10,240 games a battlefield
     timings["total before writing"] = round(time.perf_counter() - started, 2)
     rep.meta.update({
         "rules_version": MODEL.rules_version,
