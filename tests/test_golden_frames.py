@@ -12,9 +12,10 @@ readings (no-effect actions allowed, the first-turn obligation checked at the en
 readings at their strict values the ``babel-1`` frames replay unchanged.  ``babel_search`` also follows the
 re-tuned ``data/babel/agents/tuned.toml``.  ``rescue_two`` and ``rescue_five`` were regenerated on purpose
 when To The Rescue declared its readings ``payoff``, ``offers`` and ``shortening`` (issue 21; rules
-``rescue-auction-2``): three parameter columns added, every other value unchanged.  Babylon's four were regenerated on purpose for
-``babylon-2`` (issue 21): the five readings and ``payment`` became parameter columns, and paying now keeps the
-most of the hand payable; with ``payment=others_first`` they replay the ``babylon-1`` frames game for game::
+``rescue-auction-2``): three parameter columns added, every other value unchanged.  Babylon's four were
+regenerated on purpose for ``babylon-2`` (issue 21): the five readings and ``payment`` became parameter columns,
+and paying now keeps the most of the hand payable; with ``payment=others_first`` they replay the ``babylon-1``
+frames game for game::
 
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_frames.py
 """

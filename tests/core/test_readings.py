@@ -16,7 +16,7 @@ import pytest
 from tests.toygame.model import ToyModel
 from workbench.core.errors import InputError
 from workbench.core.model import Param
-from workbench.core.readings import ABOVE, INSIDE, readings_table, reading_values, verdict_changes
+from workbench.core.readings import ABOVE, INSIDE, reading_values, readings_table, verdict_changes
 from workbench.core.runner import simulate
 from workbench.core.study import get_study
 

@@ -18,7 +18,8 @@ def test_every_game_lists_the_generic_studies_before_its_own():
     assert "dead_cards" not in [s.name for s in studies("babel")]  # no card table says which card is played
     assert "battlefields" in [s.name for s in studies("duel")]
     assert "readings" in [s.name for s in studies("duel")]  # it declares readings; the toy declares none
-    assert [s.name for s in studies("dietower")][3:] == ["readings", "reduced_decks", "equilibrium", "convergence", "full_deck"]
+    assert [s.name for s in studies("dietower")][3:] == ["readings", "reduced_decks", "equilibrium", "convergence",
+                                                         "full_deck"]
     balance = get_study("toy", "balance")
     assert balance.resolve({})["param"] == "edge"
     assert get_study("toy", "balance").settings[0].choices == ("edge", "limit")

@@ -193,7 +193,8 @@ def test_other_pairings_show_each_agents_win_rate(built, md):
         assert _count(row["first_seat_win"], n) == first_wins
         first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"], n)
         draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], n)
-        assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {row['pairing']} | {n} | {shown['p1']} | {shown['p2']} | "
+        assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {row['pairing']} | {n} | {shown['p1']} | "
+                f"{shown['p2']} | "
                 f"{first} | {draws} |") in md
         if row["pairing"] == "greedy vs random":  # the stronger agent's rate, not hidden behind the seat's
             assert row["p1_win"] > row["p2_win"] and row["p1_win"] > row["first_seat_win"]
