@@ -13,85 +13,33 @@ from __future__ import annotations
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import polars as pl
 import pytest
 
+from tests.cardtoss import CardTossRules, load, shipped_cards
 from workbench.app.workspace import Workspace
 from workbench.core import rebalance as rb
 from workbench.core.cardtable import CardTable
-from workbench.core.datafile import read_table
-from workbench.core.errors import DataError, InputError
-from workbench.core.model import CHANCE, FIRST, TERMINAL, GameModel, Param, first_seat, seat_name
-from workbench.core.rng import SplitMix64
+from workbench.core.errors import InputError
+from workbench.core.model import FIRST, Param
 
-FOLDER = Path(tempfile.gettempdir()) / "workbench-test-rebalance-page"
-CARDS = FOLDER / "cards.csv"
-FOLDER.mkdir(parents=True, exist_ok=True)
-SHIPPED = "key,name,power,cost\nlead,Lead card,4,0\nanswer,Answer card,3,0\n"
-if not CARDS.is_file() or CARDS.read_text(encoding="utf-8") != SHIPPED:
-    CARDS.write_text(SHIPPED, encoding="utf-8")
+CARDS = shipped_cards(Path(tempfile.gettempdir()) / "workbench-test-rebalance-page")
 FAIR = ({"lead": {"power": "3"}}, {"answer": {"power": "4"}})  # the two one-edit fair card sets, by hand
 MODULE = "tests.app.test_rebalance_page"
 
 
-def load(path: Path) -> dict[str, int]:
-    """The cards' powers; a power or cost outside 0..9 is refused."""
-    out = {}
-    for row in read_table(Path(path), ("key", "power", "cost"), keep_extra=True):
-        row.integer("cost", 0, 9)
-        out[row.cells["key"]] = row.integer("power", 0, 9)
-    if set(out) != {"lead", "answer"}:
-        raise DataError(path, None, "key", "needs the cards lead and answer")
-    return out
-
-
-class Toss(NamedTuple):
-    seed: int
-    first: int
-    winner: int | None
-
-
-class FairToss(GameModel):
-    """The toy: one coin whose odds the two cards' powers set."""
+class FairToss(CardTossRules):
+    """The toss as the studio lists it."""
 
     name = "fairtoss"
     title = "Fair toss (test)"
     rules_version = "fairtoss-1"
+    cards_file = CARDS
     params = (Param("cards", None, str, "cards CSV", optional=True), FIRST)
-    limit_reasons = ()
     card_table = CardTable("cards", CARDS, key=("key",), editable=("power", "cost"), shown=("name",), validate=load)
     targets = rb.Targets(target="first_seat=45..55", edit="power:-1..+1, cost:-1..+1", games=50, max_edits=2)
-
-    def max_length(self, params: dict[str, Any]) -> int:
-        return 1
-
-    def result_columns(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {}
-
-    def make_config(self, params: dict[str, Any]) -> tuple[float, str]:
-        powers = load(params.get("cards") or CARDS)
-        return 0.5 + 0.1 * (powers["lead"] - powers["answer"]), params.get("first", "random")
-
-    def initial_state(self, config: tuple[float, str], seed: int) -> Toss:
-        return Toss(seed, first_seat(config[1], seed), None)
-
-    def current_player(self, config: Any, state: Toss) -> int:
-        return TERMINAL if state.winner is not None else CHANCE
-
-    def chance_outcomes(self, config: tuple[float, str], state: Toss) -> list[tuple[Any, float]]:
-        return [(state.first, config[0]), (1 - state.first, 1 - config[0])]
-
-    def sample_chance(self, config: tuple[float, str], state: Toss) -> tuple[Any, Toss]:
-        won = SplitMix64.for_stream(state.seed, 1).random() < config[0]
-        return (state.first if won else 1 - state.first), state
-
-    def apply(self, config: Any, state: Toss, action: int) -> Toss:
-        return state._replace(winner=action)
-
-    def result_row(self, config: Any, state: Toss) -> dict[str, Any]:
-        return {"winner": seat_name(state.winner), "reason": "toss", "length": 1, "first_seat": seat_name(state.first)}
 
 
 MODEL = FairToss()
