@@ -128,3 +128,36 @@ def test_should_stop_ends_a_run_and_keeps_finished_games():
                  on_progress=seen.append, should_stop=lambda: len(seen) >= 3)
     assert seen == [10, 10, 10]
     assert info.value.partial["game_index"].to_list() == list(range(30))
+
+
+def test_head_columns_repeat_the_run_and_number_the_games():
+    from workbench.core.model import get_game
+    from workbench.core.results import head_frame
+
+    model = get_game("dietower")
+    params = model.resolve_params({"players": 2, "die_faces": 4})
+    seeds = game_seeds(7, 5, 8)
+    head = head_frame(model, params, ("random", "highest"), 7, 5, seeds)
+    assert head.columns[:8] == ["game", "rules_version", "params_hash", "master_seed", "game_index", "game_seed",
+                                "agent_p1", "agent_p2"]
+    assert head["game_index"].to_list() == [5, 6, 7]
+    assert head["game_seed"].to_list() == [game_seed(7, i) for i in (5, 6, 7)]
+    rows = head.drop("game_index", "game_seed", "params_hash", "rules_version").unique().to_dicts()
+    assert rows == [{"game": "dietower", "master_seed": 7, "agent_p1": "random", "agent_p2": "highest", "players": 2,
+                     "suit_size": 13, "die_faces": 4, "nonbuilder_tie": "centre", "six_win_scores": False}]
+    empty = head_frame(model, params, ("random", "highest"), 7, 5, seeds[:0])
+    assert empty.height == 0 and empty.schema == head.schema
+
+
+@pytest.mark.xdist_group("pool")
+@pytest.mark.parametrize("game, agents", [("dietower", "random,mixed,joker"), ("babel", "random,random"),
+                                          ("babylon", "random,random")])
+def test_every_compiled_engine_gives_one_frame_on_one_or_two_threads(game, agents):
+    from workbench.core.model import get_game
+
+    params = {"players": 3} if game == "dietower" else None
+    assert get_game(game).releases_gil("fast")
+    serial = simulate(game, 240, params=params, agents=agents, seed=12, progress=False, engine="fast")
+    threaded = simulate(game, 240, params=params, agents=agents, seed=12, progress=False, engine="fast", workers=2,
+                        chunk_size=35)
+    assert_frame_equal(serial, threaded)

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from workbench.core.model import OUTCOME_COLUMNS, SEAT_NAMES, GameModel, Param
+from workbench.core.model import OUTCOME_COLUMNS, SEAT_NAMES, GameModel
 
 __all__ = ["OUTCOME_COLUMNS", "RUN_COLUMNS", "agent_columns", "grown", "head_frame", "kernel_frame", "list_column",
            "outcome_codes", "padded"]
@@ -50,21 +50,23 @@ def head_frame(model: GameModel, params: dict[str, Any], agents: Sequence[str], 
     n = len(seeds)
     run = {"game": model.name, "rules_version": model.rules_version, "params_hash": model.params_hash(params),
            "master_seed": master_seed}
-    columns = [_constant(k, v, RUN_COLUMNS[k], n) for k, v in run.items()]
-    columns.append(pl.Series("game_index", np.arange(start, start + n, dtype=np.int64)))
-    columns.append(pl.Series("game_seed", np.asarray(seeds, dtype=np.uint64)))
-    columns += [_constant(k, a, t, n) for (k, t), a in zip(agent_columns(len(agents)).items(), agents, strict=True)]
-    columns += [_param_column(p, params[p.name], n) for p in model.params]
-    return pl.DataFrame(columns)
+    values = [(k, v, RUN_COLUMNS[k]) for k, v in run.items()]
+    values += [(k, a, t) for (k, t), a in zip(agent_columns(len(agents)).items(), agents, strict=True)]
+    values += [(p.name, params[p.name], p.dtype) for p in model.params]
+    index = pl.Series("game_index", np.arange(start, start + n, dtype=np.int64))
+    seed = pl.Series("game_seed", np.asarray(seeds, dtype=np.uint64))
+    if not n:
+        return pl.DataFrame([*(_constant(k, v, t, 0) for k, v, t in values[:4]), index, seed,
+                             *(_constant(k, v, t, 0) for k, v, t in values[4:])])
+    # Each constant is one value broadcast by a lazy query: its ``collect`` runs without Python's GIL (worker
+    # threads build their chunks side by side) and polars keeps a repeated value as one scalar column.
+    units = [pl.lit(pl.Series(k, [v], dtype=t)) for k, v, t in values]
+    return pl.DataFrame([index, seed]).lazy().select(*units[:4], "game_index", "game_seed", *units[4:]).collect()
 
 
 def _constant(name: str, value: Any, dtype: pl.DataType, n: int) -> pl.Series:
     """``value`` repeated ``n`` times as a ``dtype`` column (built in polars, not from a Python list)."""
     return pl.Series(name, [value], dtype=dtype).new_from_index(0, n) if n else pl.Series(name, [], dtype=dtype)
-
-
-def _param_column(param: Param, value: Any, n: int) -> pl.Series:
-    return _constant(param.name, value, param.dtype, n)
 
 
 # -- frames from a compiled kernel's arrays ----------------------------------------------------------

@@ -94,9 +94,9 @@ def _table(out, name: str) -> pl.DataFrame:
 def test_quick_report_is_written_offline_with_every_chart_and_table(report, md):
     meta = json.loads((report / "report.json").read_text())
     assert meta["charts"] == ["streak_points", "streak_six_win", "streak_length", "streak_longest", "convergence",
-                              "equilibrium_strategy", "heuristic_losses_chart"]
+                              "equilibrium_strategy", "heuristic_losses_chart", "readings_chart"]
     assert meta["tables"] == ["streak_six_win_by_round", "full_deck_2p", "full_deck_3p", "agents_vs_random",
-                              "reduced_exact", "reduced_exact_d3", "equilibrium_facts", "heuristic_losses"]
+                              "reduced_exact", "reduced_exact_d3", "equilibrium_facts", "heuristic_losses", "readings"]
     html = (report / "index.html").read_text()
     assert "http://cdn" not in html and "https://cdn" not in html and "<script" not in html.lower()
     assert html.count("<svg") == len(meta["charts"])

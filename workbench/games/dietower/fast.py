@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from workbench.core.model import SEAT_NAMES as SEATS
 from workbench.core.model import AgentSpec, Variant
@@ -36,38 +35,32 @@ def _lookups(players: int) -> tuple[pl.Series, pl.Series, pl.Series]:
             pl.Series(REASONS, dtype=pl.String))
 
 
-def _seat_column(values: np.ndarray, seat: int) -> pl.Series:
-    """Column ``seat`` of a (games, players) array as an Int64 series."""
-    return pl.Series(np.ascontiguousarray(values[:, seat]), dtype=pl.Int64)
-
-
 def to_frame(cols: Columns, players: int) -> pl.DataFrame:
     """The model's result columns (see ``model.py`` for their meaning), built from arrays.
 
-    Codes become strings by gathering from small lookup series and the column with nulls gets its
-    validity from a mask: no per-row Python objects.
+    The compact arrays enter polars without a copy; codes become strings by gathering from small lookup
+    series, counts widen to Int64 and the column with nulls gets its validity, all inside one lazy query
+    whose ``collect`` runs without Python's GIL, so worker threads build their frames side by side.  No
+    per-row Python objects.
     """
-    winner, winners, reasons = _lookups(players)
-    n = len(cols.length)
-    mask = pl.Series(cols.winners_mask, dtype=pl.UInt8)
-    six = cols.six_win_round > 0
-    if n and cols.winners_mask.min() == 0:  # the lookups would give null: a kernel fault, not a result
+    if len(cols.length) and cols.winners_mask.min() == 0:  # the lookups would give null: a kernel fault
         raise RuntimeError("dietower kernel: a finished game has no winning seat")
-    data = {
-        "winner": winner.gather(mask),
-        "reason": reasons.gather(pl.Series(cols.reason, dtype=pl.Int8)),
-        "length": pl.Series(cols.length, dtype=pl.Int64),
-        "first_seat": pl.Series([None], dtype=pl.String).new_from_index(0, n) if n else pl.Series([], dtype=pl.String),
-    }
-    for s in range(players):
-        data[f"score_{SEATS[s]}"] = _seat_column(cols.scores, s)
-    data["winners"] = winners.gather(mask)
-    data["six_win"] = pl.Series(six, dtype=pl.Boolean)
-    data["six_win_round"] = pl.from_arrow(pa.array(cols.six_win_round, type=pa.int64(), mask=~six))
-    for s in range(players):
-        data[f"longest_streak_{SEATS[s]}"] = _seat_column(cols.longest, s)
-    data["builder_changes"] = pl.Series(cols.builder_changes, dtype=pl.Int64)
-    return pl.DataFrame(data)
+    winner, winners, reasons = _lookups(players)
+    seats = [SEATS[s] for s in range(players)]
+    arrays = {"mask": cols.winners_mask, "code": cols.reason, "length": cols.length,
+              **{f"score_{p}": cols.scores[s] for s, p in enumerate(seats)}, "six_round": cols.six_win_round,
+              **{f"longest_streak_{p}": cols.longest[s] for s, p in enumerate(seats)},
+              "builder_changes": cols.builder_changes}
+    six = pl.col("six_round") > 0
+    wide = [f"score_{p}" for p in seats] + [f"longest_streak_{p}" for p in seats] + ["length", "builder_changes"]
+    as_int = {name: pl.col(name).cast(pl.Int64) for name in wide}
+    return pl.DataFrame([pl.Series(k, v) for k, v in arrays.items()]).lazy().select(
+        pl.lit(winner).gather(pl.col("mask")).alias("winner"), pl.lit(reasons).gather(pl.col("code")).alias("reason"),
+        as_int["length"], pl.lit(None, dtype=pl.String).alias("first_seat"), *(as_int[f"score_{p}"] for p in seats),
+        pl.lit(winners).gather(pl.col("mask")).alias("winners"), six.alias("six_win"),
+        pl.when(six).then(pl.col("six_round").cast(pl.Int64)).alias("six_win_round"),
+        *(as_int[f"longest_streak_{p}"] for p in seats), as_int["builder_changes"],
+    ).collect()
 
 
 def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
