@@ -6,6 +6,18 @@ with its interval and n) and a function tables → charts.  Every game has core'
 (:func:`generic_studies`: seat win rates, first mover, end reasons and durations for any agents
 and any of the game's parameters) before the studies it declares itself (``GameModel.studies``).
 
+While a study runs it may stream: a run function that takes ``on_partial`` is called with
+``on_partial(tables, done, total)`` (:data:`Partial`) whenever cells finish — the tables of the
+finished cells, ``done`` of ``total`` games — so the studio shows a first table long before the
+last cell; a partial table is never a final one (the final tables are the run's return value).
+:meth:`Study.execute` passes ``on_partial`` only to a run function that accepts it (the CLI passes
+none).  :func:`play_grid` (a grid of cells, core's ``sweep.run_grid``) and :func:`play_games` (one
+cell, core's ``simulate``, in growing waves of games) stream any study built on them: the first
+cell (or a small first wave) first, each partial computed by the study's own table function from
+the games of the finished cells (:func:`outcome_tables` when it gives none), at most one every
+:data:`PARTIAL_EVERY` seconds (:class:`PartialFeed`); without ``on_partial`` they are the one
+plain call, so a run's frame is the same either way.
+
 A :class:`Command` is a game-specific CLI command (the duel's ``shuffle``): the game declares how
 to parse it and what it does; the CLI only finds it.
 
@@ -17,7 +29,9 @@ written by ``core/report.py``.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import inspect
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,12 +39,14 @@ from typing import Any
 import polars as pl
 
 from workbench.core import charts, metrics
-from workbench.core.errors import InputError
+from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game
 from workbench.core.refs import resolve_ref
 
 Progress = Callable[[int, int], None]
 Tables = dict[str, pl.DataFrame]
+Partial = Callable[[Tables, int, int], None]  # on_partial(tables of the finished cells, games done, games in all)
+PARTIAL_EVERY = 1.0  # seconds: at most one partial table this often (the first one at once)
 
 
 @dataclass(frozen=True)
@@ -38,7 +54,8 @@ class Study:
     """A declared study.
 
     ``run(model, settings, params, *, seed, workers, on_progress, should_stop)`` returns named
-    tables; ``settings`` are the study's own knobs (validated against ``settings``) and ``params``
+    tables (a run function that also takes ``on_partial`` streams the tables of its finished cells:
+    see the module docstring); ``settings`` are the study's own knobs (validated against ``settings``) and ``params``
     the game's parameters (validated by the model) when ``game_params`` is true.  ``charts(tables)``
     returns named altair charts.  ``size(settings, params)``, when declared, is the number of games
     a run plays in all (cells × seatings × games), known before it runs: the studio shows it with an
@@ -74,16 +91,31 @@ class Study:
 
     def execute(self, game: str | GameModel, settings: dict[str, Any] | None = None,
                 params: dict[str, Any] | None = None, *, seed: int = 0, workers: int = 1,
-                on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> Tables:
-        """Validate everything first, then run; returns the tables."""
+                on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+                on_partial: Partial | None = None) -> Tables:
+        """Validate everything first, then run; returns the tables.
+
+        ``on_partial(tables, done, total)``, when given, receives the tables of the cells finished so
+        far while the study runs (only a study whose run function takes ``on_partial`` emits them:
+        :attr:`streams`).
+        """
         model = get_game(game)
         resolved = self.resolve(settings)
         game_params = model.resolve_params(params) if self.game_params else {}
         if not self.game_params and params:
             raise InputError(f"study {self.name!r} takes no game parameters; give settings: "
                              f"{', '.join(p.name for p in self.settings)}")
+        extra = {"on_partial": on_partial} if on_partial is not None and self.streams else {}
         return self.run(model, resolved, game_params, seed=seed, workers=workers, on_progress=on_progress,
-                        should_stop=should_stop)
+                        should_stop=should_stop, **extra)
+
+    @property
+    def streams(self) -> bool:
+        """True when the run function takes ``on_partial``: it shows the tables of finished cells while it runs."""
+        try:
+            return "on_partial" in inspect.signature(self.run).parameters
+        except (TypeError, ValueError):  # a callable without a signature: it does not stream
+            return False
 
     def make_charts(self, tables: Tables) -> dict[str, Any]:
         """The study's charts of ``tables`` (none when it declares none)."""
@@ -100,6 +132,169 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
+# -- streaming: the tables of the cells finished so far --------------------------------------------------
+class PartialFeed:
+    """Hands partial tables to ``on_partial`` at most once every ``every`` seconds (the first at once).
+
+    Tables that take long to make are offered less often (8 × their making time apart), so the
+    partials cost at most about an eighth of the run.
+
+    ``offer(make, done)`` calls ``make()`` only when a partial is due, so a throttled one costs nothing;
+    ``total`` is the run's games in all.  Without ``on_partial`` it does nothing.
+    """
+
+    def __init__(self, on_partial: Partial | None, total: int, every: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.on_partial, self.total, self.clock = on_partial, total, clock
+        self.every = PARTIAL_EVERY if every is None else every
+        self.last: float | None = None
+        self.gap = self.every
+        self.sent = 0
+
+    def offer(self, make: Callable[[], Tables | None], done: int) -> bool:
+        """Emit ``make()`` as the tables of ``done`` of ``total`` games when one is due; True when emitted."""
+        if self.on_partial is None or done >= self.total:  # the final tables are the run's own, never a partial
+            return False
+        now = self.clock()
+        if self.last is not None and now - self.last < self.gap:
+            return False
+        tables = make()
+        took = self.clock() - now
+        # tables slow to make come less often (at most ~1/8 of the run); an interval of 0 sends every one
+        self.gap = max(self.every, 8 * took) if self.every else 0.0
+        if not tables:
+            return False
+        self.last = now
+        self.sent += 1
+        self.on_partial(tables, done, self.total)
+        return True
+
+
+def _stacked(frames: Sequence[pl.DataFrame]) -> pl.DataFrame | None:
+    from workbench.core.sweep import _concat  # the grid runner's own stacking: the same frame as one run
+
+    return _concat([f for f in frames if f is not None and f.height])
+
+
+def play_grid(model: str | GameModel, grid: dict[str, Any] | None, games: int, *, params: dict[str, Any] | None = None,
+              agents: Any = None, lineups: Sequence[Any] | None = None, seed: int = 0, workers: int = 1,
+              engine: str | None = None, chunk_size: int | None = None, on_progress: Progress | None = None,
+              should_stop: Callable[[], bool] | None = None, on_partial: Partial | None = None,
+              tables: Callable[[pl.DataFrame], Tables] | None = None,
+              group: Callable[[dict[str, Any], Any], Any] | None = None) -> pl.DataFrame:
+    """Core's grid runner (``sweep.run_grid``, in memory), streaming the tables of finished cells.
+
+    Without ``on_partial`` it is one ``run_grid`` call.  With it, the cells (grid × lineups) are
+    played one at a time (each on all ``workers``), grouped by ``group(cell, lineup)`` — cells with
+    one key finish together (Babylon's A vs B and B vs A), groups in the order of their first cell —
+    and after every group ``tables(frame of the finished cells)`` is offered to ``on_partial``
+    (:class:`PartialFeed`; default :func:`outcome_tables` per varying key).  The returned frame is
+    the one ``run_grid`` returns (rows in cell order); a stop raises :class:`RunInterrupted` with
+    the finished games in cell order, as ``run_grid`` does.
+    """
+    from workbench.core.runner import iter_grid
+    from workbench.core.sweep import check_grid, run_grid
+
+    model = get_game(model)
+    common = {"params": params, "seed": seed, "workers": workers, "engine": engine, "chunk_size": chunk_size,
+              "progress": False, "should_stop": should_stop}
+    if on_partial is None:
+        return run_grid(model, grid, games, agents=agents, lineups=lineups, on_progress=on_progress, **common)
+    if lineups is not None and agents is not None:
+        raise InputError("give agents (one lineup) or lineups (several), not both")
+    cells = [(cell, lineup) for cell in iter_grid(check_grid(grid, model))
+             for lineup in (list(lineups) if lineups is not None else [None])]
+    total = games * len(cells)
+    order: dict[Any, list[int]] = {}
+    for i, (cell, lineup) in enumerate(cells):
+        order.setdefault(group(cell, lineup) if group is not None else i, []).append(i)
+    keys = [*(grid or {}), *(["lineup"] if lineups is not None else [])]
+    table_of = tables or (lambda frame: outcome_tables(frame, [k for k in keys if k in frame.columns]))
+    feed = PartialFeed(on_partial, total)
+    played: dict[int, pl.DataFrame] = {}
+
+    def finished(extra: dict[int, pl.DataFrame] | None = None) -> pl.DataFrame | None:
+        both = {**played, **(extra or {})}
+        return _stacked([both[i] for i in sorted(both)])
+
+    def interrupted(extra: dict[int, pl.DataFrame] | None = None) -> RunInterrupted:
+        frame = finished(extra)
+        return RunInterrupted(frame, 0 if frame is None else frame.height, total)
+
+    groups = list(order.values())
+    for g, members in enumerate(groups):
+        for i in members:
+            cell, lineup = cells[i]
+            before = sum(f.height for f in played.values())
+
+            def tick(done: int, _total: int, before: int = before) -> None:
+                if on_progress is not None:
+                    on_progress(before + done, total)
+
+            one = {k: [v] for k, v in cell.items()}
+            who = {"lineups": [lineup]} if lineups is not None else {"agents": agents}
+            try:
+                played[i] = run_grid(model, one, games, on_progress=tick, **who, **common)
+            except RunInterrupted as exc:
+                raise interrupted({i: exc.partial} if exc.partial is not None else None) from None
+        done = sum(f.height for f in played.values())
+        if g + 1 < len(groups) and should_stop is not None and should_stop():
+            raise interrupted()
+        feed.offer(lambda: table_of(finished()), done)
+    return finished()
+
+
+def play_games(model: str | GameModel, games: int, *, params: dict[str, Any] | None = None, agents: Any = None,
+               seed: int = 0, workers: int = 1, engine: str | None = None, on_progress: Progress | None = None,
+               should_stop: Callable[[], bool] | None = None, on_partial: Partial | None = None,
+               tables: Callable[[pl.DataFrame], Tables] | None = None, first: int = 250,
+               wave_seconds: float = 4.0) -> pl.DataFrame:
+    """Core's ``simulate`` of one cell, streaming the tables of the games finished so far.
+
+    Without ``on_partial`` it is one ``simulate`` call.  With it, the games are played in waves of
+    consecutive game indices (game ``i`` always has the same seed, so the frame is the one a single
+    run returns): ``first`` games, then waves that double, each at most about ``wave_seconds`` at the
+    rate measured so far; after every wave ``tables(frame so far)`` (default :func:`outcome_tables`)
+    is offered to ``on_partial``.  ``on_progress(done, games)`` counts games; a stop raises
+    :class:`RunInterrupted` with the finished games, as ``simulate`` does.
+    """
+    from workbench.core.runner import check_games, simulate
+
+    games = check_games(games)
+    common = {"params": params, "agents": agents, "seed": seed, "workers": workers, "engine": engine,
+              "progress": False, "should_stop": should_stop}
+    done = 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        if on_progress is not None:
+            on_progress(done, games)
+
+    if on_partial is None:
+        return simulate(model, games, on_progress=tick, **common)
+    table_of = tables or outcome_tables
+    feed = PartialFeed(on_partial, games)
+    frames: list[pl.DataFrame] = []
+    start, size, began = 0, max(1, first), time.monotonic()
+    while start < games:
+        wave = min(size, games - start)
+        try:
+            frames.append(simulate(model, wave, start=start, on_progress=tick, **common))
+        except RunInterrupted as exc:
+            kept = pl.concat([*frames, *([exc.partial] if exc.partial is not None else [])], how="vertical") \
+                if frames or exc.partial is not None else None
+            raise RunInterrupted(kept, 0 if kept is None else kept.height, games) from None
+        start += wave
+        if start < games and should_stop is not None and should_stop():
+            kept = pl.concat(frames, how="vertical")
+            raise RunInterrupted(kept, kept.height, games)
+        feed.offer(lambda: table_of(pl.concat(frames, how="vertical")), start)
+        rate = start / max(1e-9, time.monotonic() - began)
+        size = max(first, min(2 * size, int(rate * wave_seconds)))
+    return pl.concat(frames, how="vertical")
+
+
 # -- the generic studies -----------------------------------------------------------------------------
 def outcome_tables(frame: pl.DataFrame, by: list[str] | None = None) -> Tables:
     """Seat win rates, first mover, end reasons and duration of a result frame (each rate with interval, n)."""
@@ -109,20 +304,11 @@ def outcome_tables(frame: pl.DataFrame, by: list[str] | None = None) -> Tables:
 
 
 def _outcomes(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
-              on_progress: Progress | None, should_stop: Callable[[], bool] | None) -> Tables:
-    from workbench.core.runner import simulate
-
-    games = settings["games"]
-    done = 0
-
-    def tick(n: int) -> None:
-        nonlocal done
-        done += n
-        if on_progress is not None:
-            on_progress(done, games)
-
-    frame = simulate(model, games, params=params, agents=settings["agents"] or None, seed=seed, workers=workers,
-                     progress=False, on_progress=tick, should_stop=should_stop)
+              on_progress: Progress | None, should_stop: Callable[[], bool] | None,
+              on_partial: Partial | None = None) -> Tables:
+    frame = play_games(model, settings["games"], params=params, agents=settings["agents"] or None, seed=seed,
+                       workers=workers, on_progress=on_progress, should_stop=should_stop, on_partial=on_partial,
+                       tables=lambda part: {**outcome_tables(part), "games": part})
     return {**outcome_tables(frame), "games": frame}
 
 

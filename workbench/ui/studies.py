@@ -8,8 +8,10 @@ the study in the background (``run.py``); the tables (rates with their intervals
 charts replace the previous run's.  The same panel is the studio's Studies tab — where a workspace
 keeps every finished or stopped run and offers its downloads — and a notebook's
 ``study_panel(game, study, …)``, where :meth:`StudyPanel.show` also puts the tables and charts into
-the cell for a headless or exported copy.  A stopped run shows the outcome tables of the games that
-finished.
+the cell for a headless or exported copy.  While a study that streams runs (``core/study.py``:
+``on_partial``), the tables of its finished cells are shown, marked "partial · n of N games" and
+redrawn at most every :data:`PARTIAL_EVERY` seconds; the final tables replace them and say done.  A
+stopped run shows the outcome tables of the games that finished.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import html
 import os
 import threading
+import time
 from typing import Any
 
 import polars as pl
@@ -28,14 +31,16 @@ from workbench.core.stream import Pilot, memory_refusal, pilot
 from workbench.core.study import Study, outcome_tables, studies
 from workbench.ui.common import require_widgets, show_here
 from workbench.ui.forms import Form, ignored_params, refuse
-from workbench.ui.render import CSS, error_message, message
-from workbench.ui.results import ResultsView
+from workbench.ui.render import CSS, error_message, message, table_html
+from workbench.ui.results import LONG, ResultsView
 from workbench.ui.run import RunPanel
 
-__all__ = ["CONFIRM_SECONDS", "StudyPanel", "cell_charts", "duration_text", "partial_tables", "varying_keys"]
+__all__ = ["CONFIRM_SECONDS", "PARTIAL_EVERY", "StudyPanel", "cell_charts", "duration_text", "partial_header",
+           "partial_tables", "varying_keys"]
 
 Tables = dict[str, pl.DataFrame]
 CONFIRM_SECONDS = 600  # a run estimated to take longer asks for a second press of Run
+PARTIAL_EVERY = 0.8  # seconds: a running study's partial tables are redrawn at most this often
 
 
 def duration_text(seconds: float) -> str:
@@ -76,6 +81,14 @@ def cell_charts(tables: Tables, keys: list[str]) -> dict[str, Any]:
                                                high="first_mover_high", n=None, title="First mover's win rate",
                                                y_title="first mover wins")
     return out
+
+
+def partial_header(done: int, total: int) -> str:
+    """The line above a running study's partial tables: never to be read as final ("partial · n of N games")."""
+    text = (f"partial · {done:,} of {total:,} games — the tables of the cells finished so far; they change until "
+            "the run is done (charts then)")
+    return (f'<div class="wb-partial" data-status="partial" data-done="{done}" data-total="{total}">'
+            f"{message(text, 'info')}</div>")
 
 
 class StudyPanel:
@@ -120,6 +133,7 @@ class StudyPanel:
         self.settings: Form | None = None
         self.params: Form | None = None
         self.tables: Tables = {}
+        self._partial_at, self._runs = 0.0, 0  # when the last partial was shown; runs started
         self._charts: Any = dict
         self._filling = False
         self.picker.observe(lambda _: None if self._filling else self._build_form(), names="value")
@@ -329,9 +343,13 @@ class StudyPanel:
                   "title": f"{model.title}: {study.title}", "settings": settings, "params": params, "seed": seed,
                   "workers": workers, "rules_version": model.rules_version}
 
+        self._partial_at, self._runs = 0.0, self._runs + 1
+        shown = self._runs  # a partial belongs to its own run only
+
         def task(on_progress: Any, should_stop: Any) -> Tables:
             return study.execute(model, settings, params, seed=seed, workers=workers, on_progress=on_progress,
-                                 should_stop=should_stop)
+                                 should_stop=should_stop,
+                                 on_partial=lambda tables, done, total: self._partial(shown, tables, done, total))
 
         self.job.start(task, lambda tables, took: self._done(study, record, tables, took),
                        lambda exc, took: self._stopped(record, exc, took), self._error)
@@ -342,6 +360,24 @@ class StudyPanel:
         if self.job.error is not None and not isinstance(self.job.error, RunInterrupted):
             raise self.job.error
         return self.tables
+
+    def _partial(self, shown: int, tables: Tables, done: int, total: int) -> None:
+        """A running study's tables of its finished cells: shown, marked partial, at most every :data:`PARTIAL_EVERY`.
+
+        Tables only (charts and downloads come with the final tables, which replace these and say done);
+        a partial that comes sooner than :data:`PARTIAL_EVERY` after the last one shown is skipped, so the
+        page's widget channel is never flooded.
+        """
+        now = time.monotonic()
+        if shown != self._runs or self.job.stopped or (self._partial_at and now - self._partial_at < PARTIAL_EVERY):
+            return
+        self._partial_at = now
+        self.results.clear()
+        self.results.header.value = partial_header(done, total)
+        self.results.body.value = "".join(table_html(name, frame, "") for name, frame in tables.items()
+                                          if name != "games" and frame.height <= LONG)
+        self.results.long.value = "".join(table_html(name, frame, "") for name, frame in tables.items()
+                                          if name != "games" and frame.height > LONG)
 
     def _keep(self, record: dict[str, Any], tables: Tables) -> dict[str, Any]:
         if self.workspace is not None:

@@ -25,7 +25,7 @@ from workbench.core import charts, metrics
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import two_proportion, wilson_exprs
-from workbench.core.study import Study
+from workbench.core.study import Partial, Study, play_grid
 from workbench.core.sweep import run_grid
 from workbench.games.babel.results import TALLY_COLUMNS
 from workbench.games.babel.rules import NATIONS
@@ -54,19 +54,27 @@ def _hands(text: str) -> list[str]:
 
 
 def _play(model: GameModel, settings: dict[str, Any], params: dict[str, Any], seed: int, workers: int,
-          on_progress: Progress, should_stop: Stop) -> pl.DataFrame:
+          on_progress: Progress, should_stop: Stop, on_partial: Partial | None = None,
+          tables: Callable[[pl.DataFrame], dict[str, pl.DataFrame]] | None = None) -> pl.DataFrame:
+    """Every start-hand variant × pairing; ``on_partial`` streams ``tables`` of the finished cells, one by one."""
     fixed = {k: v for k, v in params.items() if k != "start_hands" and v != model.param(k).default}
-    frame = run_grid(model, {"start_hands": _hands(settings["hands"])}, settings["games"], params=fixed,
-                     lineups=_pairings(settings["pairings"]), seed=seed, workers=workers, progress=False,
-                     on_progress=on_progress, should_stop=should_stop)
+    frame = play_grid(model, {"start_hands": _hands(settings["hands"])}, settings["games"], params=fixed,
+                      lineups=_pairings(settings["pairings"]), seed=seed, workers=workers, on_progress=on_progress,
+                      should_stop=should_stop, on_partial=on_partial,
+                      tables=(lambda part: tables(part.rename({"lineup": "pairing"}))) if tables is not None else None)
     return frame.rename({"lineup": "pairing"})
 
 
 # -- start seat ---------------------------------------------------------------------------------------
-def _start_seat(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
-                on_progress: Progress, should_stop: Stop) -> dict[str, pl.DataFrame]:
-    frame = _play(model, settings, params, seed, workers, on_progress, should_stop)
+def start_seat_tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """The start player's win rate per start-hand variant and pairing (with interval and n), and the games."""
     return {"start_seat": metrics.first_mover(frame, ["start_hands", "pairing"]), "games": frame}
+
+
+def _start_seat(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
+                on_progress: Progress, should_stop: Stop, on_partial: Partial | None = None) -> dict[str, pl.DataFrame]:
+    return start_seat_tables(_play(model, settings, params, seed, workers, on_progress, should_stop, on_partial,
+                                   start_seat_tables))
 
 
 def _start_seat_charts(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:

@@ -37,8 +37,7 @@ from workbench.core.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import wilson_exprs
-from workbench.core.study import Study
-from workbench.core.sweep import run_grid
+from workbench.core.study import Partial, Study, play_grid
 from workbench.games.babylon import analysis, cardstats, valuation
 from workbench.games.babylon.cards import CARD_COLUMNS, CARDS_CSV, load_cards, load_decks
 from workbench.games.babylon.rules import TALLIES
@@ -71,23 +70,31 @@ def _agents(text: str) -> list[str]:
 
 def play(model: GameModel, decks: list[str], games: int, agents: Any, params: dict[str, Any], *, seed: int,
          workers: int, grid: dict[str, list[Any]] | None = None, on_progress: Progress = None,
-         should_stop: Stop = None) -> pl.DataFrame:
-    """Every deck against every deck (``deck_p1 × deck_p2``), first seat p1 and p2 (× ``grid``), ``games`` each."""
+         should_stop: Stop = None, on_partial: Partial | None = None,
+         tables: Callable[[pl.DataFrame], Tables] | None = None) -> pl.DataFrame:
+    """Every deck against every deck (``deck_p1 × deck_p2``), first seat p1 and p2 (× ``grid``), ``games`` each.
+
+    ``on_partial`` streams ``tables(frame of the finished cells)``: the cells of one pair of decks (A vs B
+    and B vs A, both first seats) finish together, the first deck's mirror first (core's ``play_grid``).
+    """
     extra = dict(grid or {})
     fixed = {k: v for k, v in params.items()
              if k not in (*analysis.GRID_KEYS, *extra) and v != model.param(k).default}
     if fixed.get("decks") is not None:  # the decks file fixes which deck keys exist: validate the grid against it
         extra.setdefault("decks", [fixed.pop("decks")])
     full = {"deck_p1": decks, "deck_p2": decks, "first": ["p1", "p2"], **extra}
-    return run_grid(model, full, games, params=fixed, agents=agents, seed=seed, workers=workers, progress=False,
-                    on_progress=on_progress, should_stop=should_stop)
+    return play_grid(model, full, games, params=fixed, agents=agents, seed=seed, workers=workers,
+                     on_progress=on_progress, should_stop=should_stop, on_partial=on_partial, tables=tables,
+                     group=lambda cell, _lineup: frozenset((cell["deck_p1"], cell["deck_p2"])))
 
 
 def _settings_play(model: GameModel, settings: dict[str, Any], params: dict[str, Any], seed: int, workers: int,
-                   on_progress: Progress, should_stop: Stop) -> tuple[pl.DataFrame, list[str]]:
+                   on_progress: Progress, should_stop: Stop, on_partial: Partial | None = None,
+                   tables: Callable[[pl.DataFrame, list[str]], Tables] | None = None) -> tuple[pl.DataFrame, list[str]]:
     decks = deck_choice(model, settings["decks"], params)
     frame = play(model, decks, settings["games"], _agents(settings["agents"]), params, seed=seed, workers=workers,
-                 on_progress=on_progress, should_stop=should_stop)
+                 on_progress=on_progress, should_stop=should_stop, on_partial=on_partial,
+                 tables=(lambda part: tables(part, decks)) if tables is not None else None)
     return frame, decks
 
 
@@ -99,9 +106,16 @@ def matchup_tables(frame: pl.DataFrame, decks: list[str] | None = None) -> Table
 
 
 def _matchups(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
-              on_progress: Progress, should_stop: Stop) -> Tables:
-    frame, decks = _settings_play(model, settings, params, seed, workers, on_progress, should_stop)
+              on_progress: Progress, should_stop: Stop, on_partial: Partial | None = None) -> Tables:
+    frame, decks = _settings_play(model, settings, params, seed, workers, on_progress, should_stop, on_partial,
+                                  lambda part, decks: matchup_tables(part, _played(part, decks)))
     return matchup_tables(frame, decks)
+
+
+def _played(frame: pl.DataFrame, decks: list[str]) -> list[str]:
+    """The decks (in the asked order) that have played a game in ``frame``: a partial matrix's rows."""
+    seen = set(frame.get_column("deck_p1").to_list()) | set(frame.get_column("deck_p2").to_list())
+    return [d for d in decks if d in seen]
 
 
 def matchup_charts(tables: Tables) -> dict[str, Any]:

@@ -19,19 +19,27 @@ import polars as pl
 
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
-from workbench.core.study import Study
+from workbench.core.study import Partial, PartialFeed, Study
 from workbench.games.dietower import analysis
 
 
 def _reduced(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
              on_progress: Callable[[int, int], None] | None,
-             should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+             should_stop: Callable[[], bool] | None, on_partial: Partial | None = None) -> dict[str, pl.DataFrame]:
     low, high = settings["smallest_suit"], settings["largest_suit"]
     if low > high:
         raise InputError(f"smallest_suit {low} is above largest_suit {high}; give smallest_suit <= largest_suit")
-    table = analysis.reduced_deck_table(range(low, high + 1), players=settings["players"],
-                                        die_faces=settings["die_faces"], games=settings["games"], seed=seed)
-    return {"odds": table}
+    rules = {"players": settings["players"], "die_faces": settings["die_faces"], "games": settings["games"],
+             "seed": seed}
+    if on_partial is None or not settings["games"]:  # exact only: no game to count, nothing worth streaming
+        return {"odds": analysis.reduced_deck_table(range(low, high + 1), **rules)}
+    # streamed: one suit size at a time, smallest first (the same rows: each suit size is computed on its own)
+    suits, games = list(range(low, high + 1)), settings["games"]
+    feed, parts = PartialFeed(on_partial, games * len(suits)), []
+    for suit in suits:
+        parts.append(analysis.reduced_deck_table([suit], **rules))
+        feed.offer(lambda: {"odds": pl.concat(parts, how="vertical")}, games * len(parts))
+    return {"odds": pl.concat(parts, how="vertical")}
 
 
 def _equilibrium(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,

@@ -26,6 +26,7 @@ from workbench.core import charts, metrics, sweep
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.runner import check_games, simulate
 from workbench.core.stats import rate_diff_table, rate_table
+from workbench.core.study import Partial, play_grid
 from workbench.games.duel.model import BATTLEFIELD_KEYS
 
 __all__ = ["CELL_KEYS", "balance_table", "end_reason_chart", "end_reason_table", "first_seat_chart",
@@ -71,7 +72,9 @@ def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = (
              pairings: Sequence[Sequence[str]] = (("greedy", "greedy"),), games: int = 1000, seed: int = 0, *,
              params: dict[str, Any] | None = None, extra: dict[str, Sequence[Any]] | None = None,
              engine: str | None = None, workers: int = 1, block: int | None = None,
-             on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+             on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+             on_partial: Partial | None = None,
+             tables: Callable[[pl.DataFrame], dict[str, pl.DataFrame]] | None = None) -> pl.DataFrame:
     """Play ``games`` games in every cell battlefield × deck × pairing (× each ``extra`` parameter).
 
     Core's one grid runner (``sweep.run_grid``) with the duel's vocabulary: ``params`` are fixed
@@ -80,7 +83,9 @@ def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = (
     ("greedy vs greedy").  ``on_progress(done, total)`` reports games (every :data:`PROGRESS_BLOCK`
     games of a cell when no ``block`` is given); ``should_stop()`` ends the run early, keeping each
     cell's finished unbroken run of games — fewer rows than asked: a caller tells the two apart by
-    ``on_progress``'s total (the studio shows such a run as "stopped · n of N games").
+    ``on_progress``'s total (the studio shows such a run as "stopped · n of N games").  ``on_partial``
+    streams ``tables(frame of the finished cells)`` (with its ``pairing`` column) cell by cell, the
+    first battlefield's first deck first, a cell's miss rates together (core's ``play_grid``).
     """
     battlefields = list(battlefields or BATTLEFIELD_KEYS)
     unknown = [b for b in battlefields if b not in BATTLEFIELD_KEYS]
@@ -93,9 +98,11 @@ def run_grid(battlefields: Sequence[str] | None = None, decks: Sequence[str] = (
     if block is None and on_progress is not None:
         block = PROGRESS_BLOCK  # someone watches: a report (and a chance to stop) well within every second
     try:
-        frame = sweep.run_grid("duel", grid, check_games(games), params=params, lineups=[tuple(p) for p in pairings],
-                               seed=seed, workers=workers, engine=engine, chunk_size=block, progress=False,
-                               on_progress=on_progress, should_stop=should_stop)
+        frame = play_grid("duel", grid, check_games(games), params=params, lineups=[tuple(p) for p in pairings],
+                          seed=seed, workers=workers, engine=engine, chunk_size=block, on_progress=on_progress,
+                          should_stop=should_stop, on_partial=on_partial,
+                          tables=(lambda part: tables(part.rename({"lineup": "pairing"}))) if tables else None,
+                          group=lambda cell, lineup: (*(v for k, v in cell.items() if k != "miss_rate"), lineup))
     except RunInterrupted as exc:
         frame = sweep.unbroken_prefix(exc.partial, keys)
         if frame is None:

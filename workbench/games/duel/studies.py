@@ -27,7 +27,7 @@ from workbench.core.compare import compare_cells
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
 from workbench.core.runner import check_games
-from workbench.core.study import Study
+from workbench.core.study import Partial, Study
 from workbench.core.sweep import run_grid
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
@@ -73,7 +73,7 @@ def _miss_rates(model: GameModel, text: str | None) -> list[float]:
 
 # -- battlefields ------------------------------------------------------------------------------------
 def _battlefields(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
-                  on_progress: Progress, should_stop: Stop) -> Tables:
+                  on_progress: Progress, should_stop: Stop, on_partial: Partial | None = None) -> Tables:
     fields = _choices(settings["battlefields"], BATTLEFIELD_KEYS, "battlefield")
     decks = _choices(settings["decks"], ("regular", "unlimited"), "deck")
     pairings = _pairings(settings["agents"])
@@ -92,23 +92,33 @@ def _battlefields(model: GameModel, settings: dict[str, Any], params: dict[str, 
                              f"{', '.join(NUMBERS)} to compare it with each battlefield's own")
         arms.insert(0, own)  # the baseline: each battlefield's own numbers, on the same seeds
     frames = []
+    by = [*analysis.CELL_KEYS, *(["miss_rate"] if extra else [])]
     for i, arm in enumerate(arms):
         def progress(done: int, total: int, i: int = i) -> None:
             if on_progress is not None:
                 on_progress(i * total + done, len(arms) * total)
 
-        frames.append(analysis.run_grid(fields, decks, pairings, settings["games"], seed, params=arm, extra=extra,
-                                        workers=workers, on_progress=progress, should_stop=should_stop))
-    frame = frames[-1]
-    by = [*analysis.CELL_KEYS, *(["miss_rate"] if extra else [])]
+        # the edited arm streams its cells (a baseline's tables would read as the edited ones)
+        last = i == len(arms) - 1 and on_partial is not None
+        frames.append(analysis.run_grid(
+            fields, decks, pairings, settings["games"], seed, params=arm, extra=extra, workers=workers,
+            on_progress=progress, should_stop=should_stop,
+            on_partial=(lambda tables, done, total, i=i: on_partial(tables, i * total + done, len(arms) * total))
+            if last else None, tables=lambda part: battlefield_tables(part, by, bool(extra))))
+    tables = battlefield_tables(frames[-1], by, bool(extra))
+    if len(frames) == 2:
+        tables["what_if"] = compare_cells(frames[0], frames[1], by, common_games=True)
+    return tables
+
+
+def battlefield_tables(frame: pl.DataFrame, by: list[str], miss_rule: bool = False) -> Tables:
+    """The battlefields study's tables of ``frame`` per cell ``by``: first seat, length, end reasons, seat wins."""
     tables = {"first_seat": analysis.balance_table(frame, by), "length": analysis.length_table(frame, by),
               "end_reasons": analysis.end_reason_table(frame, by)}
     if frame.filter(pl.col("agent_p1") != pl.col("agent_p2")).height:
         tables["seat_wins"] = seat_win_table(frame, by)
-    if extra:
+    if miss_rule and frame.get_column("miss_rate").n_unique() > 1:
         tables["miss_rule"] = analysis.miss_effect_table(frame)
-    if len(frames) == 2:
-        tables["what_if"] = compare_cells(frames[0], frames[1], by, common_games=True)
     return tables | {"games": frame}
 
 

@@ -19,7 +19,7 @@ import polars as pl
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, seat_names
 from workbench.core.stats import wilson
-from workbench.core.study import Study
+from workbench.core.study import Partial, Study, play_games
 from workbench.games.rescue import board_studies, control, equilibrium, events
 from workbench.games.rescue.agents import plan_of
 from workbench.games.rescue.rules import PAYOFFS, Config, outcome
@@ -60,30 +60,29 @@ def simulated_rates(frame: pl.DataFrame, players: int, confidence: float = CONFI
 
 def auction_table(players: int, budget: int, value: int, agents: list[str], games: int, seed: int = 0,
                   workers: int = 1, *, on_progress: Callable[[int, int], None] | None = None,
-                  should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+                  should_stop: Callable[[], bool] | None = None,
+                  on_partial: Callable[[pl.DataFrame, int, int], None] | None = None) -> pl.DataFrame:
     """Exact odds beside the simulated rates (99.9 % intervals) and whether each exact value lies inside.
 
     ``on_progress(done, games)`` follows the simulation chunk by chunk; once ``should_stop()`` turns
     true the simulation ends after its current chunk and :class:`RunInterrupted` carries the table
     of the auctions that finished (``partial``), never a table that pretends to be complete.
+    ``on_partial(table, done, games)`` gets the exact odds at once (``done`` 0), then the table of the
+    auctions finished so far while the simulation runs (core's ``play_games``).
     """
-    from workbench.core.runner import simulate
-
     config = Config(players, (budget,) * players, (value,) * players)
     table = exact_table(config, agents)
     if games == 0:
         return table
-    played = [0]
-
-    def progress(chunk: int) -> None:
-        played[0] += chunk
-        if on_progress is not None:
-            on_progress(played[0], games)
-
+    if on_partial is not None:
+        on_partial(table, 0, games)  # the exact part needs no game: shown before the first auction
     try:
-        frame = simulate("rescue", games, params={"players": players, "budget": budget, "value": value},
-                         agents=",".join(agents), seed=seed, workers=workers, progress=False, on_progress=progress,
-                         should_stop=should_stop)
+        frame = play_games("rescue", games, params={"players": players, "budget": budget, "value": value},
+                           agents=",".join(agents), seed=seed, workers=workers, on_progress=on_progress,
+                           should_stop=should_stop,
+                           on_partial=(lambda t, done, total: on_partial(t["odds"], done, total))
+                           if on_partial is not None else None,
+                           tables=lambda part: {"odds": _with_simulation(table, part, players)})
     except RunInterrupted as exc:
         if exc.partial is None or exc.done == 0:
             raise
@@ -163,11 +162,14 @@ def _agents(text: str, players: int) -> list[str]:
 
 def _auction(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
              on_progress: Callable[[int, int], None] | None,
-             should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+             should_stop: Callable[[], bool] | None,
+             on_partial: Partial | None = None) -> dict[str, pl.DataFrame]:
     agents = _agents(settings["agents"], settings["players"])
     try:
         odds = auction_table(settings["players"], settings["budget"], settings["value"], agents, settings["games"],
-                             seed, workers, on_progress=on_progress, should_stop=should_stop)
+                             seed, workers, on_progress=on_progress, should_stop=should_stop,
+                             on_partial=(lambda table, done, total: on_partial({"odds": table}, done, total))
+                             if on_partial is not None else None)
     except RunInterrupted as exc:  # stopped: the odds of the auctions that finished, as a stopped run's tables
         raise RunInterrupted({"odds": exc.partial}, exc.done, exc.total) from None
     return {"odds": odds}
