@@ -308,7 +308,9 @@ def test_stop_mid_run_keeps_the_finished_games_and_reopens_them(studio):
     stopped = page.locator(".wb-status [data-state=stopped]")
     stopped.wait_for()
     done = int(stopped.get_attribute("data-done"))
-    assert 0 < done < 300_000 and done % 200 == 0  # whole chunks of 200 games
+    # whole chunks (of the waves the run streams in, whose sizes follow the measured rate): the kept games are
+    # exactly the first `done` of the run, checked below against a plain simulation of that many
+    assert 0 < done < 300_000
     assert f"{done:,} of 300,000" in stopped.inner_text()
     page.locator("[data-table=first_mover]").wait_for()
     assert page.locator(".wb-games").get_attribute("data-games") == str(done)

@@ -113,7 +113,7 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
           tick: Callable[[int], None], should_stop: Callable[[], bool] | None) -> list[Counts]:
     """Every arm's counts per block, from one run of every arm's chunks (one pool for all: no start-up per arm)."""
     targets = targets_of(model)
-    size = math.ceil(games / batches)
+    size = math.ceil(games / batches)  # games of one jackknife block (blocks are consecutive game indices)
     jobs, owner = [], []
     for a, (name, value) in enumerate(arms):
         for cell in targets.cells:
@@ -123,18 +123,23 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
             resolved = model.resolve_params(params)
             specs = model.resolve_agents(",".join(lineup), resolved)
             engine = model.resolve_engine(None, specs, resolved)
-            for lo, hi in plan_chunks(games, size):
+            # chunks of whole blocks, as large as the engine likes: a compiled game pays per chunk, not per game
+            chunk = size * max(1, min(batches, model.chunk_hint(engine) // size))
+            for lo, hi in plan_chunks(games, chunk):
                 jobs.append((model_ref(model), resolved, tuple(map(str, specs)), seed, lo, hi, engine))
-                owner.append((a, lo // size))
+                owner.append(a)
     counts: list[Counts] = [{} for _ in arms]
     results = execute(model, jobs, workers)
     try:
         for finished, (i, frame) in enumerate(results, start=1):
-            arm, block = owner[i]
-            for name in names:
-                for item, n, w, d in metrics[name].counts(frame).select("item", "n", "wins", "draws").iter_rows():
-                    row = counts[arm].setdefault((name, str(item)), np.zeros((batches, 3), dtype=np.int64))
-                    row[block] += (n, w, d)
+            blocks = frame.with_columns((pl.col("game_index") // size).alias("_block"))
+            for part in blocks.partition_by("_block", maintain_order=True):
+                block = int(part["_block"][0])
+                for name in names:
+                    found = metrics[name].counts(part).select("item", "n", "wins", "draws").iter_rows()
+                    for item, n, w, d in found:
+                        row = counts[owner[i]].setdefault((name, str(item)), np.zeros((batches, 3), dtype=np.int64))
+                        row[block] += (n, w, d)
             tick(frame.height)
             if should_stop is not None and finished < len(jobs) and should_stop():
                 raise KeyboardInterrupt

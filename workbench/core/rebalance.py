@@ -1212,7 +1212,7 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
 
 REPORT_SEARCH = {  # a report's search: small enough for `make report`; `workbench rebalance` runs the full one
     "full": {"budget": 120_000, "verify": 3, "margin": 0.015},
-    "quick": {"budget": 6_000, "verify": 1, "margin": 0.06, "games": 16, "stages": 2},
+    "quick": {"budget": 2_500, "verify": 1, "margin": 0.08, "games": 16, "stages": 2},
 }
 
 
