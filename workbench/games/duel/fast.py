@@ -31,11 +31,11 @@ _CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in
 
 
 class Tables(NamedTuple):
-    """A card set compiled for the kernel (layouts in ``kernel``'s docstring)."""
+    """A card set compiled for the kernel (layouts in ``kernel``'s docstring), each table flat."""
 
-    cards: np.ndarray  # int64[n, CARD_COLS]
-    stmts: np.ndarray  # int64[statements, ST_COLS]
-    ops: np.ndarray  # int64[operations, OP_COLS]
+    cards: np.ndarray  # int64[n * CARD_COLS]: card c's columns at CARD_COLS * c
+    stmts: np.ndarray  # int64[statements * ST_COLS]
+    ops: np.ndarray  # int64[operations * OP_COLS]
     costs: np.ndarray  # float64[n]: the default card values
 
 
@@ -48,12 +48,32 @@ def _who(who: str, lightning: str, groundwater: str) -> int:
     return {"self": K.W_SELF, "enemy": K.W_ENEMY, "all": K.W_ALL}[who]
 
 
-def _op_row(op: Op, lightning: str, groundwater: str) -> list[int]:
+def _op_rows(op: Op, lightning: str, groundwater: str) -> list[list[int]]:
+    """An op's rows: adds and damage on self, enemy or both (self first) become K_DELTA rows, one per side."""
     if op.kind == SET:  # both sides are self|enemy: stored as sides (seat = me ^ side)
-        return [K.K_SET, _SIDE[op.who], STATS.index(op.stat), 0, _SIDE[op.src_who], STATS.index(op.src_stat)]
+        return [[K.K_SET, _SIDE[op.who], STATS.index(op.stat), 0, _SIDE[op.src_who], STATS.index(op.src_stat)]]
     who = _who(op.who, lightning, groundwater) if op.kind in (ADD, DAMAGE) else K.W_ENEMY
+    if op.kind in (ADD, DAMAGE) and who in _DELTA_SIDES:
+        return [_delta_row(op, side) for side in _DELTA_SIDES[who]]
     stat = STATS.index(op.stat) if op.stat else 0
-    return [_KIND[op.kind], who, stat, op.amount, 0, 0]
+    return [[_KIND[op.kind], who, stat, op.amount, 0, 0]]
+
+
+_DELTA_SIDES = {K.W_SELF: (0,), K.W_ENEMY: (1,), K.W_ALL: (0, 1)}
+
+
+def _delta_row(op: Op, side: int) -> list[int]:
+    """A K_DELTA row (layout in ``kernel``): damage hits the wall up to the amount, then the tower."""
+    row = [0] * K.OP_COLS
+    row[K.OP_KIND] = K.K_DELTA
+    if op.kind == DAMAGE:
+        row[K.OP_TARGET], row[K.OP_ABSORB] = 8 * side, 8 * side + 1
+        row[K.OP_DELTA], row[K.OP_CAP] = -op.amount, op.amount
+    else:  # cap 0: the absorbing slot (the other seat's same statistic) takes nothing and is left as it is
+        row[K.OP_TARGET] = 8 * side + STATS.index(op.stat)
+        row[K.OP_ABSORB] = row[K.OP_TARGET] ^ 8
+        row[K.OP_DELTA] = op.amount
+    return row
 
 
 def _effect_rows(effect: Effect, stmts: list[list[int]], ops: list[list[int]], lightning: str,
@@ -69,9 +89,11 @@ def _effect_rows(effect: Effect, stmts: list[list[int]], ops: list[list[int]], l
             else:
                 row[K.ST_RSIDE], row[K.ST_RCONST] = -1, c.rhs_const
         row[K.ST_T0] = len(ops)
-        ops.extend(_op_row(op, lightning, groundwater) for op in st.then)
+        for op in st.then:
+            ops.extend(_op_rows(op, lightning, groundwater))
         row[K.ST_T1] = row[K.ST_E0] = len(ops)
-        ops.extend(_op_row(op, lightning, groundwater) for op in st.orelse)
+        for op in st.orelse:
+            ops.extend(_op_rows(op, lightning, groundwater))
         row[K.ST_E1] = len(ops)
         stmts.append(row)
 
@@ -83,16 +105,34 @@ def compile_tables(cards: CardSet, lightning: str = "everyone", groundwater: str
 
 @lru_cache(maxsize=64)
 def _compile(cards: tuple, lightning: str, groundwater: str) -> Tables:
+    if len(cards) > K.MAX_KEY_CARDS or max((c.cost for c in cards), default=0) > K.MAX_KEY_COST:
+        raise ValueError(f"the compiled duel takes at most {K.MAX_KEY_CARDS} cards costing at most {K.MAX_KEY_COST}"
+                         f" (this set: {len(cards)} cards, highest cost {max(c.cost for c in cards)})")
     card_rows, stmts, ops = [], [], []
     for card in cards:
-        st0 = len(stmts)
+        st0, op0 = len(stmts), len(ops)
         _effect_rows(card.effect, stmts, ops, lightning, groundwater)
+        simple = all(st.cond is None for st in card.effect.statements)  # then its ops follow each other
+        first, last = (op0, len(ops)) if simple else (st0, len(stmts))
         card_rows.append([card.cost, STATS.index(card.resource), card.id, int(card.effect.again),
-                          int(card.effect.draw_discard), st0, len(stmts)])
-    return Tables(np.array(card_rows, np.int64).reshape(-1, K.CARD_COLS),
-                  np.array(stmts, np.int64).reshape(-1, K.ST_COLS),
-                  np.array(ops, np.int64).reshape(-1, K.OP_COLS),
+                          int(card.effect.draw_discard), first, last, int(simple)])
+    return Tables(_flat(card_rows, K.CARD_COLS), _flat(stmts, K.ST_COLS), _flat(ops, K.OP_COLS),
                   np.array([float(c.cost) for c in cards], np.float64))
+
+
+def _flat(rows: list[list[int]], width: int) -> np.ndarray:
+    """``rows`` as one int64 array, each row padded with zeros to ``width`` values."""
+    out = np.zeros((max(len(rows), 1), width), np.int64)
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+    return out[:len(rows)].reshape(-1)
+
+
+def _scratch(n: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' scratch: the workspace (``kernel.WS_*``) and the random streams."""
+    if h + 2 > K.HAND_STRIDE:
+        raise ValueError(f"hand_size {h} is more than the compiled duel allows (at most {K.HAND_STRIDE - 2})")
+    return padded(K.workspace_size(n), np.int64), padded(5, np.uint64)
 
 
 def _agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
@@ -118,23 +158,22 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
     first_mode = K.FIRST_RANDOM if first == "random" else SEATS.index(first)
     start = np.array([bf.tower, bf.wall, bf.mines, bf.monasteries, bf.barracks, bf.ore, bf.mana, bf.troops,
                       *config.second_bonus], np.int64)
-    w8 = weights[:, [0, 1, 2, 2, 2, 3, 3, 3]].copy()
+    w8 = weights[:, [0, 1, 2, 2, 2, 3, 3, 3]].reshape(-1)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    n_games, n, h = len(seeds), len(t.cards), int(config.hand_size)
+    n_games, n, h = len(seeds), len(t.costs), int(config.hand_size)
     res = np.zeros((n_games, K.RES_COLS), np.int64)
     cap = max(64 * h, 96 * n_games)
     drawn, played = np.empty((2, cap), np.int64), np.empty((2, cap // 2), np.int64)
     offsets = np.zeros((4, n_games + 1), np.int64)
-    cursors = padded(4, np.int64)
-    scratch = (padded(16, np.int64), padded(16 * (h + 2), np.int64).reshape(h + 2, 16),
-               padded(2 * (h + 2), np.int64).reshape(2, h + 2), padded(n, np.int64), padded(n, np.int64),
-               padded(5, np.int64), padded(5, np.uint64), padded(h + 2, np.int64))
+    scratch = _scratch(n, h)
+    cursors = scratch[0][K.WS_CURSORS:K.WS_CURSORS + 4]
     g = 0
     while True:
-        g = K.play_games(seeds, g, int(first_mode), kinds, weights, w8, values, t.cards, t.stmts, t.ops, start,
+        g = K.play_games(seeds, g, int(first_mode), kinds, weights.reshape(-1), w8, values, t.cards, t.stmts, t.ops,
+                         start,
                          int(bf.win_tower), int(bf.win_resources), int(config.deck == "unlimited"), h,
                          int(config.max_turns), float(config.miss_rate), int(config.max_missed_in_row),
-                         int(config.thief_rounding == "up"), res, drawn, played, offsets, cursors, *scratch)
+                         int(config.thief_rounding == "up"), res, drawn, played, offsets, *scratch)
         if g == n_games:
             return res, drawn, played, offsets
         # an id buffer is nearly full: grow it to what the games so far suggest, then go on
@@ -242,21 +281,19 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
     bf = config.battlefield
     values = np.array(config.card_values, np.float64) if config.card_values else t.costs
     kinds, weights = _agent_arrays((policy, policy))
-    w8 = weights[:, [0, 1, 2, 2, 2, 3, 3, 3]].copy()
+    w8 = weights[:, [0, 1, 2, 2, 2, 3, 3, 3]].reshape(-1)
     e = duel_agents.Weights()  # a cut rollout is scored with the rollout greedy's weights (random: the defaults)
     ew8 = w8.copy() if policy.name == "greedy" else np.array(
-        [[e.tower, e.wall, *(3 * [e.producer]), *(3 * [e.resource])]] * 2, np.float64)
+        [e.tower, e.wall, *(3 * [e.producer]), *(3 * [e.resource])] * 2, np.float64)
     acts = np.array([(-1, 0) if a is None else (a.kind, a.slot) for a in actions], np.int64).reshape(-1, 2)
-    h, n = int(config.hand_size), len(t.cards)
+    h, n = int(config.hand_size), len(t.costs)
     out = np.zeros((len(worlds), len(acts)), np.float64)
     res = np.zeros((len(worlds), len(acts), 19), np.int64)
     K.continue_games(*encode_worlds(config, worlds, seeds), acts, int(seat), int(horizon), duel_agents.VALUE_SCALE,
-                     kinds, weights, w8, ew8, values, t.cards, t.stmts, t.ops, int(bf.win_tower),
+                     kinds, weights.reshape(-1), w8, ew8, values, t.cards, t.stmts, t.ops, int(bf.win_tower),
                      int(bf.win_resources), int(config.deck == "unlimited"), h, int(config.max_turns),
                      float(config.miss_rate), int(config.max_missed_in_row), int(config.thief_rounding == "up"), out,
-                     res, padded(16, np.int64), padded(16 * (h + 2), np.int64).reshape(h + 2, 16),
-                     padded(2 * (h + 2), np.int64).reshape(2, h + 2), padded(n, np.int64), padded(n, np.int64),
-                     padded(5, np.int64), padded(5, np.uint64), padded(h + 2, np.int64))
+                     res, *_scratch(n, h))
     return out, res
 
 
