@@ -244,6 +244,22 @@ def test_compile_readies_each_engine_once_and_names_an_unknown_game(capsys):
     assert "unknown game 'chess'; allowed: " in capsys.readouterr().err
 
 
+def test_compile_is_skipped_once_every_engine_is_compiled_until_a_source_changes(tmp_path, monkeypatch, capsys):
+    from workbench.core import warm
+
+    played = []
+    monkeypatch.setattr(warm, "STAMP_DIR", tmp_path)
+    monkeypatch.setattr(warm, "warm_game", lambda name: played.append(name) or 0.0)
+    monkeypatch.delenv("WORKBENCH_GAMES", raising=False)
+    assert main(["compile", "--jobs", "1"]) == 0
+    assert sorted(played) == ["babel", "babylon", "dietower", "duel"]
+    assert main(["compile", "--jobs", "1"]) == 0 and len(played) == 4  # nothing changed: nothing compiled again
+    assert "every engine is compiled already" in capsys.readouterr().out.splitlines()[-1]
+    monkeypatch.setattr(warm, "source_digest", lambda: "an-edited-kernel")
+    assert main(["compile", "--jobs", "1"]) == 0 and len(played) == 8  # a source changed: every engine again
+    assert main(["compile", "duel", "--jobs", "1"]) == 0 and played[-1] == "duel"  # a named game: always
+
+
 def test_a_mistyped_flag_says_the_closest_one_in_two_lines(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["simulate", "duel", "--battlefeld", "free_steppe"])

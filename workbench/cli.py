@@ -167,6 +167,10 @@ def _compile(games: list[str], jobs: int) -> int:
     started = time.perf_counter()
     took = warm(games, jobs=jobs, on_game=lambda name, seconds: print(f"{name}: engine ready in {seconds:.1f} s",
                                                                        flush=True))
+    if not took and not games:
+        print("every engine is compiled already (no engine source changed since) — "
+              f"{time.perf_counter() - started:.1f} s")
+        return 0
     print(f"{len(took)} engines ready in {time.perf_counter() - started:.1f} s")
     return 0
 
