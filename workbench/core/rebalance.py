@@ -605,11 +605,15 @@ def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: i
     """Games ``start..stop-1`` of every cell on master seed ``master`` (common random numbers), as counts."""
     model, metrics = ctx.model, ctx.targets.all_metrics()
     jobs = []
-    for params in ctx.cells(candidate):
+    cells = ctx.cells(candidate)
+    # enough chunks to keep every worker busy, and no more: a chunk costs a kernel call and a frame, so with
+    # at least two cells per worker each cell is one chunk (the same games either way: the seeds are per game)
+    split = 1 if len(cells) >= 2 * ctx.workers else 2 * ctx.workers
+    for params in cells:
         resolved = model.resolve_params(params)
         specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(resolved))), resolved)
         engine = model.resolve_engine(None, specs, resolved)
-        size = max(1, min(model.chunk_hint(engine), math.ceil((stop - start) / (2 * ctx.workers))))
+        size = max(1, min(model.chunk_hint(engine), math.ceil((stop - start) / split)))
         jobs += [(model_ref(model), resolved, tuple(map(str, specs)), master, a, b, engine)
                  for a, b in plan_chunks(stop - start, size, start)]
     total: Counts = {}
@@ -1212,7 +1216,7 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
 
 REPORT_SEARCH = {  # a report's search: small enough for `make report`; `workbench rebalance` runs the full one
     "full": {"budget": 120_000, "verify": 3, "margin": 0.015},
-    "quick": {"budget": 2_500, "verify": 1, "margin": 0.08, "games": 16, "stages": 2},
+    "quick": {"budget": 1_200, "verify": 1, "margin": 0.1, "games": 8, "stages": 2},
 }
 
 
