@@ -35,8 +35,8 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param, get_game, model_ref
-from workbench.core.rebalance import Band, Metric, parse_target, score_counts, targets_of
-from workbench.core.runner import execute, plan_chunks
+from workbench.core.rebalance import Band, Metric, metric_counts, parse_target, score_counts, targets_of
+from workbench.core.runner import drain, execute, plan_chunks
 from workbench.core.stats import wilson
 
 __all__ = ["ABOVE", "BELOW", "INSIDE", "UNDECIDED", "reading_values", "readings_study", "readings_table",
@@ -129,24 +129,15 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
                 jobs.append((model_ref(model), resolved, tuple(map(str, specs)), seed, lo, hi, engine))
                 owner.append(a)
     counts: list[Counts] = [{} for _ in arms]
-    results = execute(model, jobs, workers)
-    try:
-        for finished, (i, frame) in enumerate(results, start=1):
-            blocks = frame.with_columns((pl.col("game_index") // size).alias("_block"))
-            for part in blocks.partition_by("_block", maintain_order=True):
-                block = int(part["_block"][0])
-                for name in names:
-                    found = metrics[name].counts(part).select("item", "n", "wins", "draws").iter_rows()
-                    for item, n, w, d in found:
-                        row = counts[owner[i]].setdefault((name, str(item)), np.zeros((batches, 3), dtype=np.int64))
-                        row[block] += (n, w, d)
-            tick(frame.height)
-            if should_stop is not None and finished < len(jobs) and should_stop():
-                raise KeyboardInterrupt
-    finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+    for i, frame in drain(execute(model, jobs, workers), len(jobs), should_stop):
+        blocks = frame.with_columns((pl.col("game_index") // size).alias("_block"))
+        for part in blocks.partition_by("_block", maintain_order=True):
+            block = int(part["_block"][0])
+            for name, items in metric_counts(part, metrics, names).items():
+                for item, found in items.items():
+                    row = counts[owner[i]].setdefault((name, item), np.zeros((batches, 3), dtype=np.int64))
+                    row[block] += found
+        tick(frame.height)
     return counts
 
 

@@ -65,13 +65,14 @@ from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import GameModel, get_game, model_ref, shown_path
 from workbench.core.refs import resolve_ref
 from workbench.core.rng import stream_seed
-from workbench.core.runner import execute, plan_chunks
+from workbench.core.runner import drain, execute, plan_chunks
 from workbench.core.seeding import game_seeds
 from workbench.core.stats import games_for_margin, wilson
 from workbench.core.store import write_atomic
 
-__all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "edit_space", "first_seat_metric", "measure",
-           "parse_edit", "parse_target", "rebalance", "report_section", "targets_of", "add_report_section"]
+__all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "add_report_section", "edit_space",
+           "first_seat_metric", "measure", "metric_counts", "parse_edit", "parse_target", "rebalance", "report_section",
+           "targets_of"]
 
 SEARCH_STREAM = 0x5EA2C4  # the search's master seed: this sub-stream of the rebalance seed
 HOLDOUT_STREAM = 0x401D0  # the held-out master seed (verification): another sub-stream
@@ -592,7 +593,8 @@ def _add(total: Counts, more: Counts) -> Counts:
     return out
 
 
-def _count(frame: pl.DataFrame, metrics: dict[str, Metric], names: Sequence[str]) -> Counts:
+def metric_counts(frame: pl.DataFrame, metrics: dict[str, Metric], names: Sequence[str]) -> Counts:
+    """``{metric: {item: [n, wins, draws]}}`` of the metrics ``names`` over ``frame``'s games."""
     out: Counts = {}
     for name in names:
         for item, n, w, d in metrics[name].counts(frame).select("item", "n", "wins", "draws").iter_rows():
@@ -617,17 +619,9 @@ def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: i
         jobs += [(model_ref(model), resolved, tuple(map(str, specs)), master, a, b, engine)
                  for a, b in plan_chunks(stop - start, size, start)]
     total: Counts = {}
-    results = execute(model, jobs, ctx.workers, ctx.backend, ctx.scheduler)
-    try:
-        for finished, (_, frame) in enumerate(results, start=1):
-            total = _add(total, _count(frame, metrics, metric_names))
-            ctx.progress(frame.height)
-            if ctx.should_stop is not None and finished < len(jobs) and ctx.should_stop():
-                raise KeyboardInterrupt
-    finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+    for _, frame in drain(execute(model, jobs, ctx.workers, ctx.backend, ctx.scheduler), len(jobs), ctx.should_stop):
+        total = _add(total, metric_counts(frame, metrics, metric_names))
+        ctx.progress(frame.height)
     return total
 
 

@@ -121,6 +121,25 @@ def execute(model: GameModel, args: Iterable[tuple], workers: int, backend: str 
     return pool_results(run_chunk, rest, make_pool(model.releases_gil(head[0][-1]), workers), window)
 
 
+def drain(results: Iterator[tuple[int, pl.DataFrame]], jobs: int,
+          should_stop: Callable[[], bool] | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
+    """``(i, frame)`` of :func:`execute`'s results as they finish, for a caller that keeps counts, not frames.
+
+    After each one the caller has handled, ``should_stop()`` is asked (unless it was the last of
+    ``jobs``); true raises :class:`KeyboardInterrupt` into the caller's loop, as Ctrl-C would.  The
+    results are closed however the loop ends, so chunks not started are cancelled.
+    """
+    try:
+        for finished, item in enumerate(results, start=1):
+            yield item
+            if should_stop is not None and finished < jobs and should_stop():
+                raise KeyboardInterrupt
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+
+
 def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: int, label: str | None,
              on_progress: Callable[[int], None] | None, should_stop: Callable[[], bool] | None) -> pl.DataFrame:
     from workbench.core.progress import tick
