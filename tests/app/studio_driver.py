@@ -140,6 +140,10 @@ class Recorder:
     def errors(self) -> list[str]:
         return [text for kind, text in self.console if kind == "error"]
 
+    def warnings(self) -> list[str]:
+        """Console warnings (a front-end package loaded against versions the page does not ship, for one)."""
+        return [text for kind, text in self.console if kind == "warning"]
+
 
 def shot(page: Any, name: str) -> Path:
     """A screenshot of the page as it stands, under reports/app/ (ignored by git)."""

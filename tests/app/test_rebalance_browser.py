@@ -88,6 +88,7 @@ def test_rebalance_from_the_form_then_apply_the_best_and_run_the_what_if(tmp_pat
         assert took < 60, f"the page's steps took {took:.0f} s"
         assert not recorder.foreign(), f"the page asked other hosts: {recorder.foreign()}"
         assert not recorder.errors(), f"console errors: {recorder.errors()}"
+        assert not recorder.warnings(), f"console warnings: {recorder.warnings()}"
         text = page.locator(".wb-studio").inner_text()
         assert "Traceback" not in text
         page.close(run_before_unload=True)

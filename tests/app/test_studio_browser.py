@@ -78,6 +78,7 @@ def _offline_and_clean(recorder: Recorder) -> None:
     assert recorder.requests, "the recorder saw no request"
     assert not recorder.foreign(), f"the page asked other hosts: {recorder.foreign()}"
     assert not recorder.errors(), f"console errors: {recorder.errors()}"
+    assert not recorder.warnings(), f"console warnings: {recorder.warnings()}"
 
 
 def _fill(page, selector: str, value: object) -> None:
