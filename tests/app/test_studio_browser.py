@@ -113,7 +113,7 @@ def test_duel_study_from_the_form_shows_the_librarys_first_seat_rate(studio):
     tip = page.locator(".wb-param-battlefield .wb-label").get_attribute("title")
     assert tip.startswith("battlefield (data/duel/battlefields.csv)") and "free_steppe" in tip  # the Param's help
     assert page.locator(".wb-param-hand_size .widget-slider").count() == 1  # a narrow range is a slider
-    page.locator(".wb-param-battlefield select").select_option("free_steppe")
+    page.locator(".wb-param-battlefield select").select_option(label="Free Steppe")  # display name; runs the key
     page.locator(".wb-param-deck select").select_option("unlimited")
     _fill(page, ".wb-setting-games", 2000)
     size = page.locator(".wb-size-line[data-games='2000']", has_text="measured here")  # the size before Run
@@ -478,6 +478,11 @@ def test_bad_numbers_are_refused_in_their_fields_kept_as_typed_and_never_run(stu
 
 def test_card_cells_are_checked_as_edited_every_error_listed_and_undo_clears_them(studio):
     page, recorder, _ = _open(studio, "?game=babylon&page=cards", ".wb-card-grid")
+    # the layout at 1,300 px: a card's name on one line, and the effect text (the last column) in view
+    name, key = page.locator(".wb-card-name").first.bounding_box(), page.locator(".wb-card-id").first.bounding_box()
+    assert name["height"] < 1.5 * key["height"], "a card's name wrapped onto a second line"
+    text = page.locator(".wb-edit-text.wb-row-F6 input").bounding_box()
+    assert text["x"] + text["width"] <= VIEW["width"] and text["width"] >= 250, f"the effect text box: {text}"
     edits = [("might", "F2", "-2", "-2 is out of range; allowed 0..20"),
              ("keywords", "F3", "Banana", "unknown keyword 'Banana'"),
              ("power_cost", "F1", "1e3x", "'1e3x' is not a whole number")]

@@ -50,7 +50,9 @@ def test_the_form_is_generated_from_the_declarations():
     assert kinds["start_wall"] == "Text" and kinds["cards"] == "Text"  # optional: empty means the data's own
     _, field = panel.params.fields["battlefield"]
     assert field.tooltip.startswith("battlefield (data/duel/battlefields.csv) — allowed: ")
-    assert list(field.options)[0] == "grand_wizards_fortress"
+    # a person reads the battlefield's display name from the data; the field's value is its key
+    assert list(field.options)[0] == ("Grand Wizard's Fortress", "grand_wizards_fortress")
+    assert field.value == "crystal_garden" and field.label == "Crystal Garden"
     panel.picker.value = "battlefields"
     assert panel.picker.index == list(panel.studies).index("battlefields")  # the page's menu shows the choice
     assert list(panel.settings.fields)[:4] == ["games", "battlefields", "decks", "agents"]

@@ -228,6 +228,8 @@ class CardEditor:
         for row in rows.iter_rows(named=True):
             key = row[t.row_key]
             labels = [w.HTML(f"<span class='wb-card-{html.escape(c)}'>{html.escape(row[c])}</span>") for c in fixed]
+            for label in labels:
+                label.add_class("wb-card-label")  # a name on one line; the headers above may wrap
             self._row_labels[key] = labels
             if labels:
                 labels[0].add_class("wb-key-cell")
@@ -236,8 +238,16 @@ class CardEditor:
             for c in t.editable:
                 cells.append(self._editor(key, c, row[c]))
         self.grid.children = cells
-        widths = " ".join(["minmax(70px, max-content)"] * len(fixed) + [
-            "90px" if self.kinds.get(c) in (int, float) else "minmax(260px, 1fr)" for c in t.editable])
+        # names on one line, numbers in narrow boxes, short texts (keywords) mid-width, the longest text the rest:
+        # Babylon's effect text is in view at 1,300 px beside every fixed column
+        widest = max((c for c in t.editable if self.kinds.get(c) not in (int, float)),
+                     key=lambda c: int(self.cards[c].cast(pl.String).str.len_chars().max() or 0)
+                     if c in self.cards.columns else 0, default=None)
+        def width(c: str) -> str:
+            if self.kinds.get(c) in (int, float):
+                return "minmax(56px, min-content)"  # as wide as the header's longest word
+            return "minmax(280px, 1fr)" if c == widest else "130px"
+        widths = " ".join(["max-content"] * len(fixed) + [width(c) for c in t.editable])
         self.grid.layout = w.Layout(grid_template_columns=widths, grid_gap="1px 8px", width="max-content",
                                     min_width="100%")
 
@@ -246,7 +256,7 @@ class CardEditor:
         value = self.edits.get(key, {}).get(column, original)
         numeric = self.kinds.get(column, str) in (int, float)
         # a text box for numbers too: what is typed is kept and checked, never turned into another number
-        box = w.Text(value=str(value), continuous_update=False, layout=w.Layout(width="88px" if numeric else "98%"))
+        box = w.Text(value=str(value), continuous_update=False, layout=w.Layout(width="52px" if numeric else "98%"))
         box.tooltip = f"{column} of {key} (was {original or 'blank'})"
         box.add_class(f"wb-edit-{column}")
         box.add_class(f"wb-row-{re.sub(r'[^A-Za-z0-9_-]', '_', key)}")

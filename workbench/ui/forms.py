@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.core.errors import InputError
-from workbench.core.model import Param
+from workbench.core.model import Param, value_names
 from workbench.ui.common import require_widgets
 
 __all__ = ["NONE", "Form", "field_label", "ignored_params", "param_widget", "refuse"]
@@ -74,7 +74,8 @@ def param_widget(param: Param, value: Any = None) -> Any:
     common = {"description": field_label(param.name), "tooltip": param.help,
               "style": {"description_width": "initial"}}
     if param.choices is not None:
-        options = ([NONE] if param.optional else []) + list(param.choices)
+        names = value_names().get(param.name, {})  # a person reads "Siege of Ur"; the field's value stays the key
+        options = ([(NONE, NONE)] if param.optional else []) + [(names.get(str(c), str(c)), c) for c in param.choices]
         return w.Dropdown(options=options, value=NONE if value is None else value, **common)
     if param.kind is bool:
         return w.Checkbox(value=bool(value), indent=False, **common)

@@ -55,6 +55,7 @@ figure.wb-chart svg{max-width:100%;height:auto}
 .wb-changed-row{background:#fff1a8}
 .wb-cell-changed input{background:#fff1a8 !important;font-weight:600}
 .wb-card-grid .widget-label{font-size:.85em}
+.wb-card-label .widget-html-content{white-space:nowrap}
 .wb-cell-bad input,.wb-field-bad input{background:#fde8e8 !important;border-color:#c33 !important}
 .wb-busy{opacity:.35;transition:opacity .2s}
 .wb-spinner{display:inline-block;width:.8em;height:.8em;border:2px solid #999;border-top-color:transparent;
