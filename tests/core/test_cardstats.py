@@ -136,3 +136,38 @@ def test_compare_card_rates_uses_the_two_proportion_test():
     assert not drawn["significant"]
     assert cardstats.compare_card_rates(base, variant).height == 5  # b has no played games
     assert cardstats.compare_card_rates(base, variant, []).height == 0
+
+
+def _built_rates() -> pl.DataFrame:
+    """Six cards whose improvement when drawn lies on 0.1 × cost except where a residual is put in on purpose.
+
+    The residuals (0, +0.2, −0.4, +0.2, 0) sum to 0 and are orthogonal to cost − 3, so the least-squares line
+    through the five drawn cards is exactly iwd = 0.1 × cost; the sixth card was never drawn.
+    """
+    iwd = [0.1, 0.4, -0.1, 0.6, 0.5, None]
+    half = [0.05, 0.05, 0.05, 0.5, 0.05, None]  # the fourth card's interval is wide: it cannot be told apart
+    return pl.DataFrame({
+        "id": list("abcdef"), "cost": [1, 2, 3, 4, 5, 3], "iwd": iwd,
+        "iwd_low": [None if v is None else v - h for v, h in zip(iwd, half, strict=True)],
+        "iwd_high": [None if v is None else v + h for v, h in zip(iwd, half, strict=True)],
+    })
+
+
+def test_cost_flags_read_the_interval_against_what_cards_of_that_cost_do():
+    flags = cardstats.cost_flags(cardstats.empirical_values(_built_rates()))
+    row = {r["id"]: r for r in flags.iter_rows(named=True)}
+    for card, cost in zip("abcde", (1, 2, 3, 4, 5), strict=True):
+        assert row[card]["expected"] == pytest.approx(0.1 * cost)  # the line the residuals were built around
+    assert row["b"]["verdict"] == "under-costed"  # +0.2 above the line, interval ±0.05
+    assert row["c"]["verdict"] == "over-costed"  # −0.4 below
+    assert row["d"]["verdict"] == "in line"  # +0.2 above, but its interval (±0.5) holds the line
+    assert row["a"]["verdict"] == row["e"]["verdict"] == "in line"
+    assert row["f"]["verdict"] is None  # never drawn: no verdict
+    with pytest.raises(InputError, match="missing iwd_residual"):
+        cardstats.cost_flags(_built_rates())
+
+
+def test_flag_alpha_keeps_the_family_at_five_percent():
+    assert cardstats.flag_alpha(102) == pytest.approx(0.05 / 102)
+    with pytest.raises(InputError, match="at least one card"):
+        cardstats.flag_alpha(0)

@@ -25,6 +25,7 @@ from workbench.core.model import get_game
 from workbench.core.tiers import (
     Tier,
     by_tier,
+    cost_flags_by_tier,
     first_seat_by_tier,
     first_seat_scores,
     flips,
@@ -82,3 +83,32 @@ def test_bad_tiers_are_refused():
         parse_tiers(toy, "greedy,greedy")
     with pytest.raises(InputError, match="unknown agent"):
         parse_tiers(toy, "greedy,wizard")
+
+
+def _rates_of(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+    """Built per-card rates: iwd on 0.1 × cost (residuals summing to 0, orthogonal to cost), card b above the
+    line only in the games tagged "weak"; each interval ±0.05 (a real game's card_rates would widen it as
+    ``alpha`` shrinks: here the test only checks the level it is asked at)."""
+    assert alpha == pytest.approx(0.05 / 5)  # Bonferroni over the five cards
+    weak = frame["tag"].unique().to_list() == ["weak"]
+    iwd = [0.1, 0.4, -0.1, 0.6, 0.5] if weak else [0.1, 0.2, 0.3, 0.4, 0.5]
+    return pl.DataFrame({"card": list("abcde"), "cost": [1, 2, 3, 4, 5], "iwd": iwd,
+                         "iwd_low": [v - 0.05 for v in iwd], "iwd_high": [v + 0.05 for v in iwd],
+                         "wr_drawn_n": [frame.height] * 5})
+
+
+def test_card_flags_per_tier_say_which_flags_change_with_skill():
+    tiers = (Tier("weak", "greedy"), Tier("strong", "search"))
+    played = {t.label: {"cell 1": pl.DataFrame({"tag": [t.label] * 3}), "cell 2": pl.DataFrame({"tag": [t.label] * 2})}
+              for t in tiers}
+    table = cost_flags_by_tier(tiers, played, _rates_of, cards=5)
+    rows = {r["card"]: r for r in table.iter_rows(named=True)}
+    # weak: b +0.2 above the line (under-costed), c 0.4 below (over-costed), d +0.2 above; strong: all on the line
+    assert (rows["b"]["weak · verdict"], rows["b"]["strong · verdict"]) == ("under-costed", "in line")
+    assert rows["b"]["weak · beyond_cost"] == pytest.approx(0.2)
+    assert rows["b"]["strong · beyond_cost"] == pytest.approx(0, abs=1e-12)
+    assert rows["c"]["weak · verdict"] == "over-costed" and not rows["c"]["holds"]
+    assert rows["a"]["holds"] and rows["e"]["holds"] and rows["a"]["weak · verdict"] == "in line"
+    assert rows["b"]["weak · wr_drawn_n"] == 5  # both cells of the tier pooled
+    assert flips(table.filter(pl.col("card") == "b"), ["card"]) == [
+        "b: the verdict changes with skill — under-costed at weak, in line at strong."]

@@ -31,8 +31,9 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.stats import two_proportion, wilson_exprs
 
-__all__ = ["RATES", "VIEWS", "card_rates", "card_seats", "card_table", "compare_card_rates", "cost_value_chart",
-           "cost_value_frame", "costed_lists", "empirical_values", "seat_games"]
+__all__ = ["COST_FLAGS", "RATES", "VIEWS", "card_rates", "card_seats", "card_table", "compare_card_rates",
+           "cost_flags", "cost_value_chart", "cost_value_frame", "costed_lists", "empirical_values", "flag_alpha",
+           "seat_games"]
 
 RATES = ("wr_drawn", "wr_played", "play_rate", "wr_undrawn")
 _CARD_COLUMN = re.compile(r"(drawn|played)_(p[0-9]+)")
@@ -214,6 +215,45 @@ def empirical_values(rates: pl.DataFrame, cost: str = "cost") -> pl.DataFrame:
     scale = float(x.std() / y.std())
     return out.with_columns((float(x.mean()) + (pl.col("iwd") - float(y.mean())) * scale).alias("emp_value")) \
         .with_columns((pl.col(cost) - pl.col("emp_value")).alias("emp_residual"))
+
+
+# -- over- and under-costed, as a verdict ---------------------------------------------------------
+UNDER, IN_LINE, OVER = "under-costed", "in line", "over-costed"
+COST_FLAGS = (UNDER, IN_LINE, OVER)
+
+
+def flag_alpha(cards: int, alpha: float = 0.05) -> float:
+    """The per-card error rate that keeps the chance of any false flag among ``cards`` cards at ``alpha``.
+
+    Flagging every card at 5 % would flag about one card in twenty by luck alone; Bonferroni's
+    ``alpha / cards`` keeps the family at ``alpha``.  Pass it to ``card_rates(..., alpha=...)`` so the
+    intervals :func:`cost_flags` reads are the corrected ones.
+    """
+    if cards < 1:
+        raise InputError(f"flag_alpha needs at least one card, got {cards}")
+    return alpha / cards
+
+
+def cost_flags(rates: pl.DataFrame, cost: str = "cost") -> pl.DataFrame:
+    """Each card's cost verdict from :func:`empirical_values`' output: under-costed, in line or over-costed.
+
+    A card of cost c is expected to improve its seat's win rate when drawn by the least-squares line
+    of ``iwd`` on cost through all the cards.  ``verdict`` is ``under-costed`` when the card's
+    ``iwd`` interval lies wholly above that line (it helps more than cards of its cost),
+    ``over-costed`` when wholly below, ``in line`` otherwise, and null for a card never drawn.  The
+    interval is the one ``card_rates`` computed (use :func:`flag_alpha`'s level for a family of
+    cards); the line's own uncertainty is not added, so with few cards read a flag as a lead.
+    Adds ``expected`` (the line at the card's cost) and ``verdict``.
+    """
+    missing = [c for c in ("iwd", "iwd_low", "iwd_high", "iwd_residual", cost) if c not in rates.columns]
+    if missing:
+        raise InputError(f"cost_flags needs empirical_values' columns; missing {', '.join(missing)}")
+    expected = pl.col("iwd") - pl.col("iwd_residual")
+    return rates.with_columns(expected.alias("expected")).with_columns(
+        pl.when(pl.col("iwd_residual").is_null()).then(pl.lit(None, pl.String))
+        .when(pl.col("iwd_low") > pl.col("expected")).then(pl.lit(UNDER))
+        .when(pl.col("iwd_high") < pl.col("expected")).then(pl.lit(OVER))
+        .otherwise(pl.lit(IN_LINE)).alias("verdict"))
 
 
 # -- a static model and the empirical view side by side -------------------------------------------

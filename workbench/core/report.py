@@ -470,7 +470,8 @@ def _fmt_value(v: Any) -> str:
     return str(v)
 
 
-SIGNED = ("diff", "change")  # columns of differences: read in signed points
+# columns of differences (a tier's too: ``greedy · iwd``): read in signed points
+SIGNED = ("diff", "change", "iwd", "beyond_cost")
 
 
 def _fmt_interval(rate: Any, low: Any, high: Any, signed: bool) -> str:
@@ -506,6 +507,7 @@ LABELS = {
     "value_before": "value before", "value_after": "value after", "counted": "counted when",
     "change": "change (paired)", "default_score": "score, default reading", "default_draws": "draws, default reading",
     "default_verdict": "verdict, default reading", "verdict_changes": "verdict changes",
+    "beyond_cost": "improvement beyond its cost", "wr_drawn_n": "seat-games drawn in",
 }
 
 
@@ -513,6 +515,9 @@ def column_label(name: str) -> str:
     """The label a person reads for a raw column name (:data:`LABELS`, else the name in words)."""
     if name in LABELS:
         return LABELS[name]
+    if " · " in name:  # a tier's (or an arm's) column: "greedy · wr_drawn_n" → "greedy · win rate when drawn (games)"
+        head, _, what = name.rpartition(" · ")
+        return f"{head} · {column_label(what)}"
     if name.endswith("_n"):
         return f"{name[:-2].replace('_', ' ')} (games)"
     return name.replace("_", " ")
@@ -551,7 +556,7 @@ def display_frame(frame: pl.DataFrame) -> pl.DataFrame:
             continue
         if col in merged:
             _, lo, hi = merged[col]
-            out[col] = [_fmt_interval(r, a, b, col in SIGNED) for r, a, b in
+            out[col] = [_fmt_interval(r, a, b, col.rsplit(" · ", 1)[-1] in SIGNED) for r, a, b in
                         zip(frame.get_column(col).to_list(), frame.get_column(lo).to_list(),
                             frame.get_column(hi).to_list(), strict=True)]
         else:

@@ -22,12 +22,14 @@ from typing import Any
 
 import polars as pl
 
+from workbench.core.cardstats import cost_flags, empirical_values, flag_alpha
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec, GameModel, Param, _split_agents, weight_set_names
 from workbench.core.stats import wilson
 
-__all__ = ["DEFAULT_TIERS", "Tier", "by_tier", "first_seat_by_tier", "first_seat_scores", "flips",
-           "holds_at_every_tier", "parse_tiers", "side_of"]
+__all__ = ["DEFAULT_TIERS", "Tier", "by_tier", "cost_flags_by_tier", "cost_flags_section", "first_seat_by_tier",
+           "first_seat_scores", "first_seat_table", "flips", "holds_at_every_tier", "parse_tiers", "play_by_tier",
+           "side_of"]
 
 DEFAULT_TIERS = "greedy,greedy@tuned"  # the default skill levels: the hand-tuned bot and its self-tuned weights
 FAVOURED, FAIR, DISFAVOURED = "favoured", "fair", "disfavoured"
@@ -159,15 +161,37 @@ def first_seat_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[
     random numbers, so a verdict that changes between tiers changes with skill, not with luck.  A
     cell whose value is a list pools the games of every value (e.g. every deck pairing of an arm).
     """
-    name = label or (lambda p: ", ".join(f"{k}={v}" for k, v in p.items()) or "defaults")
+    played = play_by_tier(model, tiers, cells, games, seed=seed, workers=workers, label=label,
+                          on_progress=on_progress, should_stop=should_stop)
+    return first_seat_table(tiers, played)
 
+
+def play_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[dict[str, Any]], games: int, *,
+                 seed: int = 0, workers: int = 1, label: Callable[[dict[str, Any]], str] | None = None,
+                 on_progress: Callable[[int], None] | None = None, should_stop: Callable[[], bool] | None = None,
+                 keep: Sequence[str] | None = None) -> dict[str, dict[str, pl.DataFrame]]:
+    """``{tier label: {cell label: frame}}``: ``games`` games per cell and tier, the same seeds at every tier.
+
+    The frames of one run serve several verdicts (the first seat, the cards' cost flags) without
+    playing the games twice.  ``label(params)`` names a cell (default ``k=v`` pairs); ``keep`` the
+    columns kept of each frame (default all; ``winner`` and ``first_seat`` are always kept).
+    """
+    name = label or (lambda p: ", ".join(f"{k}={v}" for k, v in p.items()) or "defaults")
+    columns = None if keep is None else list(dict.fromkeys(("winner", "first_seat", *keep)))
+
+    def play(cell: dict[str, Any], tier: Tier) -> pl.DataFrame:
+        frame = play_cell(model, cell, tier, games, seed=seed, workers=workers, on_progress=on_progress,
+                          should_stop=should_stop)
+        return frame if columns is None else frame.select(columns)
+
+    return {tier.label: {name(cell): play(cell, tier) for cell in cells} for tier in tiers}
+
+
+def first_seat_table(tiers: Sequence[Tier], played: dict[str, dict[str, pl.DataFrame]]) -> pl.DataFrame:
+    """:func:`holds_at_every_tier` of the first seat's score per cell, from :func:`play_by_tier`'s frames."""
     def run(tier: Tier) -> pl.DataFrame:
-        parts = []
-        for cell in cells:
-            frame = play_cell(model, cell, tier, games, seed=seed, workers=workers, on_progress=on_progress,
-                              should_stop=should_stop)
-            parts.append(first_seat_scores(frame).select(pl.lit(name(cell)).alias("cell"), pl.all()))
-        return pl.concat(parts, how="vertical")
+        return pl.concat([first_seat_scores(frame).select(pl.lit(cell).alias("cell"), pl.all())
+                          for cell, frame in played[tier.label].items()], how="vertical")
 
     return holds_at_every_tier(by_tier(tiers, run), ["cell"], shown=("rate", "low", "high", "n", "draws"))
 
@@ -275,3 +299,49 @@ def report_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: 
     rep.table(name, table)
     if "score" in "".join(table.columns):
         rep.chart(f"{name}_chart", _skill_charts({"verdicts": table})["verdicts"])
+
+
+# -- the cards' cost flags at every tier ----------------------------------------------------------------
+def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.DataFrame]],
+                       rates: Callable[[pl.DataFrame, float], pl.DataFrame], cards: int, key: str = "card",
+                       cost: str = "cost") -> pl.DataFrame:
+    """Each card's cost flag (``cardstats.cost_flags``) at every tier, and whether it holds at every tier.
+
+    ``played`` is :func:`play_by_tier`'s output: each tier's cells are pooled.  ``rates(frame, alpha)``
+    is the game's per-card rates (``cardstats.card_rates`` with its card table) with a ``key`` column
+    naming the card; ``cards`` how many cards are flagged at once, so every interval is at the
+    Bonferroni level ``0.05 / cards`` and a flag is not luck among many cards.  One row per card:
+    ``<tier> · verdict``, ``<tier> · iwd`` with its interval, ``<tier> · expected`` (what a card of its
+    cost does), ``holds``.
+    """
+    alpha = flag_alpha(cards)
+
+    def run(tier: Tier) -> pl.DataFrame:
+        pooled = pl.concat(list(played[tier.label].values()), how="vertical_relaxed")
+        flags = cost_flags(empirical_values(rates(pooled, alpha), cost), cost)
+        beyond = [(pl.col(c) - pl.col("expected")).alias(f"beyond_cost{end}") for c, end in
+                  (("iwd", ""), ("iwd_low", "_low"), ("iwd_high", "_high"))]
+        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n")
+
+    return holds_at_every_tier(by_tier(tiers, run), [key, cost],
+                               shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"))
+
+
+def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: str, games: int,
+                       key: str = "card") -> None:
+    """A report section of :func:`cost_flags_by_tier`: the flips in words, then the cards flagged at some tier."""
+    tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
+    verdicts = [f"{t} · verdict" for t in tiers]
+    flagged = table.filter(pl.any_horizontal(pl.col(v).is_in(["under-costed", "over-costed"]) for v in verdicts))
+    said = flips(flagged, [key])
+    summary = ("**Every flag holds at every tier.**" if not said else
+               "**Flags that change with skill:**\n\n" + "\n".join(f"- {line}" for line in said))
+    rep.section(title, f"{intro} Tiers: {', '.join(tiers)} (every seat plays the tier's agent), {games:,} games per "
+                       "tier on the same seeds, the seats pooled. A card is *under-costed* when its improvement when "
+                       "drawn (win-rate points, drawn against not drawn) lies wholly above what cards of its cost do "
+                       "(the least-squares line through every card): its *improvement beyond its cost* excludes 0; "
+                       "*over-costed* when wholly below; the intervals "
+                       f"are Bonferroni-corrected over the {table.height} cards, so a flag is not luck among many. "
+                       f"{flagged.height} of {table.height} cards are flagged at some tier; the others are in line "
+                       "at every tier and not listed.\n\n" + summary)
+    rep.table(name, flagged.sort(["holds", key]))

@@ -24,7 +24,15 @@ from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import rate_table, wilson_exprs
-from workbench.core.tiers import default_tiers, first_seat_by_tier, parse_tiers, report_section
+from workbench.core.tiers import (
+    cost_flags_by_tier,
+    cost_flags_section,
+    default_tiers,
+    first_seat_table,
+    parse_tiers,
+    play_by_tier,
+    report_section,
+)
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
@@ -127,14 +135,28 @@ def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
 
 
 def _tiers_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> None:
-    """Each battlefield's first-seat verdict (regular deck) at the default tiers: greedy and greedy@tuned."""
+    """Each battlefield's first-seat verdict and each card's cost flag (regular deck) at the default tiers.
+
+    One set of games serves both: greedy and greedy@tuned on every battlefield, the same seeds at each tier.
+    """
     tiers = parse_tiers(MODEL, default_tiers(MODEL))
     cells = [{"battlefield": b, "deck": "regular"} for b in s.battlefields]
-    table = _timed(timings, "tiers", first_seat_by_tier, MODEL, tiers, cells, s.main_games, seed=seed,
-                   workers=s.workers, label=lambda p: MODEL.choice_label("battlefield", p["battlefield"]))
-    report_section(rep, "battlefield_tiers", table, "Does each battlefield's verdict hold at every skill level?",
+    keep = [f"{kind}_{seat}" for kind in ("drawn", "played") for seat in ("p1", "p2")]
+    played = _timed(timings, "tiers", play_by_tier, MODEL, tiers, cells, s.main_games, seed=seed, workers=s.workers,
+                    label=lambda p: MODEL.choice_label("battlefield", p["battlefield"]), keep=keep)
+    report_section(rep, "battlefield_tiers", first_seat_table(tiers, played),
+                   "Does each battlefield's verdict hold at every skill level?",
                    "The first seat's score per battlefield (regular deck), played by the hand-tuned greedy agent "
                    "and by the self-tuned one (`workbench tune duel`, tuned on Crystal Garden).", s.main_games)
+    cards = load_cards()
+
+    def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        return cardstats.card_rates(frame, cards, alpha=alpha).with_columns(pl.col("name_en").alias("card"))
+
+    flags = _timed(timings, "tiers: card flags", cost_flags_by_tier, tiers, played, rates, len(cards))
+    cost_flags_section(rep, "card_flags_tiers", flags, "Are the cards' cost flags the same at every skill level?",
+                       f"Each card's empirical view (as in *Card cost-efficiency*) from the same games, pooled over "
+                       f"the {len(cells)} battlefields.", s.main_games * len(cells))
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
