@@ -353,7 +353,9 @@ def test_quick_report_shows_the_matrix_it_played_with_deck_names_and_intervals(t
     out = build_report(tmp_path / "babylon", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
     for heading in ("## 1. The precon matchup matrix", "## 2. Second-player compensation",
-                    "## 3. Card cost-efficiency, two ways", "## 4. What-if", "## 5. How games end"):
+                    "## 3. Card cost-efficiency, two ways", "## 4. What-if", "## 5. How games end",
+                    "## 6a. Does every pairing's verdict hold at every skill level?",
+                    "## 6c. Are the cards' cost flags the same at every skill level?"):
         assert heading in md
     info = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert info["meta"]["games"]["matrix, per deck pairing and first seat"] == QUICK.matrix
@@ -380,3 +382,25 @@ def test_quick_report_shows_the_matrix_it_played_with_deck_names_and_intervals(t
     assert set(paired["arm"]) == {"+1 card", "+1 TP", "no bonus"}
     delta = pl.read_parquet(out / "whatif_matrix.parquet")
     assert set(delta["deck"]) == {names[d] for d in decks} and "significant" in delta.columns
+
+
+def test_pairing_scores_count_each_pairing_once_from_both_seats():
+    from workbench.games.babylon.cards import load_decks
+    from workbench.games.babylon.report import pairing_scores
+
+    a, b, c = "siege_of_ur", "citadel_of_the_rivers", "night_raid"
+    names = {d.key: d.name for d in load_decks().values()}
+    # four games of a against b (a wins as p1, b wins as p1, a wins as p2, a draw), one of b against c, one mirror
+    games = [(a, b, "p1"), (b, a, "p1"), (b, a, "p2"), (a, b, "draw"), (b, c, "p2"), (a, a, "p1")]
+    frame = pl.DataFrame({
+        "deck_p1": [g[0] for g in games], "deck_p2": [g[1] for g in games], "winner": [g[2] for g in games],
+        "first_seat": ["p1"] * len(games), "reason": ["tower"] * len(games), "length": [5] * len(games),
+        "tower_p1": [0] * len(games), "tower_p2": [0] * len(games),
+        "towers_p1": [[0]] * len(games), "towers_p2": [[0]] * len(games)})
+    table = {r["cell"]: r for r in pairing_scores(frame, [a, b, c]).iter_rows(named=True)}
+    assert set(table) == {f"{names[a]} vs {names[b]}", f"{names[b]} vs {names[c]}"}  # no mirror, each pair once
+    ab = table[f"{names[a]} vs {names[b]}"]
+    # a won 2 of 4 and drew 1: its score is (2 + ½) / 4
+    assert (ab["n"], ab["draws"], ab["rate"]) == (4, 1, pytest.approx(2.5 / 4)) and ab["verdict"] == "fair"
+    bc = table[f"{names[b]} vs {names[c]}"]
+    assert (bc["n"], bc["rate"]) == (1, 0.0)

@@ -28,6 +28,8 @@ from workbench.core.study import get_study
 from workbench.core.tiers import (
     Tier,
     by_tier,
+    cost_flags_by_tier,
+    cost_flags_section,
     default_tiers,
     first_seat_by_tier,
     holds_at_every_tier,
@@ -35,7 +37,7 @@ from workbench.core.tiers import (
     report_section,
     side_of,
 )
-from workbench.games.babylon import analysis
+from workbench.games.babylon import analysis, cardstats
 from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards, load_decks
 from workbench.games.babylon.model import DECK_KEYS, MODEL
@@ -135,11 +137,12 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
            timings: dict[str, float]) -> None:
     """Deck against the field and the first seat per compensation arm, at the default tiers (greedy, tuned)."""
     tiers = parse_tiers(MODEL, default_tiers(MODEL))
+    played: dict[str, pl.DataFrame] = {}  # the matrix's games at each tier (greedy's are the report's own)
 
     def field(tier: Tier) -> pl.DataFrame:
-        played = frame if tier.agent == AGENTS[0] else st.play(MODEL, decks, s.matrix, [tier.agent] * 2, {},
-                                                                seed=seed, workers=workers)
-        return deck_scores(played, decks)
+        played[tier.label] = frame if tier.agent == AGENTS[0] else st.play(
+            MODEL, decks, s.matrix, [tier.agent] * 2, {}, seed=seed, workers=workers)
+        return deck_scores(played[tier.label], decks)
 
     table = _timed(timings, f"tiers: the matrix at {len(tiers)} tiers", by_tier, tiers, field)
     report_section(rep, "decks_tiers", holds_at_every_tier(table, ["cell"], shown=("rate", "low", "high", "n",
@@ -148,6 +151,13 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
                    "Each precon against the field (mirror matches left out), played by the hand-tuned greedy agent "
                    "and by the self-tuned one (`workbench tune babylon`); 'favoured' means stronger than the field.",
                    s.matrix * 2 * (len(decks) - 1) * 2, scored="the deck's score against the field")
+    pairs = by_tier(tiers, lambda tier: pairing_scores(played[tier.label], decks))
+    report_section(rep, "pairings_tiers", holds_at_every_tier(pairs, ["cell"], shown=("rate", "low", "high", "n",
+                                                                                         "draws")),
+                   "6a. Does every pairing's verdict hold at every skill level?",
+                   "Each pairing of two precons, cell by cell (both seats and both first movers pooled, the same "
+                   "games as section 6); the score is the first-named deck's.",
+                   s.matrix * 2 * 2, scored="the first-named deck's score")
     cells = [{"second_cards": c, "second_tp": t, "deck_p1": decks, "deck_p2": decks}
              for c, t in COMPENSATION_ARMS.values()]
     arm_of = {bonus: name for name, bonus in COMPENSATION_ARMS.items()}
@@ -157,6 +167,39 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
     report_section(rep, "compensation_tiers", comp, "6b. Second-player compensation at every skill level",
                    "The first seat's score per compensation arm (the second player's extra card and TP), pooled "
                    "over every deck pairing.", s.compensation * len(decks) ** 2)
+    pool, deck_lists = load_cards(), load_decks()
+    cards = cardstats.card_rates(frame, pool, deck_lists).height  # every card of the played precons
+
+    def rates(games: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        return cardstats.card_rates(games, pool, deck_lists, alpha).with_columns(pl.col("name").alias("card"))
+
+    flags = _timed(timings, "tiers: card flags", cost_flags_by_tier, tiers, {t: {"matrix": f} for t, f in
+                                                                              played.items()}, rates, cards)
+    cost_flags_section(rep, "card_flags_tiers", flags, "6c. Are the cards' cost flags the same at every skill level?",
+                       "Each card's empirical view (as in section 5) from the matrix's games at each tier, over the "
+                       "seat-games of the decks that hold it.", s.matrix * 2 * len(decks) ** 2)
+
+
+def pairing_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
+    """Each pairing of two different decks (once: the deck listed first in ``decks`` named first), its score.
+
+    The first-named deck's balance score over every game of the pairing (both seats, both first movers;
+    a draw counts half) with its 95 % Wilson interval and the verdict against 50 %.
+    """
+    names = {deck.key: deck.name for deck in load_decks().values()}
+    rank = {d: i for i, d in enumerate(decks)}
+    rows = analysis.seat_rows(frame, "both").filter(pl.col("deck") != pl.col("opponent"))
+    rows = rows.filter(pl.col("deck").replace_strict(rank, default=None) <
+                       pl.col("opponent").replace_strict(rank, default=None))
+    out = rows.group_by("deck", "opponent").agg(pl.len().alias("n"), pl.col("won").sum().alias("wins"),
+                                                pl.col("draw").sum().alias("draws"))
+    out = out.sort(pl.col("deck").replace_strict(rank), pl.col("opponent").replace_strict(rank))
+    score = (out["wins"] + out["draws"] / 2).to_numpy()
+    low, high = wilson(score, out["n"].to_numpy())
+    cell = [f"{names.get(a, a)} vs {names.get(b, b)}" for a, b in zip(out["deck"], out["opponent"], strict=True)]
+    table = pl.DataFrame({"cell": cell, "n": out["n"], "draws": out["draws"], "rate": score / out["n"].to_numpy(),
+                          "low": low, "high": high})
+    return table.with_columns(side_of(pl.col("low"), pl.col("high")).alias("verdict"))
 
 
 def _dead_cards(rep: Report, games: int, seed: int, timings: dict[str, float]) -> None:
