@@ -1,7 +1,7 @@
 """Core's search agent against tuned greedy, and its time a game, in the duel, Babel and Babylon (issue 18).
 
     .venv/bin/python benchmarks/search.py [GAME ...] [--games 400] [--quick] [--agent SPEC] [--clock cpu|wall]
-                                          [--seed N] [--json FILE]
+                                          [--seed N] [--against SPEC] [--json FILE]
 
 For each game, on its issue setting (the duel: Crystal Garden, regular deck; Babel: the defaults;
 Babylon: every precon against itself, the decks in turn), ``--games`` games of ``search`` (the game's
@@ -13,6 +13,10 @@ against the issue's bar (the duel and Babel 0.2 s, Babylon 1.6 s).  ``--quick``:
 A game is timed on this process's CPU clock by default (one core: the search and its compiled rollouts
 run in this thread, and other processes sharing the machine do not inflate it); ``--clock wall`` times
 wall-clock seconds instead.
+
+``--seed`` picks the game seeds: choose options on one seed and report on another.  ``--against SPEC``
+also plays a second search spec on the same seeds and seats and prints the paired difference of the
+two (``--agent`` minus ``--against``) with its 95 % interval: the way to choose between two options.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "c
     now = time.process_time if clock == "cpu" else time.perf_counter
     wins = draws = 0.0
     seconds: list[float] = []
+    scores: list[float] = []  # search's score of each game, in seed order, p1 then p2
     for i, s in enumerate(game_seeds(seed, 0, pairs)):
         params = model.resolve_params(cells[i % len(cells)])
         config = model.make_config(params)
@@ -72,6 +77,7 @@ def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "c
             winner = model.result_row(config, final)["winner"]
             wins += winner == f"p{search_seat + 1}"
             draws += winner == "draw"
+            scores.append(1.0 if winner == f"p{search_seat + 1}" else 0.5 if winner == "draw" else 0.0)
     n = len(seconds)
     score = wins + draws / 2
     low, high = wilson(int(round(score)), n)
@@ -80,7 +86,19 @@ def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "c
     half = 1.96 * sd / math.sqrt(n)
     return {"game": game, "agent": agent, "opponent": OPPONENT, "n": n, "wins": int(wins), "draws": int(draws),
             "rate": score / n, "low": low, "high": high, "bar": BAR, "s_per_game": mean,
-            "s_low": mean - half, "s_high": mean + half, "s_bar": SETTINGS[game][1], "clock": clock, "seed": seed}
+            "s_low": mean - half, "s_high": mean + half, "s_bar": SETTINGS[game][1], "clock": clock, "seed": seed,
+            "scores": scores}
+
+
+def paired(row: dict, base: dict) -> dict:
+    """``row`` minus ``base`` on the same games: the mean paired difference of search's score and its 95 % interval."""
+    diffs = [a - b for a, b in zip(row["scores"], base["scores"], strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / max(1, n - 1))
+    half = 1.96 * sd / math.sqrt(n)
+    return {"game": row["game"], "agent": row["agent"], "against": base["agent"], "n": n, "diff": mean,
+            "low": mean - half, "high": mean + half, "seed": row["seed"]}
 
 
 def line(row: dict) -> str:
@@ -95,6 +113,12 @@ def line(row: dict) -> str:
             f"{row['s_bar']} s bar {fast}")
 
 
+def paired_line(row: dict) -> str:
+    """One readable line of a paired comparison."""
+    return (f"{row['game']:>8}  {row['agent']} minus {row['against']} (same games): {row['diff']:+.1%} "
+            f"[95 % {row['low']:+.1%}, {row['high']:+.1%}] n={row['n']} seed={row['seed']}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("games", nargs="*", default=list(SETTINGS), help="games to measure (default: all three)")
@@ -104,6 +128,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="time a game on the CPU clock (default) "
                     "or wall-clock")
+    ap.add_argument("--against", default=None, help="a second search spec played on the same games: prints the "
+                    "paired difference")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = ap.parse_args()
     unknown = [g for g in args.games if g not in SETTINGS]
@@ -115,6 +141,12 @@ def main() -> int:
         row = measure(game, n, args.agent, args.seed, args.clock)
         rows.append(row)
         print(line(row), flush=True)
+        if args.against:
+            base = measure(game, n, args.against, args.seed, args.clock)
+            rows.append(base)
+            print(line(base), flush=True)
+            rows.append(paired(row, base))
+            print(paired_line(rows[-1]), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     return 0

@@ -24,6 +24,14 @@ A decision, from what the seat observes and nothing else:
 4. **Choice.**  The candidate with the highest mean; ties keep the prior's order.  With ``z > 0`` the
    search departs from the prior's first choice only when the best candidate's mean paired gain over it
    exceeds ``z`` standard errors (a handful of noisy rollouts must not overrule the heuristic).
+5. **Racing** (``race > 0``; off by default).  The worlds are dealt and played in batches (a sixth of them,
+   at least 8 a batch, in the order they are dealt without racing); after each batch a candidate whose
+   mean paired loss to the leader exceeds ``race`` standard errors stops being played, and the search
+   stops once one candidate is left.  Easy decisions then cost a fraction of the budget, and the time
+   saved buys a larger budget for the close ones (the duel: about a third of the worlds saved at 3
+   standard errors, the full search's choice kept in 99 % of the decisions).  The choice is step 4 over
+   the candidates left (the best mean when the prior's choice has left).  With ``z <= race`` and all the
+   worlds in one batch, the choice is the one without racing.
 
 **Why flat Monte Carlo, not PUCT.**  ``mode=puct`` is MCTS with the prior at the root (PUCT: each
 rollout goes to the candidate maximising ``Q + c·P·√N / (1 + n)``, a fresh world each).  On the duel
@@ -56,7 +64,7 @@ __all__ = ["SearchAgent", "play_on", "provided_decl", "reference_rollouts", "sea
 
 # options every game's search has; a game's ``SearchHooks.options`` changes the defaults
 DEFAULTS: dict[str, Any] = {"budget": 64, "width": 4, "horizon": 0, "rollout": "greedy", "prior": None, "z": 0.0,
-                            "mode": "flat", "c": 1.0}
+                            "mode": "flat", "c": 1.0, "race": 0.0}
 MODES = ("flat", "puct")
 
 
@@ -117,13 +125,15 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, game: GameModel | str, hooks: SearchHooks | None, budget: int, width: int, horizon: int,
-                 rollout: str, z: float, mode: str = "flat", c: float = 1.0, prior: str | None = None) -> None:
+                 rollout: str, z: float, mode: str = "flat", c: float = 1.0, prior: str | None = None,
+                 race: float = 0.0) -> None:
         model = get_game(game)
         hooks = hooks if hooks is not None else model.search
         if hooks is None:
             raise InputError(f"{model.name}: the game declares no search hooks (GameModel.search)")
         self.model, self.hooks = model, hooks
         self.budget, self.width, self.horizon, self.z, self.mode, self.c = budget, width, horizon, z, mode, c
+        self.race = race
         self.rollout = rollout
         others = ", ".join(a for a in model.agents if a != "search")
         try:
@@ -163,14 +173,40 @@ class SearchAgent:
             return candidates[0]
         if self.mode == "puct":
             return candidates[self.puct(observation, candidates, config, rng)]
-        worlds, seeds = [], []
-        for _ in range(max(1, self.budget // len(candidates))):
+        count = max(1, self.budget // len(candidates))
+        if self.race > 0:
+            return candidates[self.raced(observation, candidates, config, rng, count)]
+        seat, worlds, seeds = self.deal(observation, config, rng, count)
+        values = self.rollouts(config, worlds, candidates, seat, self.policy, self.horizon, seeds)
+        return candidates[choose(np.asarray(values, dtype=np.float64), self.z)]
+
+    def deal(self, observation: Any, config: Any, rng: SplitMix64, count: int) -> tuple[int, list[Any], np.ndarray]:
+        """``count`` determinised worlds and their rollout agents' seeds (one per seat), from the agent's stream."""
+        worlds, seeds, seat = [], [], 0
+        for _ in range(count):
             seat, world = self.model.determinise(config, observation, rng)
             worlds.append(world)
             seeds.append((rng.next_u64(), rng.next_u64()))
-        values = self.rollouts(config, worlds, candidates, seat, self.policy, self.horizon,
-                               np.array(seeds, dtype=np.uint64))
-        return candidates[choose(np.asarray(values, dtype=np.float64), self.z)]
+        return seat, worlds, np.array(seeds, dtype=np.uint64)
+
+    def raced(self, observation: Any, candidates: list[Any], config: Any, rng: SplitMix64, count: int) -> int:
+        """Step 5 of the module docstring: the index of the chosen candidate."""
+        batch = max(8, -(-count // 6))
+        alive = list(range(len(candidates)))
+        rows: list[np.ndarray] = []  # per batch: values[world, candidate], NaN where a candidate was not played
+        done = 0
+        while done < count and len(alive) > 1:
+            seat, worlds, seeds = self.deal(observation, config, rng, min(batch, count - done))
+            block = np.full((len(worlds), len(candidates)), np.nan)
+            block[:, alive] = self.rollouts(config, worlds, [candidates[i] for i in alive], seat, self.policy,
+                                            self.horizon, seeds)
+            rows.append(block)
+            done += len(worlds)
+            alive = survivors(np.vstack(rows)[:, alive], self.race, alive)
+        if len(alive) == 1:
+            return alive[0]
+        # the prior's choice out of the race (3+ candidates) means a clear loss: z no longer protects it
+        return alive[choose(np.vstack(rows)[:, alive], self.z if alive[0] == 0 else 0.0)]
 
     def puct(self, observation: Any, candidates: list[Any], config: Any, rng: SplitMix64) -> int:
         """Root PUCT: each of ``budget`` rollouts goes to the candidate maximising ``Q + c·P·√N / (1 + n)``.
@@ -192,6 +228,24 @@ class SearchAgent:
             visits[pick] += 1
             totals[pick] += float(np.asarray(value)[0, 0])
         return int(np.flatnonzero(visits == visits.max())[0])
+
+
+def survivors(values: np.ndarray, race: float, alive: list[int]) -> list[int]:
+    """The entries of ``alive`` (the columns of ``values``) still in the race.
+
+    A column stays unless its mean paired loss to the best column exceeds ``race`` standard errors.
+    """
+    means = values.mean(axis=0)
+    best = int(np.argmax(means))
+    n = values.shape[0]
+    kept = []
+    for j, name in enumerate(alive):
+        diffs = values[:, best] - values[:, j]
+        gap = float(diffs.mean())
+        error = math.sqrt(float(diffs.var(ddof=1)) / n) if n > 1 else math.inf
+        if j == best or gap <= 0.0 or gap <= race * error:
+            kept.append(name)
+    return kept
 
 
 def choose(values: np.ndarray, z: float = 0.0) -> int:
@@ -236,7 +290,10 @@ def search_decl(game: GameModel | str, hooks: SearchHooks | None = None) -> Agen
               "exceed (0: the best mean)", 0.0, 100.0),
         Param("mode", d["mode"], str, "flat: every candidate in every world; puct: rollouts steered by the prior "
               "(PUCT at the root)", choices=MODES),
-        Param("c", d["c"], float, "PUCT's exploration constant", 0.0, 100.0))
+        Param("c", d["c"], float, "PUCT's exploration constant", 0.0, 100.0),
+        Param("race", d["race"], float, "flat: standard errors of paired loss to the leader after which a "
+              "candidate stops being played, worlds dealt in batches (0: every candidate in every world)", 0.0,
+              100.0))
     fast = f", rollouts in the compiled engine for {'/'.join(hooks.policies)}" if hooks.rollout else ""
     return AgentDecl("search", partial(SearchAgent, game, hooks),
                      f"flat Monte Carlo over determinised worlds, the heuristic as prior{fast}", options)

@@ -8,13 +8,15 @@ seat draws its random numbers from its own stream, so agents never disturb the d
 from __future__ import annotations
 
 import math
-from collections import Counter
+from functools import lru_cache
 from typing import NamedTuple, Protocol
+
+import numpy as np
 
 from workbench.core.errors import InputError
 from workbench.core.model import AgentDecl, AgentSpec, Param, RandomAgent, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.rng_numba import shuffled
+from workbench.core.rng_numba import shuffle_in_place
 from workbench.core.search import search_decl
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
@@ -146,32 +148,54 @@ def search_clock(config: Config, state: rules.State) -> int:
 
 
 def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
-    """A full game state consistent with what ``view`` shows (the hidden cards dealt at random)."""
+    """A full game state consistent with what ``view`` shows (the hidden cards dealt at random).
+
+    Regular deck: the cards neither in the own hand nor on the discard pile, in index order, shuffled by
+    ``rng``; the enemy's hand is the first ``enemy_hand_size`` of them, the draw pile the rest.  Unlimited
+    deck: the enemy's hand drawn card by card.
+    """
     n = len(config.cards)
-    me, enemy = view.me, 1 - view.me
+    me = view.me
     if config.deck == "regular":
-        unseen = Counter(range(n))
-        unseen.subtract(view.hand)
-        unseen.subtract(view.discard)
-        pool = shuffled(rng, sorted(unseen.elements()))
-        enemy_hand, deck = tuple(pool[:view.enemy_hand_size]), tuple(pool[view.enemy_hand_size:])
+        pool = _unseen(n, view.hand, view.discard).copy()
+        state = np.array([rng.state], np.uint64)
+        shuffle_in_place(state, pool)  # rng.shuffle bit for bit, compiled
+        rng.state = int(state[0])
+        dealt = pool.tolist()
+        enemy_hand, deck = tuple(dealt[:view.enemy_hand_size]), tuple(dealt[view.enemy_hand_size:])
     else:
         enemy_hand, deck = tuple(rng.below(n) for _ in range(view.enemy_hand_size)), ()
-    hands = rules._with(rules._with(((), ()), me, view.hand), enemy, enemy_hand)
+    hands = (view.hand, enemy_hand) if me == 0 else (enemy_hand, view.hand)
     return GameState(view.players, hands, deck, view.discard, me, me, view.turn, True, view.pending_discard,
                      (0, 0), (0, 0), None, ((), ()), view.played)
+
+
+@lru_cache(maxsize=8)
+def _unseen(n: int, hand: tuple[int, ...], discard: tuple[int, ...]) -> np.ndarray:
+    """The cards of a deck of ``n`` (one of each) neither in ``hand`` nor in ``discard``, in index order.
+
+    A search deals every world of a decision from the same view, so the pool is worked out once (the
+    caller copies it before shuffling).
+    """
+    seen = set(hand) | set(discard)
+    pool = np.array([c for c in range(n) if c not in seen], np.int64)
+    pool.flags.writeable = False
+    return pool
 
 
 def _greedy(**weights: float) -> GreedyAgent:
     return GreedyAgent(Weights(**weights))
 
 
-# core's search agent (core/search.py): tuned greedy's score as the prior and its rollouts in the compiled kernel,
-# 6 turns deep, then its evaluation; the search leaves the prior's choice only for a paired gain of 1 standard error
+# core's search agent (core/search.py): tuned greedy's score ranks 3 candidates, 720 rollouts a decision (240 worlds)
+# by tuned greedy in the compiled kernel, 6 turns deep, then its evaluation; raced (a candidate 3 standard errors of
+# paired loss behind the leader stops being played: ~1/3 of the worlds saved); the search leaves the prior's choice
+# only for a paired gain of 1 standard error.  Budget chosen on seed 7 of benchmarks/search.py (its docstring).
 SEARCH = SearchHooks(prior=f"{__name__}:search_prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
                      rollout="workbench.games.duel.fast:rollouts", policies=("random", "greedy"), win=WIN,
-                     options=(("budget", 240), ("width", 3), ("horizon", 6), ("rollout", "greedy@tuned"), ("z", 1.0)))
+                     options=(("budget", 720), ("width", 3), ("horizon", 6), ("rollout", "greedy@tuned"), ("z", 1.0),
+                              ("race", 3.0)))
 
 DECLS = (
     AgentDecl("random", RandomAgent, "uniform over the legal plays and discards"),
@@ -191,6 +215,6 @@ def make_agent(spec: AgentSpec | str) -> Agent:
     return _BY_NAME[spec.name].build(spec)
 
 
-def SearchAgent(budget: int = 240, horizon: int = 6, rollout: str = "greedy@tuned", width: int = 3) -> Agent:  # noqa: N802
+def SearchAgent(budget: int = 720, horizon: int = 6, rollout: str = "greedy@tuned", width: int = 3) -> Agent:  # noqa: N802
     """Core's search agent on the duel (``core/search.py``) with these options (a shorthand for tests)."""
     return make_agent(f"search:budget={budget},horizon={horizon},rollout={rollout},width={width}")
