@@ -128,14 +128,24 @@ def legal_capacity(config: Config) -> int:
     return max(main, mulligans)
 
 
+def weight_rows(rows: np.ndarray) -> np.ndarray:
+    """Greedy's weights per seat (``agents.Weights`` order) with room for the kernel's evaluation tables.
+
+    The kernel's entries fill the tables (``K.T_SOURCES``, ``K.T_HAND``) from the weights themselves.
+    """
+    out = np.zeros((len(rows), K.WEIGHT_COLS), np.float64)
+    out[:, :K.N_WEIGHTS] = rows
+    return out
+
+
 def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
     """Per seat: the agent kind (``K.AGENT_*``) and greedy's weights (``agents.Weights`` order)."""
     kinds = np.zeros(2, np.int64)
-    weights = np.zeros((2, K.N_WEIGHTS), np.float64)
+    weights = weight_rows(np.zeros((2, K.N_WEIGHTS), np.float64))
     for seat, spec in enumerate(agents):
         if spec.name == "greedy":
             kinds[seat] = K.AGENT_GREEDY
-            weights[seat] = tuple(_DECLS["greedy"].build(spec).weights)
+            weights[seat, :K.N_WEIGHTS] = tuple(_DECLS["greedy"].build(spec).weights)
         elif spec.name == "random":
             kinds[seat] = K.AGENT_RANDOM
         else:
@@ -346,7 +356,7 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
     then ``policy`` plays both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
     """
     kinds, weights = agent_arrays((policy, policy))
-    ew = weights.copy() if policy.name == "greedy" else np.array([tuple(babylon_agents.Weights())] * 2, np.float64)
+    ew = weights.copy() if policy.name == "greedy" else weight_rows(np.array([tuple(babylon_agents.Weights())] * 2))
     tab = _table(config)
     encoded = np.stack([encode_state(config, w) for w in worlds])
     wrng = np.array([(int(seeds[i][0]), int(seeds[i][1])) for i in range(len(worlds))], np.uint64)
@@ -377,7 +387,7 @@ def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) ->
     if legal[0][0] == K.K_MULLIGAN:
         return babylon_agents.search_prior(config, view, legal, policy)
     greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else babylon_agents.GreedyAgent()
-    weights = np.array([tuple(greedy.weights)] * 2, np.float64)
+    weights = weight_rows(np.array([tuple(greedy.weights)] * 2, np.float64))
     acts = np.array([tuple(a) for a in legal], np.int64).reshape(-1, 3)
     out = np.zeros(len(acts), np.float64)
     v, w, x, lg = _scratch(config)

@@ -124,8 +124,8 @@ B_HAND = B_MIN + MCAP * MF  # [seat][HCAP]
 B_INV = B_HAND + 2 * HCAP  # [seat][HCAP]
 B_DECK = B_INV + 2 * HCAP  # [seat][HCAP]
 B_HIST = B_DECK + 2 * HCAP  # [seat][HISTCAP]
-B_SCRATCH = B_HIST + 2 * HISTCAP  # MCAP uids of a group action
-B_FLAGS = B_SCRATCH + MCAP  # drawn [seat][n cards], then played [seat][n cards]
+B_SCRATCH = B_HIST + 2 * HISTCAP  # MCAP uids of a group action, or a payment's workspace (_payment)
+B_FLAGS = B_SCRATCH + max(MCAP, 2 * NF + 2 * HCAP)  # drawn [seat][n cards], then played [seat][n cards]
 
 
 def state_size(n_cards: int) -> int:
@@ -141,6 +141,12 @@ _W = {name: i for i, name in enumerate(agents.Weights._fields)}
                           "playable", "playable_cap", "source", "source_decay", "tp", "late", "margin",
                           "mulligan_cost"))
 N_WEIGHTS = len(_W)
+# after the weights, per seat, tables of the evaluation's sums (filled by _weight_tables from the weights, the same
+# float operations in the same order): the sources' part at t sources, then the k-th hand card's step
+SRC_CAP = 128
+T_SOURCES = N_WEIGHTS
+T_HAND = T_SOURCES + SRC_CAP
+WEIGHT_COLS = T_HAND + HCAP + 1
 WIN_VALUE = 1e6  # agents.WIN_VALUE
 SETTLE_STEPS = 12  # agents._settle's bound
 
@@ -156,8 +162,8 @@ _STREAM_K = stream_keys(6)
 # --------------------------------------------------------------------------------------- helpers
 @nb.njit(**_JIT)
 def _cd(tab, card, col):
-    """A column of the card table."""
-    return tab[TAB_CARDS + card * CC + col]
+    """A column of the card table (an unsigned index: no negative-index fix-up, see :func:`_copy_run`)."""
+    return tab[np.uint64(TAB_CARDS + card * CC + col)]
 
 
 @nb.njit(**_JIT)
@@ -1097,12 +1103,17 @@ def _legal(s, tab, lg, d):
 
 
 @nb.njit(**_JIT)
-def _kept_playable(s, tab, seat, card):
-    """``rules.kept_playable`` of the payment in the scratch area (sources per faction)."""
+def _payable_after(s, tab, seat, card):
+    """The hand cards ``rules.kept_playable`` may count when ``card`` is paid, into the scratch area; how many.
+
+    Every payment spends the card's power, so whether the sources left pay a card's power is the same for all of
+    them: the cards whose power they pay (``card``'s first copy, Witcheries, unknown cards aside) are listed from
+    scratch ``2 * NF`` as (faction, specific cost) pairs, and :func:`_kept_count` tests only their colour.
+    """
     b = _sb(seat)
-    total = 0
+    total = -_cd(tab, card, C_POWER)
     for f in range(NF):
-        total += s[b + S_AVAIL + f] - s[B_SCRATCH + f]
+        total += s[b + S_AVAIL + f]
     off = B_HAND + seat * HCAP
     skipped = False
     n = 0
@@ -1111,12 +1122,24 @@ def _kept_playable(s, tab, seat, card):
         if c == card and not skipped:
             skipped = True  # the card being played
             continue
-        if c == UNKNOWN or _cd(tab, c, C_TYPE) == WITCHERY:
+        if c == UNKNOWN or _cd(tab, c, C_TYPE) == WITCHERY or total < _cd(tab, c, C_POWER):
             continue
-        f = _cd(tab, c, C_FACTION)
-        if total >= _cd(tab, c, C_POWER) and s[b + S_AVAIL + f] - s[B_SCRATCH + f] >= _cd(tab, c, C_SPECIFIC):
-            n += 1
+        s[B_SCRATCH + 2 * NF + 2 * n] = _cd(tab, c, C_FACTION)
+        s[B_SCRATCH + 2 * NF + 2 * n + 1] = _cd(tab, c, C_SPECIFIC)
+        n += 1
     return n
+
+
+@nb.njit(**_JIT)
+def _kept_count(s, seat, n):
+    """``rules.kept_playable`` of the payment in scratch ``0..NF``: the ``n`` cards :func:`_payable_after` listed."""
+    a = _sb(seat) + S_AVAIL
+    kept = 0
+    for j in range(n):
+        f = s[B_SCRATCH + 2 * NF + 2 * j]
+        if s[a + f] - s[B_SCRATCH + f] >= s[B_SCRATCH + 2 * NF + 2 * j + 1]:
+            kept += 1
+    return kept
 
 
 @nb.njit(**_JIT)
@@ -1125,7 +1148,8 @@ def _payment(s, tab, seat, card):
 
     ``others_first`` (scratch 0..NF): the specific cost in colour, the rest most-first; with
     ``keep_playable`` every payment in ``rules.payments``' order replaces the best so far (scratch
-    NF..2NF) only when it keeps more of the hand payable.
+    NF..2NF) only when it keeps more of the hand payable — so the search ends once one keeps every card
+    whose power the sources left pay (none can keep more).
     """
     b = _sb(seat)
     f = _cd(tab, card, C_FACTION)
@@ -1147,34 +1171,50 @@ def _payment(s, tab, seat, card):
         s[B_SCRATCH + best] += take
         rest -= take
     if tab[X_PAY_OTHERS_FIRST] == 0:
-        most = _kept_playable(s, tab, seat, card)
-        for x in range(NF):
-            s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
-        a = b + S_AVAIL
-        for p0 in range(min(s[a], power) + 1):
-            for p1 in range(min(s[a + 1], power - p0) + 1):
-                for p2 in range(min(s[a + 2], power - p0 - p1) + 1):
-                    for p3 in range(min(s[a + 3], power - p0 - p1 - p2) + 1):
-                        p4 = power - p0 - p1 - p2 - p3
-                        if p4 > s[a + 4]:
-                            continue
-                        s[B_SCRATCH] = p0
-                        s[B_SCRATCH + 1] = p1
-                        s[B_SCRATCH + 2] = p2
-                        s[B_SCRATCH + 3] = p3
-                        s[B_SCRATCH + 4] = p4
-                        if s[B_SCRATCH + f] < specific:
-                            continue
-                        kept = _kept_playable(s, tab, seat, card)
-                        if kept > most:
-                            most = kept
-                            for x in range(NF):
-                                s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
-        for x in range(NF):
-            s[B_SCRATCH + x] = s[B_SCRATCH + NF + x]
+        listed = _payable_after(s, tab, seat, card)
+        most = _kept_count(s, seat, listed)
+        if most < listed:
+            _best_payment(s, seat, f, specific, power, listed, most)
     for x in range(NF):
         s[b + S_AVAIL + x] -= s[B_SCRATCH + x]
         s[b + S_EXH + x] += s[B_SCRATCH + x]
+
+
+@nb.njit(**_JIT)
+def _best_payment(s, seat, f, specific, power, listed, most):
+    """``keep_playable``'s search (:func:`_payment`) from the others-first payment keeping ``most``, into scratch."""
+    for x in range(NF):
+        s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
+    a = _sb(seat) + S_AVAIL
+    for p0 in range(min(s[a], power) + 1):
+        for p1 in range(min(s[a + 1], power - p0) + 1):
+            for p2 in range(min(s[a + 2], power - p0 - p1) + 1):
+                for p3 in range(min(s[a + 3], power - p0 - p1 - p2) + 1):
+                    p4 = power - p0 - p1 - p2 - p3
+                    if p4 > s[a + 4]:
+                        continue
+                    s[B_SCRATCH] = p0
+                    s[B_SCRATCH + 1] = p1
+                    s[B_SCRATCH + 2] = p2
+                    s[B_SCRATCH + 3] = p3
+                    s[B_SCRATCH + 4] = p4
+                    if s[B_SCRATCH + f] < specific:
+                        continue
+                    kept = _kept_count(s, seat, listed)
+                    if kept > most:
+                        most = kept
+                        for x in range(NF):
+                            s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
+                        if most == listed:
+                            break
+                if most == listed:
+                    break
+            if most == listed:
+                break
+        if most == listed:
+            break
+    for x in range(NF):
+        s[B_SCRATCH + x] = s[B_SCRATCH + NF + x]
 
 
 @nb.njit(**_JIT)
@@ -1297,20 +1337,27 @@ def _step(s, tab, k, a, b):
 
 # ----------------------------------------------------------------------------------------- greedy
 @nb.njit(**_JIT)
+def _copy_run(src, dst, start, n):
+    """``dst[start:start + n] = src[start:start + n]``.
+
+    Unsigned indices: numba fixes up a signed index that might be negative on every access, which keeps
+    a copy loop from vectorising (a view copy took 90 ns, it takes 20).
+    """
+    base = np.uint64(start)
+    for i in range(np.uint64(n)):
+        dst[base + i] = src[base + i]
+
+
+@nb.njit(**_JIT)
 def _copy_view(src, dst):
     """Copy the parts of a state a view uses (not the decks, history or flags) from ``src`` to ``dst``."""
-    for i in range(HEADER):
-        dst[i] = src[i]
-    for i in range(B_QUEUE, B_QUEUE + src[H_QLEN] * QF):
-        dst[i] = src[i]
-    for i in range(B_MIN, B_MIN + src[H_MCOUNT] * MF):
-        dst[i] = src[i]
+    _copy_run(src, dst, 0, HEADER)
+    _copy_run(src, dst, B_QUEUE, src[H_QLEN] * QF)
+    _copy_run(src, dst, B_MIN, src[H_MCOUNT] * MF)
     for seat in range(2):
         b = _sb(seat)
-        for i in range(B_HAND + seat * HCAP, B_HAND + seat * HCAP + src[b + S_HAND]):
-            dst[i] = src[i]
-        for i in range(B_INV + seat * HCAP, B_INV + seat * HCAP + src[b + S_INV]):
-            dst[i] = src[i]
+        _copy_run(src, dst, B_HAND + seat * HCAP, src[b + S_HAND])
+        _copy_run(src, dst, B_INV + seat * HCAP, src[b + S_INV])
 
 
 @nb.njit(**_JIT)
@@ -1325,6 +1372,22 @@ def _observe(s, v, me):
 
 
 @nb.njit(**_JIT)
+def _weight_tables(weights):
+    """Fill the tables after each seat's weights (``T_SOURCES``, ``T_HAND``): what :func:`_evaluate` looks up."""
+    for me in range(weights.shape[0]):
+        extra = 0.0
+        step = weights[me, W_SOURCE]
+        for t in range(SRC_CAP):
+            weights[me, T_SOURCES + t] = extra
+            extra += step
+            step *= weights[me, W_SOURCE_DECAY]
+        step = weights[me, W_CARD]
+        for k in range(HCAP + 1):
+            weights[me, T_HAND + k] = step
+            step *= weights[me, W_HAND_DECAY]
+
+
+@nb.njit(**_JIT)
 def _evaluate(v, tab, me, weights):
     """``agents.evaluate`` with ``weights[me]``: the same float operations in the same order."""
     if v[H_REASON] != R_NONE:
@@ -1332,13 +1395,13 @@ def _evaluate(v, tab, me, weights):
         if winner == DRAW:
             return 0.0
         return WIN_VALUE if winner == me else -WIN_VALUE
-    mb = _sb(me)
-    tb = _sb(1 - me)
-    turns = tab[X_TURNS]
-    share = (turns - v[mb + S_TURNS]) / turns
-    left = weights[me, W_LATE]
-    if share > left:
-        left = share
+    head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+    return head + left * _board(v, tab, me, weights, -1, 0) + extra + tail
+
+
+@nb.njit(**_JIT)
+def _board(v, tab, me, weights, moved, zone):
+    """``agents.evaluate``'s board sum, with the minion at index ``moved`` (-1: none) in ``zone``."""
     board = 0.0
     for i in range(v[H_MCOUNT]):
         m = B_MIN + i * MF
@@ -1348,10 +1411,10 @@ def _evaluate(v, tab, me, weights):
             continue  # it dies when its bonus health ends: worth nothing
         value = weights[me, W_MINION] + weights[me, W_HEALTH] * lasting
         value = value - (weights[me, W_SENTENCED] if v[m + F_SENTENCED] else 0.0)
-        zone = v[m + F_ZONE]
-        if zone == TOWER:
+        z = zone if i == moved else v[m + F_ZONE]
+        if z == TOWER:
             value += weights[me, W_BUILDER] * _cd(tab, card, C_CONSTRUCTION)
-        elif zone == BATTLEFIELD:
+        elif z == BATTLEFIELD:
             value += weights[me, W_RAIDER] * _cd(tab, card, C_MIGHT)
         else:
             value += weights[me, W_GUARD] * _cd(tab, card, C_MIGHT)
@@ -1359,20 +1422,37 @@ def _evaluate(v, tab, me, weights):
             board += value
         else:
             board += -value
+    return board
+
+
+@nb.njit(**_JIT)
+def _evaluate_rest(v, tab, me, weights):
+    """The terms of ``agents.evaluate`` around the board sum of a running game: ``head + left * board + extra + tail``.
+
+    A move changes only a minion's zone, so it changes only the board sum (:func:`_rank`).
+    """
+    mb = _sb(me)
+    tb = _sb(1 - me)
+    turns = tab[X_TURNS]
+    share = (turns - v[mb + S_TURNS]) / turns
+    left = weights[me, W_LATE]
+    if share > left:
+        left = share
     total = 0
     for f in range(NF):
         total += v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
-    extra = 0.0
-    step = weights[me, W_SOURCE]
-    for _ in range(total):
-        extra += step
-        step *= weights[me, W_SOURCE_DECAY]
-    for k in range(2):
-        sign = 1.0 if k == 0 else -1.0
-        step = weights[me, W_CARD]
-        for _ in range(v[(mb if k == 0 else tb) + S_HAND]):
-            extra += sign * step
-            step *= weights[me, W_HAND_DECAY]
+    if total < SRC_CAP:
+        extra = weights[me, T_SOURCES + total]
+    else:
+        extra = 0.0
+        step = weights[me, W_SOURCE]
+        for _ in range(total):
+            extra += step
+            step *= weights[me, W_SOURCE_DECAY]
+    for k in range(v[mb + S_HAND]):  # x + (-1.0 * y) is x - y exactly
+        extra += weights[me, T_HAND + k]
+    for k in range(v[tb + S_HAND]):
+        extra -= weights[me, T_HAND + k]
     playable = 0
     off = B_HAND + me * HCAP
     for k in range(v[mb + S_HAND]):
@@ -1388,8 +1468,7 @@ def _evaluate(v, tab, me, weights):
     if weights[me, W_PLAYABLE_CAP] < playable:
         capped = weights[me, W_PLAYABLE_CAP]
     extra += weights[me, W_PLAYABLE] * capped
-    return (weights[me, W_TOWER] * (v[mb + S_TOWER] - v[tb + S_TOWER]) + left * board + extra
-            + weights[me, W_TP] * v[mb + S_TP])
+    return weights[me, W_TOWER] * (v[mb + S_TOWER] - v[tb + S_TOWER]), left, extra, weights[me, W_TP] * v[mb + S_TP]
 
 
 @nb.njit(**_JIT)
@@ -1432,25 +1511,37 @@ def _settle1(w, x, tab, me, weights, lg):
 
 
 @nb.njit(**_JIT)
-def _rank(s, tab, me, weights, n, lg, v, w, x):
-    """``GreedyAgent.rank``'s best index: END scores the position, the others their settled result less margin."""
-    _observe(s, v, me)
-    base = _evaluate(v, tab, me, weights)
+def _score(v, tab, me, weights, k, a, b, base, rest, lg, w, x):
+    """``GreedyAgent.rank``'s score of action ``(k, a, b)`` on the view ``v`` scoring ``base`` (``rest``: its terms).
+
+    END scores the position; a move only the board with the minion moved (nothing follows a move in the main
+    phase, and the rest of the evaluation does not see it); any other action the settled result less the margin.
+    """
+    if k == K_END:
+        return base
     margin = weights[me, W_MARGIN]
+    if k == K_MOVE:
+        head, left, extra, tail = rest
+        return head + left * _board(v, tab, me, weights, _find(v, a), b) + extra + tail - margin
+    _copy_view(v, w)
+    _step(w, tab, k, a, b)
+    _settle1(w, x, tab, me, weights, lg)
+    if k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION and w[H_REASON] == R_NONE:
+        # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
+        _run_clause(w, tab, me, a, _cd(tab, a, C_CLAUSE + TR_START_NEXT), NO_TARGET)
+    return _evaluate(w, tab, me, weights) - margin
+
+
+@nb.njit(**_JIT)
+def _rank(s, tab, me, weights, n, lg, v, w, x):
+    """``GreedyAgent.rank``'s best index: the first of the highest :func:`_score` in the legal order."""
+    _observe(s, v, me)
+    rest = _evaluate_rest(v, tab, me, weights)  # a decision is due: the game is running
+    base = rest[0] + rest[1] * _board(v, tab, me, weights, -1, 0) + rest[2] + rest[3]
     best = -np.inf
     pick = 0
     for i in range(n):
-        if lg[0, i, 0] == K_END:
-            score = base
-        else:
-            _copy_view(v, w)
-            _step(w, tab, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2])
-            _settle1(w, x, tab, me, weights, lg)
-            card = lg[0, i, 1]
-            if lg[0, i, 0] == K_PLAY and _cd(tab, card, C_TYPE) == INVOCATION and w[H_REASON] == R_NONE:
-                # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
-                _run_clause(w, tab, me, card, _cd(tab, card, C_CLAUSE + TR_START_NEXT), NO_TARGET)
-            score = _evaluate(w, tab, me, weights) - margin
+        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, lg, w, x)
         if score > best:
             best = score
             pick = i
@@ -1528,18 +1619,61 @@ def _result(s, res, towers, flags, g, n_cards):
 
 
 @nb.njit(**_JIT)
+def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, lg, v, w, x, rng, trace, record):
+    """``play.play_game``'s loop from the position in ``s``: ``STATUS_*`` once the game ends or ``stop`` is reached.
+
+    With ``stop`` > 0 the game stops once turn ``stop`` has begun; ``(fk, fa, fb)`` (``fk`` -1: none) is
+    taken as the decision due.  Then the agents decide: ``kinds[seat]`` (``AGENT_*``), random drawing from
+    stream ``2 + seat`` of ``rng``, greedy with ``weights[seat]``; the first ``record`` of their actions
+    go to ``trace`` (rows of seat, kind, a, b).
+    """
+    steps = 0
+    while True:
+        kind = _decision(s)
+        if kind == NO_DECISION or (stop > 0 and s[H_TURN] >= stop):
+            return STATUS_OK
+        if steps >= max_steps:
+            return STATUS_RUNAWAY
+        steps += 1
+        if fk >= 0 and steps == 1:
+            _step(s, tab, fk, fa, fb)
+            continue
+        seat = _decider(s)
+        n = _legal(s, tab, lg, 0)
+        if n == 0:
+            return STATUS_NO_ACTION
+        if kinds[seat] == AGENT_RANDOM:
+            pick = _below(rng, 2 + seat, n)
+        elif n == 1:
+            pick = 0
+        elif kind == MULLIGAN:
+            pick = _greedy_mulligan(s, tab, seat, weights, n, lg)
+        else:
+            pick = _rank(s, tab, seat, weights, n, lg, v, w, x)
+        if record > 0:
+            t = trace.shape[0] - record
+            trace[t, 0] = seat
+            trace[t, 1] = lg[0, pick, 0]
+            trace[t, 2] = lg[0, pick, 1]
+            trace[t, 3] = lg[0, pick, 2]
+            record -= 1
+        _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
+
+
+@nb.njit(**_JIT)
 def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status, s, v, w, x, lg, rng, trace):
     """Play every game of ``seeds`` (``play.play_game``); the index of the first game not finished.
 
     ``kinds``/``weights``: per seat, the agent (``AGENT_*``) and greedy's weights (``agents.Weights``
-    order).  ``res[g]``: the ``RES_*`` columns; ``towers[g, seat, :res[g, RES_HIST]]``: the towers
-    after each turn; ``flags[g]``: drawn then played flags per seat and card.  On an error
-    ``status[0]`` names it (``STATUS_*``) and the game returned is the one that failed.  ``s, v, w,
-    x`` are state scratch arrays, ``lg`` three rows of actions, ``rng`` five streams; ``trace``
-    (rows of seat, kind, a, b) records the first game's actions when it has rows.
+    order, then ``WEIGHT_COLS - N_WEIGHTS`` columns for the tables this fills).  ``res[g]``: the
+    ``RES_*`` columns; ``towers[g, seat, :res[g, RES_HIST]]``: the towers after each turn; ``flags[g]``:
+    drawn then played flags per seat and card.  On an error ``status[0]`` names it (``STATUS_*``) and
+    the game returned is the one that failed.  ``s, v, w, x`` are state scratch arrays, ``lg`` three
+    rows of actions, ``rng`` five streams; ``trace`` (rows of seat, kind, a, b) records the first
+    game's actions when it has rows.
     """
     n_cards = tab[X_NCARDS]
-    t = 0
+    _weight_tables(weights)
     for g in range(seeds.shape[0]):
         seed = seeds[g]
         for k in range(5):
@@ -1547,35 +1681,11 @@ def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status
         mode = tab[X_FIRST]
         first = _below(rng, 4, 2) if mode == FIRST_RANDOM else mode
         _new_game(s, tab, first, rng)
-        steps = 0
-        while True:
-            kind = _decision(s)
-            if kind == NO_DECISION:
-                break
-            if steps >= max_steps:
-                status[0] = STATUS_RUNAWAY
-                return g
-            steps += 1
-            seat = _decider(s)
-            n = _legal(s, tab, lg, 0)
-            if n == 0:
-                status[0] = STATUS_NO_ACTION
-                return g
-            if kinds[seat] == AGENT_RANDOM:
-                pick = _below(rng, 2 + seat, n)
-            elif n == 1:
-                pick = 0
-            elif kind == MULLIGAN:
-                pick = _greedy_mulligan(s, tab, seat, weights, n, lg)
-            else:
-                pick = _rank(s, tab, seat, weights, n, lg, v, w, x)
-            if g == 0 and t < trace.shape[0]:
-                trace[t, 0] = seat
-                trace[t, 1] = lg[0, pick, 0]
-                trace[t, 2] = lg[0, pick, 1]
-                trace[t, 3] = lg[0, pick, 2]
-                t += 1
-            _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
+        code = _play_on(s, tab, kinds, weights, max_steps, 0, -1, 0, 0, lg, v, w, x, rng, trace,
+                        trace.shape[0] if g == 0 else 0)
+        if code != STATUS_OK:
+            status[0] = code
+            return g
         _result(s, res, towers, flags, g, n_cards)
     return seeds.shape[0]
 
@@ -1595,6 +1705,8 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
     """
     size = worlds.shape[1]
     n_cards = tab[X_NCARDS]
+    _weight_tables(weights)
+    _weight_tables(ew)
     n_actions = actions.shape[0]
     for wi in range(worlds.shape[0]):
         for ai in range(n_actions):
@@ -1603,36 +1715,11 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
             rng[2] = wrng[wi, 0]
             rng[3] = wrng[wi, 1]
             stop = s[H_TURN] + stop_after if stop_after > 0 else 0
-            forced = actions[ai, 0]
-            steps = 0
-            while True:
-                kind = _decision(s)
-                if kind == NO_DECISION:
-                    break
-                if stop > 0 and s[H_TURN] >= stop:
-                    break
-                if steps >= max_steps:
-                    status[0] = STATUS_RUNAWAY
-                    return
-                steps += 1
-                if forced >= 0:
-                    _step(s, tab, forced, actions[ai, 1], actions[ai, 2])
-                    forced = -1
-                    continue
-                seat = _decider(s)
-                n = _legal(s, tab, lg, 0)
-                if n == 0:
-                    status[0] = STATUS_NO_ACTION
-                    return
-                if kinds[seat] == AGENT_RANDOM:
-                    pick = _below(rng, 2 + seat, n)
-                elif n == 1:
-                    pick = 0
-                elif kind == MULLIGAN:
-                    pick = _greedy_mulligan(s, tab, seat, weights, n, lg)
-                else:
-                    pick = _rank(s, tab, seat, weights, n, lg, v, w, x)
-                _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
+            code = _play_on(s, tab, kinds, weights, max_steps, stop, actions[ai, 0], actions[ai, 1], actions[ai, 2],
+                            lg, v, w, x, rng, lg[0], 0)
+            if code != STATUS_OK:
+                status[0] = code
+                return
             out[wi, ai] = (_squash(_evaluate(s, tab, me, ew), scale) if s[H_REASON] == R_NONE
                            else _outcome_worth(s[H_WINNER], me))
             _result(s, res, towers, flags, wi * n_actions + ai, n_cards)
@@ -1642,21 +1729,11 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
 def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
     """``GreedyAgent.rank``'s score of each action of ``actions`` (``(kind, a, b)`` rows) in ``s``: the prior.
 
-    ``END`` scores the position, every other action its settled result less the margin (``_rank``).
+    ``END`` scores the position, every other action its settled result less the margin (:func:`_score`).
     """
+    _weight_tables(weights)
     _observe(s, v, me)
-    base = _evaluate(v, tab, me, weights)
-    margin = weights[me, W_MARGIN]
+    rest = _evaluate_rest(v, tab, me, weights)
+    base = rest[0] + rest[1] * _board(v, tab, me, weights, -1, 0) + rest[2] + rest[3]
     for i in range(actions.shape[0]):
-        if actions[i, 0] == K_END:
-            out[i] = base
-            continue
-        _copy_view(v, w)
-        _step(w, tab, actions[i, 0], actions[i, 1], actions[i, 2])
-        _settle1(w, x, tab, me, weights, lg)
-        card = actions[i, 1]
-        if actions[i, 0] == K_PLAY and _cd(tab, card, C_TYPE) == INVOCATION and w[H_REASON] == R_NONE:
-            _run_clause(w, tab, me, card, _cd(tab, card, C_CLAUSE + TR_START_NEXT), NO_TARGET)
-        out[i] = _evaluate(w, tab, me, weights) - margin
-
-
+        out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], base, rest, lg, w, x)
