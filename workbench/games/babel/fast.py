@@ -74,11 +74,12 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     legal = padded(64, np.int64)
     hist = padded(2 * max_turns, np.int64).reshape(2, max_turns)
     rng = padded(5, np.uint64)
+    terms = padded(K.TERM_ROWS * K.TERMS, np.float64).reshape(K.TERM_ROWS, K.TERMS)
     g = 0
     while True:
         g = K.play_games(seeds, g, FIRST_MODES[config.first], int(config.start_hands[0]), int(config.start_hands[1]),
                          bool(config.run_any), bool(config.universal), strict_flags(config), max_turns, max_steps,
-                         kinds, caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng)
+                         kinds, caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng, terms)
         if status[0] == K.STATUS_RUNAWAY:
             raise RunawayGame(f"babel: game seed {int(seeds[g])} did not end within {max_steps} steps")
         if status[0] == K.STATUS_NO_ACTION:
@@ -216,7 +217,8 @@ def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) ->
     acts = np.array([ACTION_INDEX[tuple(a)] for a in legal], np.int64)
     out = np.zeros(len(acts), np.float64)
     K.action_scores(encode_state(babel_agents.public_world(view)), acts, int(view.me), weights, bool(config.run_any),
-                    out, np.zeros(K.HEADER, np.int64), np.zeros((2, K.STACK_CAP), np.int64))
+                    out, np.zeros(K.HEADER, np.int64), np.zeros((2, K.STACK_CAP), np.int64),
+                    np.zeros((K.TERM_ROWS, K.TERMS), np.float64))
     return out.tolist()
 
 
@@ -240,7 +242,8 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
                      ew, bool(config.run_any), bool(config.universal), strict_flags(config), max_turns,
                      max_turns * MAX_ACTIONS_PER_TURN + 10, out, res, status, padded(K.STATE_SIZE, np.int64),
                      padded(K.HEADER, np.int64), padded(2 * K.STACK_CAP, np.int64).reshape(2, K.STACK_CAP),
-                     padded(64, np.int64), padded(2 * max_turns, np.int64).reshape(2, max_turns), padded(5, np.uint64))
+                     padded(64, np.int64), padded(2 * max_turns, np.int64).reshape(2, max_turns), padded(5, np.uint64),
+                     padded(K.TERM_ROWS * K.TERMS, np.float64).reshape(K.TERM_ROWS, K.TERMS))
     if status[0] != K.STATUS_OK:
         raise RuntimeError(f"babel: a rollout failed (kernel status {int(status[0])})")
     return out, res

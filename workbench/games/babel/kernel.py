@@ -13,7 +13,10 @@ temple stacks (``[2][45]``), the quarry, the draw pile and the discard pile (top
 Greedy scores an action by carrying it out on the state itself and undoing it: an action only
 appends beyond a body's length or pops, except the run discard and the Medes and Sumerian
 abilities, which rewrite the two stacks at the pawn's site — so saving the header and, for
-abilities, those two stacks is a complete undo.
+abilities, those two stacks is a complete undo.  The position is saved once per decision and
+restored after each action tried (a move, a deployment or a migration writes back only the words it
+changed), and greedy keeps each site's terms of the position (``terms``), scoring anew only the
+sites an action touches and searching a stack for runs only where the action changed it.
 
 Actions are indices into ``ACTIONS`` (kind, a, b): 0..48 are ``rules.TURN_ACTIONS`` in order, 49..53
 ``rules.DISCARDS``.  An outcome is a winner (0, 1, 2 = draw) and a reason (``R_*``: 1 + the index
@@ -25,6 +28,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from workbench.core.rng_numba import INLINE as _INLINE
 from workbench.core.rng_numba import JIT as _JIT
 from workbench.core.rng_numba import below as _below
 from workbench.core.rng_numba import mix as _mix
@@ -102,18 +106,25 @@ RES_COLS = RES_SEAT + 2 * SEAT_COLS
 WIN = 1.0e6  # agents.WIN
 MARGIN = 1e-9  # agents.MARGIN
 W_VALUE, W_POTENTIAL, W_PAWN, W_THREAT, W_RUNS, W_HAND, W_VARIETY = range(7)  # agents.Weights order
+# greedy's per-site terms (``terms[site]``, float64): ``agents.site_terms``' four, then whether each stack has a run
+T_VALUE, T_PROGRESS, T_RUNS, T_THREAT, T_MY_RUN, T_THEIR_RUN = range(6)
+TERMS = 6
+# ``agents._progress(cards, level)`` at ``[level, min(cards, TOP_LEVEL + 1)]``: min(cards, level + 1) / (level + 1)
+PROGRESS = np.array([[min(c, lv + 1) / (lv + 1) if lv + 1 <= TOP_LEVEL else 0.0 for c in range(TOP_LEVEL + 2)]
+                     for lv in range(TOP_LEVEL + 1)], np.float64)
+TERM_ROWS = N + 2  # the sites, then two spare rows keeping the rows an action tried overwrote
 
 _STREAM_K = stream_keys(6)
 
 
 # --------------------------------------------------------------------------------------- helpers
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _stack(seat, site):
     """Offset of the nation stack of ``seat`` at ``site``."""
     return B_STACKS + (seat * N + site) * STACK_CAP
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _level(s, seat, site):
     """``rules.level``: the top card of the temple, 0 for none."""
     n = s[H_TEMPLE_LEN + seat * N + site]
@@ -129,7 +140,7 @@ def _combined(s, seat):
     return total
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _hand_size(s, seat):
     """``rules.hand_size``."""
     b = H_HAND + seat * N
@@ -449,28 +460,54 @@ def _end_turn(s, rng, hist, max_turns):
 
 # -------------------------------------------------------------------------------- try and undo
 @nb.njit(**_JIT)
-def _save(s, saved, stacks, idx):
-    """Keep what :func:`_perform` of action ``idx`` may overwrite (the header; for a run: the site's stacks)."""
+def _save(s, saved, stacks):
+    """Keep what :func:`_perform` of any action in ``s`` may overwrite: the header and both stacks at the pawn's site.
+
+    The position is the same for every action tried from it, so one save serves them all (:func:`_restore`).
+    """
     for i in range(HEADER):
         saved[i] = s[i]
-    kind = ACTIONS[idx, 0]
-    if kind == ABILITY or kind == UNIVERSAL:
-        me = s[H_CURRENT]
-        site = s[H_PAWN + me]
+    site = s[H_PAWN + s[H_CURRENT]]
+    if site != QUARRY:
         for seat in range(2):
             off = _stack(seat, site)
             for k in range(s[H_STACK_LEN + seat * N + site]):
                 stacks[seat, k] = s[off + k]
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _restore(s, saved, stacks, idx):
-    """Undo :func:`_perform` of action ``idx`` from what :func:`_save` kept."""
+    """Undo :func:`_perform` of action ``idx`` from what :func:`_save` kept.
+
+    A move, a deployment and a migration (most of the actions tried) only change the words written
+    back here; any other action gets the whole header back, and a run also the stacks at the pawn's site.
+    """
+    kind = ACTIONS[idx, 0]
+    me = saved[H_CURRENT]
+    if kind == MOVE or kind == DEPLOY or kind == MIGRATE:
+        a = ACTIONS[idx, 1]
+        t = H_TALLY + me * N_TALLIES
+        s[t + T_ACTIONS] = saved[t + T_ACTIONS]
+        s[H_ACTIONS] = saved[H_ACTIONS]
+        if kind == MOVE:
+            s[H_HAND + me * N + a] = saved[H_HAND + me * N + a]
+            s[H_DISCARD_LEN] = saved[H_DISCARD_LEN]
+            s[H_PAWN + me] = saved[H_PAWN + me]
+            s[t + T_MOVES] = saved[t + T_MOVES]
+        elif kind == DEPLOY:
+            s[H_HAND + me * N + a] = saved[H_HAND + me * N + a]
+            li = H_STACK_LEN + me * N + saved[H_PAWN + me]
+            s[li] = saved[li]
+        else:
+            b = ACTIONS[idx, 2]
+            s[H_STACK_LEN + me * N + a] = saved[H_STACK_LEN + me * N + a]
+            s[H_STACK_LEN + me * N + b] = saved[H_STACK_LEN + me * N + b]
+            s[H_MIGRATED] = saved[H_MIGRATED]
+            s[t + T_MIGRATIONS] = saved[t + T_MIGRATIONS]
+        return
     for i in range(HEADER):
         s[i] = saved[i]
-    kind = ACTIONS[idx, 0]
     if kind == ABILITY or kind == UNIVERSAL:
-        me = s[H_CURRENT]
         site = s[H_PAWN + me]
         for seat in range(2):
             off = _stack(seat, site)
@@ -519,9 +556,9 @@ def _keeps_start(s, idx, saved, stacks, run_any, strict):
     """The first-turn rule for an action other than the start build: the start card stays buildable after it.
 
     Under the text's reading :func:`_start_reachable`; under the stricter one :func:`_start_buildable`.
+    ``saved``, ``stacks``: :func:`_save` of ``s``.
     """
     me = s[H_CURRENT]
-    _save(s, saved, stacks, idx)
     _perform(s, idx, run_any)
     ok = _start_buildable(s, me) if strict & STRICT_FIRST_TURN else _start_reachable(s, me)
     _restore(s, saved, stacks, idx)
@@ -559,6 +596,8 @@ def _legal(s, legal, saved, stacks, run_any, universal, strict):
                 n += 1
         return n
     first_turn = s[H_START + me] != 0
+    if first_turn:  # every action is tried against the first-turn rule (:func:`_keeps_start`)
+        _save(s, saved, stacks)
     early = first_turn and (strict & STRICT_FIRST_TURN) != 0  # the stricter reading: the first build is the start card
     site = s[H_PAWN + me]
     for to in range(N):
@@ -644,14 +683,13 @@ def _legal_tail(s, legal, n, first_turn, saved, stacks, run_any, strict):
 
 
 # ----------------------------------------------------------------------------------------- greedy
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _progress(cards, level):
-    """``agents._progress``."""
-    nxt = level + 1
-    return min(cards, nxt) / nxt if nxt <= TOP_LEVEL else 0.0
+    """``agents._progress`` (``PROGRESS``: the same divisions, done once)."""
+    return PROGRESS[level, min(cards, TOP_LEVEL + 1)]
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _in_reach(s, seat):
     """``agents.in_reach``."""
     site = s[H_PAWN + seat]
@@ -667,32 +705,52 @@ def _in_reach(s, seat):
     return 1 if need == 1 and s[H_START + seat] else 0
 
 
+@nb.njit(**_INLINE)
+def _site_score(s, me, site, terms, my_run, their_run):
+    """``agents.site_terms`` of one site into ``terms[site]``: value, progress, runs, threat (exact in float64).
+
+    ``my_run``, ``their_run``: whether each seat's stack there holds a run (kept in ``T_MY_RUN``, ``T_THEIR_RUN``).
+    """
+    them = 1 - me
+    mine = _level(s, me, site)
+    theirs = _level(s, them, site)
+    terms[site, T_VALUE] = mine - theirs
+    terms[site, T_PROGRESS] = (_progress(s[H_STACK_LEN + me * N + site], mine)
+                               - _progress(s[H_STACK_LEN + them * N + site], theirs))
+    terms[site, T_RUNS] = theirs if theirs and my_run else 0
+    terms[site, T_THREAT] = mine if mine and their_run else 0
+    terms[site, T_MY_RUN] = my_run
+    terms[site, T_THEIR_RUN] = their_run
+
+
 @nb.njit(**_JIT)
-def _evaluate(s, me, weights, run_any):
-    """``agents.evaluate`` with ``weights[me]``: the same float operations in the same order."""
-    reason = s[H_REASON]
-    if reason != R_NONE:
-        winner = s[H_WINNER]
-        return WIN if winner == me else (-WIN if winner == 1 - me else 0.0)
+def _site_terms(s, me, site, run_any, terms):
+    """:func:`_site_score` of one site, both stacks searched for a run."""
+    my_run = _any_run(s, _stack(me, site), s[H_STACK_LEN + me * N + site], run_any)
+    their_run = _any_run(s, _stack(1 - me, site), s[H_STACK_LEN + (1 - me) * N + site], run_any)
+    _site_score(s, me, site, terms, my_run, their_run)
+
+
+@nb.njit(**_INLINE)
+def _score(s, me, weights, terms):
+    """``agents.evaluate`` of a running game from its per-site ``terms``: the same float operations in the same order.
+
+    The value, runs and threat terms are small integers (exact in float64, so any order sums them
+    alike); progress is summed site by site as ``agents.site_terms`` does.
+    """
     them = 1 - me
     pending = s[H_PENDING]
     owed_me = pending if me != s[H_CURRENT] else 0
     owed_them = pending if them != s[H_CURRENT] else 0
-    value = 0
+    value = 0.0
     progress = 0.0
-    runs = 0
-    threat = 0
+    runs = 0.0
+    threat = 0.0
     for site in range(N):
-        mine = _level(s, me, site)
-        theirs = _level(s, them, site)
-        my_len = s[H_STACK_LEN + me * N + site]
-        their_len = s[H_STACK_LEN + them * N + site]
-        value += mine - theirs
-        progress += _progress(my_len, mine) - _progress(their_len, theirs)
-        if theirs and _any_run(s, _stack(me, site), my_len, run_any):
-            runs += theirs
-        if mine and _any_run(s, _stack(them, site), their_len, run_any):
-            threat += mine
+        value += terms[site, T_VALUE]
+        progress += terms[site, T_PROGRESS]
+        runs += terms[site, T_RUNS]
+        threat += terms[site, T_THREAT]
     score = (weights[me, W_VALUE] * value + weights[me, W_POTENTIAL] * progress + weights[me, W_RUNS] * runs
              - weights[me, W_THREAT] * threat)
     score += weights[me, W_PAWN] * _in_reach(s, me)
@@ -704,23 +762,114 @@ def _evaluate(s, me, weights, run_any):
     return score + weights[me, W_VARIETY] * variety
 
 
+@nb.njit(**_INLINE)
+def _outcome_score(s, me):
+    """``agents.evaluate`` of a finished game: ``WIN``, ``-WIN`` or 0 for a draw."""
+    winner = s[H_WINNER]
+    return WIN if winner == me else (-WIN if winner == 1 - me else 0.0)
+
+
 @nb.njit(**_JIT)
-def _greedy(s, legal, n, me, weights, saved, stacks, run_any):
+def _evaluate(s, me, weights, run_any, terms):
+    """``agents.evaluate`` with ``weights[me]`` (``terms``: scratch, ``[TERM_ROWS, TERMS]``; rows 0..4 its sites')."""
+    if s[H_REASON] != R_NONE:
+        return _outcome_score(s, me)
+    for site in range(N):
+        _site_terms(s, me, site, run_any, terms)
+    return _score(s, me, weights, terms)
+
+
+@nb.njit(**_INLINE)
+def _run_after_append(s, seat, site, added, had_run, run_any):
+    """``_any_run`` of ``seat``'s stack at ``site`` after ``added`` cards were laid on it (``had_run``: before).
+
+    With runs anywhere, only a run ending in a new card can be new; else only the top counts.
+    """
+    off = _stack(seat, site)
+    ln = s[H_STACK_LEN + seat * N + site]
+    if not run_any:
+        return _any_run(s, off, ln, run_any)
+    if had_run:
+        return True
+    for i in range(max(2, ln - added), ln):
+        if s[off + i] == s[off + i - 1] and s[off + i - 1] == s[off + i - 2]:
+            return True
+    return False
+
+
+@nb.njit(**_INLINE)
+def _run_after_pop(s, seat, site, had_run, run_any):
+    """``_any_run`` of ``seat``'s stack at ``site`` after cards were taken off its top: none can appear below."""
+    if run_any and not had_run:
+        return False
+    return _any_run(s, _stack(seat, site), s[H_STACK_LEN + seat * N + site], run_any)
+
+
+@nb.njit(**_INLINE)
+def _keep_row(terms, site, row):
+    """Copy ``terms[site]`` to the spare row ``row`` (or back with the arguments swapped)."""
+    for c in range(TERMS):
+        terms[row, c] = terms[site, c]
+
+
+@nb.njit(**_JIT)
+def _score_after(s, idx, me, weights, saved, stacks, run_any, terms):
+    """Greedy's score of ``s`` after action ``idx``, ``s`` left as it was; ``terms`` holds ``s``'s and is kept.
+
+    ``saved``, ``stacks``: :func:`_save` of ``s``.  Only the sites the action touches are scored anew,
+    and a stack is searched for runs only when the action changed it (from what ``terms`` knew before
+    where cards were only added or taken off the top), so the score equals :func:`_evaluate` of the new
+    state bit for bit.  A move, a discard paid and ``END_TURN`` touch no stack and no temple; a
+    migration its two sites; every other action only the pawn's site.
+    """
+    kind = ACTIONS[idx, 0]
+    cur = s[H_CURRENT]
+    site = s[H_PAWN + cur]
+    _perform(s, idx, run_any)
+    if s[H_REASON] != R_NONE:
+        score = _outcome_score(s, me)
+    elif kind == MOVE or kind == DISCARD:
+        score = _score(s, me, weights, terms)
+    else:
+        own = T_MY_RUN if cur == me else T_THEIR_RUN  # the column of the acting seat's run
+        if kind == MIGRATE:
+            site = ACTIONS[idx, 1]
+            dst = ACTIONS[idx, 2]
+            _keep_row(terms, dst, N + 1)
+            run = _run_after_append(s, cur, dst, 3, terms[dst, own] != 0, run_any)
+            other = terms[dst, T_MY_RUN + T_THEIR_RUN - own] != 0
+            _site_score(s, me, dst, terms, run if own == T_MY_RUN else other, other if own == T_MY_RUN else run)
+        _keep_row(terms, site, N)
+        if kind == ABILITY or kind == UNIVERSAL:
+            _site_terms(s, me, site, run_any, terms)
+        else:
+            run = terms[site, own] != 0
+            if kind == DEPLOY:
+                run = _run_after_append(s, cur, site, 1, run, run_any)
+            elif kind == MIGRATE:
+                run = _run_after_pop(s, cur, site, run, run_any)
+            other = terms[site, T_MY_RUN + T_THEIR_RUN - own] != 0
+            _site_score(s, me, site, terms, run if own == T_MY_RUN else other, other if own == T_MY_RUN else run)
+        score = _score(s, me, weights, terms)
+        _keep_row(terms, N, site)
+        if kind == MIGRATE:
+            _keep_row(terms, N + 1, ACTIONS[idx, 2])
+    _restore(s, saved, stacks, idx)
+    return score
+
+
+@nb.njit(**_JIT)
+def _greedy(s, legal, n, me, weights, saved, stacks, run_any, terms):
     """``GreedyAgent.choose``: the best-scored action, ``END_TURN`` unless beaten by more than MARGIN."""
     if n == 1:
         return legal[0]
-    base = _evaluate(s, me, weights, run_any)
+    base = _evaluate(s, me, weights, run_any, terms)
+    _save(s, saved, stacks)
     best = -np.inf
     choice = legal[0]
     for k in range(n):
         idx = legal[k]
-        if idx == A_END_TURN:
-            score = base
-        else:
-            _save(s, saved, stacks, idx)
-            _perform(s, idx, run_any)
-            score = _evaluate(s, me, weights, run_any) - MARGIN
-            _restore(s, saved, stacks, idx)
+        score = base if idx == A_END_TURN else _score_after(s, idx, me, weights, saved, stacks, run_any, terms) - MARGIN
         if score > best:  # strict: ties keep the legal order
             best = score
             choice = idx
@@ -747,8 +896,47 @@ def _result(s, res, g):
 
 
 @nb.njit(**_JIT)
+def _play_on(s, forced, stop, rng, kinds, caps, weights, run_any, universal, strict, max_turns, max_steps, saved,
+             stacks, legal, hist, terms):
+    """The game loop (``play.play_game``): ``s`` played on until it ends or turn ``stop`` begins (0: never).
+
+    ``forced``: the first action (an index into ``ACTIONS``; -1: the agents decide from the start).
+    Returns ``STATUS_*``: a game still running after ``max_steps`` steps ran away.
+    """
+    steps = 0
+    while s[H_REASON] == R_NONE:
+        if stop > 0 and s[H_TURN] >= stop:
+            break
+        if steps >= max_steps:
+            return STATUS_RUNAWAY
+        steps += 1
+        if forced >= 0:
+            choice = forced
+            forced = -1
+        else:
+            cur = s[H_CURRENT]
+            pending = s[H_PENDING]
+            actor = 1 - cur if pending else cur
+            n = _legal(s, legal, saved, stacks, run_any, universal, strict)
+            if n == 0:
+                return STATUS_NO_ACTION
+            if kinds[actor] == AGENT_RANDOM:
+                if pending == 0 and s[H_ACTIONS] >= caps[actor] and legal[n - 1] == A_END_TURN:
+                    choice = legal[n - 1]
+                else:
+                    choice = legal[_below(rng, 2 + actor, n)]
+            else:
+                choice = _greedy(s, legal, n, actor, weights, saved, stacks, run_any, terms)
+        if choice == A_END_TURN:
+            _end_turn(s, rng, hist, max_turns)
+        else:
+            _perform(s, choice, run_any)
+    return STATUS_OK
+
+
+@nb.njit(**_JIT)
 def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal, strict, max_turns, max_steps, kinds,
-               caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng):
+               caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng, terms):
     """Play games ``g0..`` (``play.play_game``) until done, the ``values`` buffer is full, or a game runs away.
 
     Returns the index of the first game not played: ``len(seeds)`` when done; else either
@@ -758,8 +946,7 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
     ``values[seat, offsets[g]:offsets[g + 1]]``, ``offsets[g0]`` set by the caller).  ``kinds``,
     ``caps``, ``weights``: per seat, the agent (``AGENT_*``), the random agent's turn cap and the
     greedy weights (``agents.Weights`` order); ``strict`` the stricter readings in force (``STRICT_*`` bits).
-    The rest is scratch space (``s``: the state;
-    ``hist``: ``[2, max_turns]``).
+    The rest is scratch space (``s``: the state; ``hist``: ``[2, max_turns]``; ``terms``: ``[N, 4]`` floats).
     """
     n_games = seeds.shape[0]
     for g in range(g0, n_games):
@@ -768,30 +955,11 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
             rng[k] = _mix(seed ^ _STREAM_K[k + 1])  # 0 deck, 1 quarry, 2 p1, 3 p2, 4 first
         first = _below(rng, 4, 2) if first_mode == FIRST_RANDOM else first_mode
         _new_game(s, first, hand_start, hand_other, rng)
-        steps = 0
-        while s[H_REASON] == R_NONE:
-            if steps >= max_steps:
-                status[0] = STATUS_RUNAWAY
-                return g
-            steps += 1
-            cur = s[H_CURRENT]
-            pending = s[H_PENDING]
-            actor = 1 - cur if pending else cur
-            n = _legal(s, legal, saved, stacks, run_any, universal, strict)
-            if n == 0:
-                status[0] = STATUS_NO_ACTION
-                return g
-            if kinds[actor] == AGENT_RANDOM:
-                if pending == 0 and s[H_ACTIONS] >= caps[actor] and legal[n - 1] == A_END_TURN:
-                    choice = legal[n - 1]
-                else:
-                    choice = legal[_below(rng, 2 + actor, n)]
-            else:
-                choice = _greedy(s, legal, n, actor, weights, saved, stacks, run_any)
-            if choice == A_END_TURN:
-                _end_turn(s, rng, hist, max_turns)
-            else:
-                _perform(s, choice, run_any)
+        code = _play_on(s, -1, 0, rng, kinds, caps, weights, run_any, universal, strict, max_turns, max_steps, saved,
+                        stacks, legal, hist, terms)
+        if code != STATUS_OK:
+            status[0] = code
+            return g
         length = s[H_TURN]
         start = offsets[g]
         if start + length > values.shape[1]:
@@ -810,8 +978,8 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
 # ------------------------------------------------------------------------ continue from a state
 @nb.njit(**_JIT)
 def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, weights, ew, run_any, universal, strict,
-                   max_turns, max_steps, out, res, status, s, saved, stacks, legal, hist, rng):
-    """Every action of ``actions`` played in every world, then the game played on (:func:`play_games`' loop).
+                   max_turns, max_steps, out, res, status, s, saved, stacks, legal, hist, rng, terms):
+    """Every action of ``actions`` played in every world, then the game played on (:func:`_play_on`).
 
     ``worlds[w]``: a state in this module's encoding (``fast.encode_state``); ``wrng[w]``: the deck
     stream, then p1's and p2's agent streams.  ``actions[a]``: an index into ``ACTIONS`` (-1: none, the
@@ -829,56 +997,26 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, we
             rng[2] = wrng[wi, 1]
             rng[3] = wrng[wi, 2]
             stop = s[H_TURN] + stop_after if stop_after > 0 else 0
-            forced = actions[ai]
-            steps = 0
-            while s[H_REASON] == R_NONE:
-                if stop > 0 and s[H_TURN] >= stop:
-                    break
-                if steps >= max_steps:
-                    status[0] = STATUS_RUNAWAY
-                    return
-                steps += 1
-                if forced >= 0:
-                    choice = forced
-                    forced = -1
-                else:
-                    cur = s[H_CURRENT]
-                    pending = s[H_PENDING]
-                    actor = 1 - cur if pending else cur
-                    n = _legal(s, legal, saved, stacks, run_any, universal, strict)
-                    if n == 0:
-                        status[0] = STATUS_NO_ACTION
-                        return
-                    if kinds[actor] == AGENT_RANDOM:
-                        if pending == 0 and s[H_ACTIONS] >= caps[actor] and legal[n - 1] == A_END_TURN:
-                            choice = legal[n - 1]
-                        else:
-                            choice = legal[_below(rng, 2 + actor, n)]
-                    else:
-                        choice = _greedy(s, legal, n, actor, weights, saved, stacks, run_any)
-                if choice == A_END_TURN:
-                    _end_turn(s, rng, hist, max_turns)
-                else:
-                    _perform(s, choice, run_any)
-            out[wi, ai] = (_squash(_evaluate(s, me, ew, run_any), scale) if s[H_REASON] == R_NONE
+            code = _play_on(s, actions[ai], stop, rng, kinds, caps, weights, run_any, universal, strict, max_turns,
+                            max_steps, saved, stacks, legal, hist, terms)
+            if code != STATUS_OK:
+                status[0] = code
+                return
+            out[wi, ai] = (_squash(_evaluate(s, me, ew, run_any, terms), scale) if s[H_REASON] == R_NONE
                            else _outcome_worth(s[H_WINNER], me))
             _result(s, res[wi], ai)
 
 
 @nb.njit(**_JIT)
-def action_scores(s, actions, me, weights, run_any, out, saved, stacks):
+def action_scores(s, actions, me, weights, run_any, out, saved, stacks, terms):
     """Greedy's score of each action of ``actions`` (indices into ``ACTIONS``) in ``s``: the search's prior.
 
     ``end turn`` scores the position, every other action its result less ``MARGIN`` (as greedy ranks
     them); ``s`` is left as it was.
     """
-    base = _evaluate(s, me, weights, run_any)
+    base = _evaluate(s, me, weights, run_any, terms)
+    _save(s, saved, stacks)
     for k in range(actions.shape[0]):
         idx = actions[k]
-        if idx == A_END_TURN:
-            out[k] = base
-        else:
-            _save(s, saved, stacks, idx)
-            _perform(s, idx, run_any)
-            out[k] = _evaluate(s, me, weights, run_any) - MARGIN
-            _restore(s, saved, stacks, idx)
+        out[k] = (base if idx == A_END_TURN
+                  else _score_after(s, idx, me, weights, saved, stacks, run_any, terms) - MARGIN)
