@@ -155,3 +155,19 @@ def test_the_report_section_says_what_was_played_and_shows_the_table_a_person_re
     assert "| Board " in text and "| Large " in text and "| Label " in text  # display names, not raw keys
     assert "score, default reading" in text and "change (paired)" in text
     assert (out / "readings.csv").is_file()
+
+
+def test_the_study_streams_each_reading_value_as_its_games_finish(monkeypatch) -> None:
+    monkeypatch.setattr("workbench.core.study.PARTIAL_EVERY", 0.0)  # every partial is sent
+    study = get_study(MODEL, "readings")
+    assert study.streams
+    got: list[tuple[dict, int, int]] = []
+    tables = study.execute(MODEL, {"games": 200}, seed=1,
+                           on_partial=lambda t, done, total: got.append((t, done, total)))
+    # three arms of 200 games (the defaults, board = large, label = fancy): once the defaults and the board's arm
+    # are played, the board's rows are final and shown; the label's come with the final table
+    assert [(done, total) for _, done, total in got] == [(400, 600)]
+    partial = got[0][0]["readings"]
+    assert partial["reading"].unique().to_list() == ["Board"]
+    final = tables["readings"].filter(pl.col("reading") == "Board")
+    assert partial.equals(final)  # the same numbers: the partial rows are the final ones

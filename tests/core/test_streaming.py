@@ -116,3 +116,42 @@ def test_a_study_that_cannot_stream_runs_as_before_when_given_on_partial():
     assert not study.streams and get_study("toy", "outcomes").streams
     tables = study.execute("toy", {"games": 20, "evaluations": 2}, seed=1, on_partial=lambda *_: None)
     assert "estimate" in tables
+
+
+def test_the_skill_study_streams_whole_cells_and_ends_on_the_plain_verdicts():
+    from workbench.core.model import get_game
+    from workbench.core.tiers import first_seat_by_tier, parse_tiers
+
+    study, toy = get_study("toy", "skill"), get_game("toy")
+    assert study.streams
+    got, on_partial = _collect()
+    tables = study.execute("toy", {"tiers": "random,greedy", "by": "board", "games": 60}, {"fast": True}, seed=4,
+                           on_partial=on_partial)
+    boards = toy.param("board").choices
+    plain = first_seat_by_tier(toy, parse_tiers(toy, "random,greedy"),
+                               [{**toy.resolve_params({"fast": True}), "board": b} for b in boards], 60, seed=4,
+                               label=lambda p: toy.choice_label("board", p["board"]))
+    assert_frame_equal(tables["verdicts"], plain)
+    # one partial after each board but the last, each with the finished boards at both tiers (whole rows)
+    per_cell = 2 * 60
+    assert [(d, n) for _, d, n in got] == [(per_cell * (i + 1), per_cell * len(boards))
+                                           for i in range(len(boards) - 1)]
+    for i, (partial, _, _) in enumerate(got):
+        shown = partial["verdicts"]
+        assert shown["tiers"].to_list() == [2] * (i + 1)
+        assert_frame_equal(shown, plain.head(i + 1))  # the final table's first rows, number for number
+
+
+def test_a_stopped_skill_study_keeps_the_tables_of_the_cells_finished_at_every_tier():
+    study = get_study("toy", "skill")
+    seen = [0]
+
+    def progress(done: int, _total: int) -> None:
+        seen[0] = done
+
+    with pytest.raises(RunInterrupted) as caught:  # Stop once the first board is played at both tiers
+        study.execute("toy", {"tiers": "random,greedy", "by": "board", "games": 40}, {"fast": True}, seed=2,
+                      on_progress=progress, should_stop=lambda: seen[0] >= 80, on_partial=lambda *_: None)
+    exc = caught.value
+    assert (exc.done, exc.total) == (80, 160)  # 2 boards × 2 tiers × 40 asked; the first board's 80 kept
+    assert exc.partial["verdicts"]["cell"].to_list() == ["Small"]

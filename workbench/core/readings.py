@@ -26,7 +26,7 @@ when the seats play different agents — seat 1's score (band 48..52 % for both)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -110,8 +110,13 @@ Counts = dict[tuple[str, str], np.ndarray]  # (metric, item) → [batches, 3]: n
 
 def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, lineup: Sequence[str], seed: int,
           batches: int, base: dict[str, Any], metrics: dict[str, Metric], names: Sequence[str], workers: int,
-          tick: Callable[[int], None], should_stop: Callable[[], bool] | None) -> list[Counts]:
-    """Every arm's counts per block, from one run of every arm's chunks (one pool for all: no start-up per arm)."""
+          tick: Callable[[int], None], should_stop: Callable[[], bool] | None,
+          on_arm: Callable[[list[Counts], set[int]], None] | None = None) -> list[Counts]:
+    """Every arm's counts per block, from one run of every arm's chunks (one pool for all: no start-up per arm).
+
+    ``on_arm(counts, complete)`` is called each time an arm's last chunk is counted (``complete``: the
+    indices of the arms whose counts are final).
+    """
     targets = targets_of(model)
     size = math.ceil(games / batches)  # games of one jackknife block (blocks are consecutive game indices)
     jobs, owner = [], []
@@ -129,6 +134,8 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
                 jobs.append((model_ref(model), resolved, tuple(map(str, specs)), seed, lo, hi, engine))
                 owner.append(a)
     counts: list[Counts] = [{} for _ in arms]
+    remaining = [owner.count(a) for a in range(len(arms))]
+    complete: set[int] = set()
     for i, frame in drain(execute(model, jobs, workers), len(jobs), should_stop):
         blocks = frame.with_columns((pl.col("game_index") // size).alias("_block"))
         for part in blocks.partition_by("_block", maintain_order=True):
@@ -138,6 +145,11 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
                     row = counts[owner[i]].setdefault((name, item), np.zeros((batches, 3), dtype=np.int64))
                     row[block] += found
         tick(frame.height)
+        remaining[owner[i]] -= 1
+        if remaining[owner[i]] == 0:
+            complete.add(owner[i])
+            if on_arm is not None:
+                on_arm(counts, complete)
     return counts
 
 
@@ -192,7 +204,8 @@ def readings_table(game: str | GameModel, *, games: int = 2000, agents: str | No
                    params: dict[str, Any] | None = None, readings: Sequence[str] | None = None,
                    alpha: float = 0.05, batches: int = BATCHES,
                    workers: int = 1, on_progress: Callable[[int, int], None] | None = None,
-                   should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
+                   should_stop: Callable[[], bool] | None = None,
+                   on_partial: Callable[[pl.DataFrame, int, int], None] | None = None) -> pl.DataFrame:
     """Every reading's effect on the game's balance verdicts (see the module docstring), one row per item.
 
     Args:
@@ -207,6 +220,8 @@ def readings_table(game: str | GameModel, *, games: int = 2000, agents: str | No
         workers: local workers.
         on_progress: ``(games done, games in all)``.
         should_stop: the studio's Stop; the run then ends with :class:`KeyboardInterrupt`.
+        on_partial: ``(table, games done, games in all)`` each time a reading value's games are all played:
+            the rows of the values finished so far (each row is final: its arm and the default arm are complete).
 
     Returns:
         One row per reading value (other than the default), metric and item, with seed and rules version.
@@ -235,10 +250,23 @@ def readings_table(game: str | GameModel, *, games: int = 2000, agents: str | No
         if on_progress is not None:
             on_progress(done[0], total)
 
-    played = _play(model, arms, games, lineup, seed, batches, base, metrics, names, workers, tick, should_stop)
+    def arm_done(counts: list[Counts], complete: set[int]) -> None:
+        if on_partial is not None and 0 in complete and len(complete) > 1 and len(complete) < len(arms):
+            on_partial(_rows(model, arms, counts, sorted(complete - {0}), bands, metrics, lineup, games, seed,
+                             alpha), done[0], total)
+
+    played = _play(model, arms, games, lineup, seed, batches, base, metrics, names, workers, tick, should_stop,
+                   arm_done)
+    return _rows(model, arms, played, range(1, len(arms)), bands, metrics, lineup, games, seed, alpha)
+
+
+def _rows(model: GameModel, arms: Sequence[tuple[str | None, Any]], played: list[Counts], which: Iterable[int],
+          bands: Sequence[Band], metrics: dict[str, Metric], lineup: Sequence[str], games: int, seed: int,
+          alpha: float) -> pl.DataFrame:
+    """The table's rows of the arms ``which`` (indices into ``arms``; 0 is the default arm they are paired with)."""
     base = played[0]
     rows: list[dict[str, Any]] = []
-    for (name, value), counts in zip(arms[1:], played[1:], strict=True):
+    for (name, value), counts in ((arms[a], played[a]) for a in which):
         param: Param = model.param(str(name))
         pairs = [(band, metric, item, base[(metric, item)], other) for band in bands
                  for (metric, item), other in sorted(counts.items())
@@ -291,10 +319,20 @@ def shown(table: pl.DataFrame) -> pl.DataFrame:
 
 # -- the study every game with readings has -------------------------------------------------------------------
 def _run(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
-         on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None) -> dict:
+         on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
+         on_partial: Callable[[dict, int, int], None] | None = None) -> dict:
+    """The study: ``on_partial`` streams the rows of each reading value as soon as its games are played."""
+    from workbench.core.study import PartialFeed  # the study layer sits above this module
+
+    feed = PartialFeed(on_partial, _size(model)(settings, params))
     table = readings_table(model, games=settings["games"], agents=settings["agents"], seed=seed, params=params,
                            readings=[settings["reading"]] if settings["reading"] else None, workers=workers,
-                           on_progress=on_progress, should_stop=should_stop)
+                           on_progress=on_progress, should_stop=should_stop,
+                           on_partial=lambda rows, done, _total: feed.offer(lambda: _tables(rows), done))
+    return _tables(table)
+
+
+def _tables(table: pl.DataFrame) -> dict:
     said = verdict_changes(table) or ["Every verdict holds under every reading."]
     return {"readings": shown(table), "changes": pl.DataFrame({"finding": said})}
 

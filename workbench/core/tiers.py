@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.cardstats import cost_flags, empirical_values, flag_alpha
-from workbench.core.errors import InputError
+from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, Param, _split_agents, weight_set_names
 from workbench.core.stats import wilson
 
@@ -233,10 +233,19 @@ def _skill_cells(model: GameModel, by: str | None, params: dict[str, Any]) -> li
 
 
 def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
-           on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None) -> dict:
+           on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
+           on_partial: Callable[[dict, int, int], None] | None = None) -> dict:
+    """Every tier × cell on the same seeds; ``on_partial`` streams the verdicts of the cells finished so far.
+
+    Stopped, the run raises :class:`RunInterrupted` carrying the tables of the cells finished at every
+    tier (a cell cut short is left out: its verdict would read fewer games than the others).
+    """
+    from workbench.core.study import PartialFeed  # the study layer sits above this module
+
     tiers = parse_tiers(model, settings["tiers"] or default_tiers(model))
     cells = _skill_cells(model, settings["by"], params)
-    total, done = settings["games"] * len(cells) * len(tiers), [0]
+    games = settings["games"]
+    total, done = games * len(cells) * len(tiers), [0]
 
     def tick(n: int) -> None:
         done[0] += n
@@ -245,10 +254,29 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
 
     by = settings["by"]
     label = (lambda p: model.choice_label(by, p[by])) if by else (lambda p: "as set")
-    table = first_seat_by_tier(model, tiers, cells, settings["games"], seed=seed, workers=workers, label=label,
-                               on_progress=tick, should_stop=should_stop)
-    said = flips(table, ["cell"]) or ["Every verdict holds at every tier."]
-    return {"verdicts": table, "flips": pl.DataFrame({"finding": said})}
+    played: dict[str, dict[str, pl.DataFrame]] = {t.label: {} for t in tiers}
+    finished: list[str] = []  # cells played at every tier: a partial shows whole rows only
+
+    def tables() -> dict:
+        table = first_seat_table(tiers, {t: {c: cells_of[c] for c in finished} for t, cells_of in played.items()})
+        said = flips(table, ["cell"]) or ["Every verdict holds at every tier."]
+        return {"verdicts": table, "flips": pl.DataFrame({"finding": said})}
+
+    feed = PartialFeed(on_partial, total)
+    for c, cell in enumerate(cells):  # cell by cell, every tier in turn: the seeds do not depend on the order
+        for tier in tiers:
+            try:
+                played[tier.label][label(cell)] = play_cell(model, cell, tier, games, seed=seed, workers=workers,
+                                                            on_progress=tick, should_stop=should_stop)
+            except RunInterrupted:
+                kept = len(finished) * len(tiers) * games
+                raise RunInterrupted(tables() if finished else None, kept, total) from None
+        finished.append(label(cell))
+        kept = len(finished) * len(tiers) * games
+        if c + 1 < len(cells) and should_stop is not None and should_stop():
+            raise RunInterrupted(tables(), kept, total)
+        feed.offer(tables, kept)
+    return tables()
 
 
 def _skill_charts(tables: dict) -> dict:
