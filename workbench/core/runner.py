@@ -20,10 +20,13 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.memory import retain_freed_memory
 from workbench.core.model import AgentSpec, GameModel, from_ref, get_game, model_ref
 from workbench.core.play import play_chunk
 from workbench.core.results import head_frame
 from workbench.core.seeding import check_master_seed, game_seeds
+
+retain_freed_memory()  # a chunk's freed arrays are the next chunk's pages (core/memory.py)
 
 BACKENDS = ("local", "dask")
 
