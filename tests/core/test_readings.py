@@ -151,6 +151,7 @@ def test_the_report_section_says_what_was_played_and_shows_the_table_a_person_re
     out = rep.write(tmp_path / "rep")
     text = (out / "index.md").read_text()
     assert "Readings of the open texts" in text and "3,000 games per target cell" in text
+    assert "Each open reading (Board, Label; see docs/rules)" in text  # named as a person reads them
     assert "Every verdict holds under every reading." in text
     assert "| Board " in text and "| Large " in text and "| Label " in text  # display names, not raw keys
     assert "score, default reading" in text and "change (paired)" in text

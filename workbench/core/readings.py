@@ -385,7 +385,7 @@ def report_section(rep: Any, table: pl.DataFrame, name: str = "readings", title:
     said = verdict_changes(table)
     summary = ("**Every verdict holds under every reading.**" if not said else
                "**Verdicts that change with the reading:**\n\n" + "\n".join(f"- {line}" for line in said))
-    readings = ", ".join(dict.fromkeys(table["reading"].to_list()))
+    readings = ", ".join(dict.fromkeys(table["reading_title"].to_list()))  # "Thief rounding", not the key
     rep.section(title or "Readings of the open texts: do the verdicts depend on them?",
                 f"Each open reading ({readings}; see docs/rules) played in turn against the defaults, "
                 f"{first['games']:,} games per target cell on the same seeds (seed {first['seed']}), agents "
