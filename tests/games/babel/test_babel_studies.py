@@ -145,6 +145,18 @@ def test_quick_report_answers_each_question(tmp_path):
             assert row[f"{tier} · verdict"] == verdict
             verdicts.add(verdict)
         assert row["holds"] == (len(verdicts) == 1)
+    # section 5b: only the pairs section 5 calls fair, each recounted at the greedy tier from a plain simulation
+    hands = pl.read_parquet(out / "hand_sizes.parquet").filter(pl.col("fair_within_ci"))
+    fair = {f"start player {a} / other {b}" for a, b in hands.select("hand_start", "hand_other").iter_rows()}
+    checked = pl.read_parquet(out / "fair_hands_tiers.parquet")
+    assert "## 5b. Are the fair start hands fair at every skill level?" in md
+    assert 0 < checked.height <= 8 and set(checked["cell"]) <= fair
+    first = checked.row(0, named=True)
+    a, b = (int(x.split()[-1]) for x in first["cell"].split(" / "))
+    games = simulate("babel", _sizes(True)["tier_games"], params={"hand_start": a, "hand_other": b},
+                     agents="greedy,greedy", seed=2, progress=False)
+    score = ((games["winner"] == games["first_seat"]).sum() + (games["winner"] == "draw").sum() / 2)
+    assert first["greedy · score"] == pytest.approx(score / games.height)
     size = _sizes(True)
     n = size["games"]
     pairings = [p.strip() for p in PAIRINGS.split(";")]

@@ -57,6 +57,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
                                on_progress=None, should_stop=None)
     _hand_sizes(rep, hands, size["hand_games"])
     tiers = parse_tiers(MODEL, default_tiers(MODEL))
+    _fair_hands_tiers(rep, hands["hand_sizes"], tiers, size["tier_games"], seed, workers)
     with step(f"babel report 3/3: the start seat at {len(tiers)} skill tiers, {size['tier_games']:,} games per cell"):
         table = first_seat_by_tier(MODEL, tiers, [{"start_hands": h} for h in ("3/5", "5/5")], size["tier_games"],
                                    seed=seed, workers=workers, label=lambda p: f"start hands {p['start_hands']}")
@@ -106,6 +107,28 @@ def _trajectories(rep: Report, frame: pl.DataFrame) -> None:
     rep.section("4. Temple value per turn", "Mean and 10–90 % band of the combined temple value after each turn.")
     rep.chart("trajectories_chart", st._trajectory_charts({"trajectories": table})["trajectories"])
     rep.table("trajectories", table, max_rows=20)
+
+
+FAIR_HANDS_SHOWN = 8  # the pairs of start hands checked at every tier: greedy's fair ones, closest to 50 % first
+
+
+def _fair_hands_tiers(rep: Report, table: pl.DataFrame, tiers: Any, games: int, seed: int, workers: int) -> None:
+    """5b: the start hands greedy finds fair, played again at every tier on the same seeds."""
+    fair = (table.filter(pl.col("fair_within_ci"))
+            .sort((pl.col("first_mover_all") - 0.5).abs()).head(FAIR_HANDS_SHOWN))
+    if fair.is_empty():
+        rep.section("5b. Are the fair start hands fair at every skill level?",
+                    "No pair of start hands was fair for greedy (section 5), so there is none to check at the other "
+                    "tiers.")
+        return
+    cells = [{"hand_start": a, "hand_other": b} for a, b in fair.select("hand_start", "hand_other").iter_rows()]
+    with step(f"babel report: {len(cells)} fair start hands at {len(tiers)} skill tiers, {games:,} games each"):
+        checked = first_seat_by_tier(MODEL, tiers, cells, games, seed=seed, workers=workers,
+                                     label=lambda p: f"start player {p['hand_start']} / other {p['hand_other']}")
+    report_section(rep, "fair_hands_tiers", checked, "5b. Are the fair start hands fair at every skill level?",
+                   f"The pairs of start hands section 5 found fair for greedy (at most {FAIR_HANDS_SHOWN}, closest "
+                   "to 50 % first), each played again by the hand-tuned and the self-tuned agent; "
+                   "'fair' means the start seat's 95 % interval holds 50 %.", games, scored="the start seat's score")
 
 
 def _hand_sizes(rep: Report, tables: dict[str, pl.DataFrame], games: int) -> None:
