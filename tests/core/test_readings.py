@@ -159,7 +159,7 @@ def test_the_report_section_says_what_was_played_and_shows_the_table_a_person_re
 
 
 def test_the_study_streams_each_reading_value_as_its_games_finish(monkeypatch) -> None:
-    monkeypatch.setattr("workbench.core.study.PARTIAL_EVERY", 0.0)  # every partial is sent
+    monkeypatch.setattr("workbench.core.partial.PARTIAL_EVERY", 0.0)  # every partial is sent
     study = get_study(MODEL, "readings")
     assert study.streams
     got: list[tuple[dict, int, int]] = []

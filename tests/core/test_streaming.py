@@ -21,7 +21,7 @@ from workbench.core.sweep import run_grid
 @pytest.fixture(autouse=True)
 def _every_partial(monkeypatch):
     """Every partial is sent (no interval), so the tests see one after each finished cell."""
-    monkeypatch.setattr("workbench.core.study.PARTIAL_EVERY", 0.0)
+    monkeypatch.setattr("workbench.core.partial.PARTIAL_EVERY", 0.0)
 
 
 def _collect():

@@ -35,6 +35,7 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param, get_game, model_ref
+from workbench.core.partial import PartialFeed
 from workbench.core.rebalance import Band, Metric, metric_counts, parse_target, score_counts, targets_of
 from workbench.core.runner import drain, execute, plan_chunks
 from workbench.core.stats import wilson
@@ -322,8 +323,6 @@ def _run(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, 
          on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
          on_partial: Callable[[dict, int, int], None] | None = None) -> dict:
     """The study: ``on_partial`` streams the rows of each reading value as soon as its games are played."""
-    from workbench.core.study import PartialFeed  # the study layer sits above this module
-
     feed = PartialFeed(on_partial, _size(model)(settings, params))
     table = readings_table(model, games=settings["games"], agents=settings["agents"], seed=seed, params=params,
                            readings=[settings["reading"]] if settings["reading"] else None, workers=workers,
@@ -399,7 +398,7 @@ def report_section(rep: Any, table: pl.DataFrame, name: str = "readings", title:
         rep.chart(f"{name}_chart", charts["differences"])
 
 
-REPORT_GAMES = {"full": 1000, "quick": 100}  # games per target cell and reading in a report
+REPORT_GAMES = {"full": 1000, "quick": 40}  # games per target cell and reading in a report (quick: 2 a jackknife block)
 
 
 def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, seed: int = 0, workers: int = 2,

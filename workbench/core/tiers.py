@@ -25,6 +25,7 @@ import polars as pl
 from workbench.core.cardstats import cost_flags, empirical_values, flag_alpha
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, Param, _split_agents, weight_set_names
+from workbench.core.partial import PartialFeed
 from workbench.core.stats import wilson
 
 __all__ = ["DEFAULT_TIERS", "Tier", "by_tier", "cost_flags_by_tier", "cost_flags_section", "first_seat_by_tier",
@@ -240,8 +241,6 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
     Stopped, the run raises :class:`RunInterrupted` carrying the tables of the cells finished at every
     tier (a cell cut short is left out: its verdict would read fewer games than the others).
     """
-    from workbench.core.study import PartialFeed  # the study layer sits above this module
-
     tiers = parse_tiers(model, settings["tiers"] or default_tiers(model))
     cells = _skill_cells(model, settings["by"], params)
     games = settings["games"]
