@@ -22,7 +22,7 @@ from tests.cardtoss import CardTossRules, load, shipped_cards
 from workbench.core import rebalance as rb
 from workbench.core.cardtable import CardTable
 from workbench.core.errors import InputError
-from workbench.core.model import FIRST, Param
+from workbench.core.model import FIRST, AgentDecl, Param
 from workbench.core.seeding import game_seeds
 
 CARDS = shipped_cards(Path(tempfile.gettempdir()) / "workbench-test-rebalance")
@@ -240,3 +240,129 @@ def test_a_reports_rebalance_section_shows_the_proposal_found_and_the_command_fo
     assert "This was a short search (4,000 games)" in text and "`workbench rebalance cardtoss --out DIR`" in text
     assert (out / "rebalance_proposals.csv").is_file() and (out / "rebalance_verification.csv").is_file()
     assert not list(tmp_path.glob("**/search.db"))  # the search's store was temporary
+
+
+# -- re-tuning a tier's weight set for each proposal (rebalance's retune) -------------------------------------
+class Leaner:
+    """An agent with one weight (the toss asks no decision: the weight is only something to tune)."""
+
+    def __init__(self, lean: float) -> None:
+        self.lean = lean
+
+    def act(self, observation: Any, legal: Any, config: Any, rng: Any) -> Any:
+        return legal[0]
+
+
+WEIGHTED_DIR = Path(tempfile.mkdtemp(prefix="workbench-test-rebalance-sets-"))
+
+
+class WeightedToss(CardToss):
+    """The toss with a ``greedy`` agent holding one weight, and a weight set tuned for the shipped cards."""
+
+    name = "weightedtoss"
+    rules_version = "weightedtoss-1"
+    data_dir = WEIGHTED_DIR
+    agent_types = (AgentDecl("greedy", Leaner, "leans", (Param("lean", 1.0, float, "a weight", -9.0, 9.0),)),)
+
+
+WEIGHTED = WeightedToss()
+
+
+def _write_tuned_set() -> None:
+    from workbench.core.model import card_set_hash
+    from workbench.core.tune import write_set
+
+    digest, source = card_set_hash(WEIGHTED, {"cards": None})
+    write_set(WEIGHTED, "tuned", {"agent": "greedy", "options": {"lean": 2.5}, "card_hash": digest,
+                                  "card_source": source, "rules_version": WEIGHTED.rules_version,
+                                  "tuning": {"box": {"lean": [-3.0, 3.0]}}}, force=True)
+
+
+RETUNED = {**QUICK, "tiers": "random,greedy@tuned", "verify": 2}
+
+
+@pytest.fixture(scope="module")
+def retuned(tmp_path_factory):
+    _write_tuned_set()
+    out = tmp_path_factory.mktemp("rebalance") / "retune"
+    return rb.rebalance(WEIGHTED, out=out, retune=60, **RETUNED), out
+
+
+def test_the_verification_with_retune_names_the_retuned_weights_per_proposal_and_tier(retuned):
+    result, out = retuned
+    shipped = "greedy:lean=2.5"
+    chosen = sorted(result.verification.filter(pl.col("proposal") > 0)["proposal"].unique().to_list())
+    assert chosen and sorted(result.retuned) == [(rank, "greedy@tuned") for rank in chosen]  # the random tier: none
+    for rank in chosen:
+        found = result.retuned[(rank, "greedy@tuned")]
+        assert found.agent == "greedy@tuned" and found.spec.startswith("greedy:lean=") and found.spec != shipped
+        rows = result.verification.filter((pl.col("proposal") == rank) & (pl.col("tier") == "greedy@tuned"))
+        assert rows["before_agent"].to_list() == [shipped] and rows["after_agent"].to_list() == [found.spec]
+        other = result.verification.filter((pl.col("proposal") == rank) & (pl.col("tier") == "random"))
+        assert other["after_agent"].to_list() == ["random"] and not other["retuned"].any()
+    table = rb.verification_table(result)
+    said = table.filter(pl.col("Tier") == "greedy@tuned")["Weights played after"].to_list()
+    assert said == [f"re-tuned for this proposal: {result.retuned[(r, 'greedy@tuned')].spec}" for r in chosen]
+    assert table.filter(pl.col("Tier") == "random")["Weights played after"].str.starts_with("as shipped").all()
+    saved = pl.read_csv(out / "retunes.csv")
+    assert saved["proposal"].to_list() == chosen and saved["weights"].to_list() == [
+        result.retuned[(r, "greedy@tuned")].spec for r in chosen]
+
+
+def test_the_retunes_seeds_are_apart_from_the_search_and_the_held_out_seeds(retuned):
+    result, _ = retuned
+    search = game_seeds(result.search_master, *result.search_seed_range)
+    held = game_seeds(result.holdout_master, *result.holdout_seed_range)
+    seeds = [found.seed for found in result.retuned.values()]
+    assert len(set(seeds)) == len(seeds)  # one re-tune, one seed
+    for found in result.retuned.values():
+        assert not {result.search_master, result.holdout_master} & set(found.master_seeds)
+        assert np.intersect1d(found.game_seeds(), search).size == 0
+        assert np.intersect1d(found.game_seeds(), held).size == 0
+
+
+def test_without_retune_the_verification_is_todays(retuned, tmp_path):
+    result, _ = retuned
+    plain = rb.rebalance(WEIGHTED, out=tmp_path / "plain", **RETUNED)
+    assert plain.retuned == {} and "after_agent" not in plain.verification.columns
+    assert "Weights played after" not in rb.verification_table(plain).columns
+    assert plain.proposals.select("proposal", "edits").equals(result.proposals.select("proposal", "edits"))
+    # the random tier plays no weight set: its held-out rows are the same games with or without the re-tune
+    keep = [c for c in plain.verification.columns]
+    assert plain.verification.filter(pl.col("tier") == "random").equals(
+        result.verification.filter(pl.col("tier") == "random").select(keep))
+
+
+@pytest.mark.parametrize(("retune", "tiers", "says"), [
+    (-1, "random,greedy@tuned", "retune must be a whole number of games >= 0"),
+    (2.0, "random,greedy@tuned", "retune must be a whole number of games >= 0"),
+    (60, "random", "retune needs a tier that names a weight set"),
+    (3, "random,greedy@tuned", "too few games to re-tune greedy@tuned"),
+])
+def test_a_bad_retune_is_one_clear_error_and_writes_nothing(tmp_path, retune, tiers, says):
+    _write_tuned_set()
+    with pytest.raises(InputError, match=says):
+        rb.rebalance(WEIGHTED, out=tmp_path / "bad", retune=retune, **{**RETUNED, "tiers": tiers})
+    assert not (tmp_path / "bad").exists()
+
+
+def test_the_command_takes_retune_and_prints_the_weights_played(tmp_path, capsys):
+    import argparse
+
+    from workbench import rebalance_cli
+
+    _write_tuned_set()
+    parser = argparse.ArgumentParser()
+    rebalance_cli.add_arguments(parser)
+    args = parser.parse_args(["weightedtoss", "--retune", "40", "--budget", "4000", "--stages", "2",
+                              "--population", "8", "--tiers", "greedy@tuned", "--margin", "0.1",
+                              "--verify", "1", "--seed", "3", "--out", str(tmp_path / "cli")])
+    args.game = WEIGHTED  # a test game, not registered: the command's work is core's rebalance on it
+    assert rebalance_cli.run(args) == 0
+    said = capsys.readouterr().out
+    assert "Weights re-tuned for each proposal (40 games each" in said
+    assert "re-tuned for this proposal: greedy:lean=" in said
+    assert (tmp_path / "cli" / "retunes.csv").is_file()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["weightedtoss", "--retune", "x", "--out", str(tmp_path / "x")])
+    assert "--retune" in capsys.readouterr().err

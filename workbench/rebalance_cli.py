@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tiers", default=None, help="skill tiers for the held-out check, e.g. greedy,greedy@tuned "
                                                       "(default: greedy and, where it exists, greedy@tuned)")
     parser.add_argument("--resume", action="store_true", help="continue the search stored in --out")
+    parser.add_argument("--retune", type=int, default=0, metavar="N",
+                        help="at the held-out check, a tier naming a weight set (greedy@tuned) plays each proposal "
+                             "with weights re-tuned for its edited cards, N games each (default 0: the set as shipped)")
     parser.add_argument("--max-edits", type=int, default=None, help="most edits per candidate (default: the game's)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per cell of the first racing stage (default: the game's)")
@@ -91,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
                            seed=args.seed, tiers=args.tiers, out=args.out, resume=args.resume,
                            max_edits=args.max_edits, games=args.games, stages=args.stages,
                            population=args.population, verify=args.verify, margin=args.margin,
-                           workers=args.workers, backend=args.backend, scheduler=args.scheduler, on_progress=bars)
+                           workers=args.workers, backend=args.backend, scheduler=args.scheduler, on_progress=bars,
+                           retune=args.retune)
     finally:
         bars.close()
     print(result.summary())
@@ -106,6 +110,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nHeld-out seeds (game indices {lo}..{hi - 1} of a master seed the search never used), "
               f"{result.verify_games_per_cell:,} games per cell and tier:")
         _print(table)
+    retunes = result.retunes()
+    if retunes.height:
+        print(f"\nWeights re-tuned for each proposal ({result.retune:,} games each; held out against the agent's "
+              "default options, a score with its 95 % interval and n):")
+        _print(retunes.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
+                              pl.col("weights").alias("Weights played"), pl.col("games").alias("Games"),
+                              pl.format("{} % [{}, {}] (n = {})", *(pl.col(c).mul(100).round(1) for c in (
+                                  "held_out_score", "held_out_low", "held_out_high")), pl.col("held_out_n"))
+                              .alias("Held out")))
     shown = [shown_path(p) for p in result.files]
     if shown:
         print("\nwrote " + ", ".join(shown))

@@ -16,10 +16,19 @@ Front ends (the studio) read only the declaration; the work is done here, for ev
   common random numbers every game's own what-if uses too (the duel's edits battlefields and
   parameters as well, Babylon's plays its deck grid), and :class:`ProgressTotal`, one progress
   count over several runs.
+
+**Re-tuning** (``what_if(..., retune=N)``): a weight set (``greedy@tuned``) was tuned for the cards
+it was tuned on, and is refused on other cards (``core/model.py``'s ``expand_weight_set``).  With
+``retune`` the edited arm plays weights re-tuned for the edited cards — :func:`workbench.core.tune.tune`
+from the set (``start``), ``N`` games (a fifth of them its own held-out check), on seeds derived
+from the what-if's seed by :func:`retune_seed` (never the master seed of the games compared), nothing
+written — while the unchanged arm plays the set as shipped.  :class:`CardWhatIf` records the agents
+each arm played, in full, and each re-tune's held-out result.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import uuid
@@ -28,22 +37,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from workbench.core.compare import compare_outcomes
 from workbench.core.datafile import read_table
 from workbench.core.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.model import GameModel, get_game
+from workbench.core.model import AgentSpec, GameModel, get_game
 from workbench.core.refs import resolve_ref
+from workbench.core.rng import stream_seed
 
-__all__ = ["CardTable", "CardWhatIf", "ProgressTotal", "card_table", "changed_cells", "column_kinds", "edited_cards",
-           "paired_runs", "play_pair", "read_cards", "save_cards", "what_if"]
+__all__ = ["CardTable", "CardWhatIf", "ProgressTotal", "Retune", "card_table", "changed_cells", "check_retune",
+           "column_kinds", "edited_cards", "paired_runs", "play_pair", "read_cards", "retune_plan", "retune_seed",
+           "retune_sets", "retune_weights", "save_cards", "what_if"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 Edits = Mapping[str, Mapping[str, Any]]
+RETUNE_STREAM = 0x2E7C4E  # a re-tune's seed: sub-stream RETUNE_STREAM + i of the what-if's (or rebalance's) seed
+RETUNE_HELD_OUT = 5  # a re-tune's held-out check plays 1/RETUNE_HELD_OUT of its games
+RETUNE_GENERATIONS = 3  # a small re-tune budget plays at least this many generations (fewer games a candidate)
+RETUNE_GAMES = 200  # games a candidate at most (tune's default)
 
 
 @dataclass(frozen=True)
@@ -245,22 +261,194 @@ def paired_runs(play: PlayArm, base: dict[str, Any], variant: dict[str, Any], to
         return kept, exc.partial, True
 
 
+# -- re-tuning a weight set for edited cards ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Retune:
+    """A weight set re-tuned for edited cards: what was named, what is played, and how it was found.
+
+    ``spec`` is the re-tuned agent in full (every option written out), so a row replays without any
+    file; ``master_seeds`` are every master seed the re-tune played (its generations', then its
+    held-out check's); ``validation`` is the re-tune's held-out result against the agent's default
+    options (``core/tune.py``), None when it played none.
+    """
+
+    agent: str  # as named, e.g. greedy@tuned
+    spec: str  # re-tuned, e.g. greedy:tower=1.31,wall=0.52,...
+    seed: int
+    budget: int
+    games: int  # games the re-tune played (its generations and its held-out check)
+    generations: int
+    games_per_candidate: int
+    cards: str
+    master_seeds: tuple[int, ...]
+    validation: dict[str, Any] | None = None
+    indices: tuple[int, int] = (0, 0)  # game indices 0..n-1 played of each generation's seed, and of the held-out one
+
+    def game_seeds(self) -> np.ndarray:
+        """Every game seed the re-tune played (each seat order replays the same seeds)."""
+        from workbench.core.seeding import game_seeds
+
+        *generations, held = self.master_seeds if self.validation else (*self.master_seeds, None)
+        parts = [game_seeds(m, 0, self.indices[0]) for m in generations]
+        if held is not None:
+            parts.append(game_seeds(held, 0, self.indices[1]))
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The record as plain data (a run's settings, a report)."""
+        return {"agent": self.agent, "spec": self.spec, "seed": self.seed, "budget": self.budget, "games": self.games,
+                "generations": self.generations, "games_per_candidate": self.games_per_candidate,
+                "cards": self.cards, "validation": self.validation}
+
+    def text(self) -> str:
+        """``greedy@tuned re-tuned for the edited cards (800 games, seed …): greedy:…`` and its held-out score."""
+        out = (f"{self.agent} re-tuned for these cards ({self.games:,} games, {self.generations} generations, "
+               f"seed {self.seed}): {self.spec}")
+        v = self.validation
+        if v:
+            out += (f"; held out vs {v['opponent']}: {100 * v['score']:.1f} % [{100 * v['low']:.1f}, "
+                    f"{100 * v['high']:.1f}] (n = {v['n']:,})")
+        return out
+
+
+def check_retune(retune: Any) -> int:
+    """``retune`` as a whole number of games ``>= 0`` (0: off); anything else is one :class:`InputError`."""
+    if isinstance(retune, bool) or not isinstance(retune, (int, np.integer)) or retune < 0:
+        raise InputError(f"retune must be a whole number of games >= 0 (0: off; N: each weight set the agents name, "
+                         f"e.g. greedy@tuned, is re-tuned for the edited cards with N more games), got {retune!r}")
+    return int(retune)
+
+
+def retune_seed(seed: int, index: int = 0) -> int:
+    """The seed of the ``index``-th re-tune of a run with seed ``seed`` (a sub-stream: never ``seed`` itself)."""
+    return stream_seed(seed, RETUNE_STREAM + index) % (2**63)
+
+
+def seat_agents(model: GameModel, agents: Any, params: dict[str, Any]) -> list[str]:
+    """One agent spec per seat as given (weight sets not expanded): a list, a comma string, or None (defaults)."""
+    from workbench.core.model import _split_agents
+
+    if agents is None:
+        agents = model.default_agents(model.resolve_params(params))
+    seats = _split_agents(agents) if isinstance(agents, str) else [str(a) for a in agents]
+    return [str(AgentSpec.parse(a)) for a in seats]
+
+
+def retune_sets(model: GameModel, agents: Any, params: dict[str, Any]) -> list[str]:
+    """The distinct agents among the seats that name a weight set (``greedy@tuned``), in seat order.
+
+    None is an :class:`InputError`: a re-tune needs a weight set to start from.
+    """
+    seats = seat_agents(model, agents, params)
+    found = [a for a in dict.fromkeys(seats) if AgentSpec.parse(a).weight_set is not None]
+    if not found:
+        from workbench.core.model import weight_set_names
+
+        sets = weight_set_names(model)
+        raise InputError(f"a re-tune needs an agent that names a weight set, e.g. "
+                         f"{model.agent_decls[0].name if model.agent_decls else 'greedy'}@"
+                         f"{sets[0] if sets else 'tuned'}; the agents given are {', '.join(seats)} "
+                         f"(weight sets of {model.name}: {', '.join(sets) or 'none'}); or set the re-tune to 0")
+    return found
+
+
+def retune_plan(model: GameModel, agent: str, budget: int, cells: int = 1) -> dict[str, int]:
+    """How ``budget`` games re-tune ``agent``: candidates a generation, games a candidate, tuning and held-out games.
+
+    A fifth (even) is the held-out check; the rest tunes with :data:`RETUNE_GAMES` games a candidate, or
+    fewer so a small budget still plays :data:`RETUNE_GENERATIONS` generations.  Too small a budget for
+    one generation of two games a candidate is an :class:`InputError` naming the least that works.
+    """
+    from workbench.core.tune import tunable_options
+
+    spec = AgentSpec.parse(agent)
+    width = len(tunable_options(model.agent_decl(spec.name)))
+    popsize = 4 + int(3 * math.log(width))
+
+    def split(total: int) -> tuple[int, int]:
+        held = 2 * (total // (2 * RETUNE_HELD_OUT))
+        return total - held, held
+
+    unit = (popsize + 1) * cells  # games of one generation at one game a candidate and cell
+    least = next(b for b in range(2 * unit, 4 * unit + 4 * RETUNE_HELD_OUT) if split(b)[0] >= 2 * unit)
+    if budget < least:
+        raise InputError(f"retune {budget:,}: too few games to re-tune {agent} ({popsize} candidates and the centre "
+                         f"a generation, 2 games each at least, and a fifth held out): give at least {least:,}, "
+                         "or 0 for no re-tune")
+    tuning, held = split(budget)
+    per_candidate = min(RETUNE_GAMES, max(2, 2 * (tuning // (2 * unit * RETUNE_GENERATIONS))))
+    return {"popsize": popsize, "games": per_candidate, "tuning": tuning, "validate": held,
+            "generations": tuning // (unit * per_candidate)}
+
+
+def retune_weights(game: str | GameModel, agent: str, params: dict[str, Any] | list[dict[str, Any]], budget: int,
+                   seed: int, *,
+                   engine: str | None = None, workers: int = 1, should_stop: Callable[[], bool] | None = None,
+                   on_games: Callable[[int], None] | None = None) -> Retune:
+    """Re-tune the weight set ``agent`` names (``greedy@tuned``) for the cards ``params`` play; nothing is written.
+
+    ``params`` may be a list of cells (one card set): every candidate plays each.  ``core/tune.py``'s
+    :func:`~workbench.core.tune.tune` from the set, ``budget`` games (:func:`retune_plan`),
+    seed ``seed``, without a checkpoint file: stopped (``should_stop``, Ctrl-C), :class:`RunInterrupted`
+    is raised and nothing is left behind.  ``on_games(n)`` counts the games as they finish.
+    """
+    from workbench.core.tune import master_seeds, tune
+
+    model = get_game(game)
+    spec = AgentSpec.parse(agent)
+    cells = [params] if isinstance(params, dict) else list(params)
+    plan = retune_plan(model, agent, budget, len(cells))
+    resolved = model.resolve_params(cells[0])
+    if engine in (None, "auto"):
+        engine = model.resolve_engine(None, (AgentSpec(spec.name),), resolved)
+    found = tune(model, spec.name, name="retune", budget=plan["tuning"], seed=seed, params=cells, start=agent,
+                 boxes=_set_boxes(model, spec), games=plan["games"], popsize=plan["popsize"],
+                 validate=plan["validate"], engine=engine,
+                 workers=workers, write=False, progress=False, should_stop=should_stop, checkpoint=False,
+                 on_games=on_games)
+    generations = int(found.data["generations"])
+    validation = found.validation
+    played = int(found.data["games_played"]) + (int(validation["n"]) if validation else 0)
+    return Retune(agent, found.spec, seed, budget, played, generations, plan["games"], str(found.data["card_source"]),
+                  tuple(master_seeds(seed, generations, bool(validation))), validation,
+                  (plan["games"] // 2, int(validation["n"]) // (2 * len(cells)) if validation else 0))
+
+
+def _set_boxes(model: GameModel, spec: AgentSpec) -> dict[str, tuple[float, float]] | None:
+    """The boxes the set was tuned in (widened to hold its values), so a re-tune never clips its start."""
+    from workbench.core.model import load_weight_set
+
+    data = load_weight_set(model, spec.weight_set or "")
+    start = model.agent_decl(spec.name).resolve_options(model.resolve_spec(spec))
+    boxes = {}
+    for name, (low, high) in (data.get("tuning", {}).get("box") or {}).items():
+        value = start.get(name)
+        if isinstance(value, (int, float)):
+            boxes[name] = (min(float(low), float(value)), max(float(high), float(value)))
+    return boxes or None
+
+
 def play_pair(game: str | GameModel, base: dict[str, Any], variant: dict[str, Any], *, games: int,
               agents: Any = None, seed: int = 0, workers: int = 1, engine: str | None = None,
               on_progress: Callable[[int, int], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
+              should_stop: Callable[[], bool] | None = None,
+              variant_agents: Any = None) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
     """:func:`paired_runs` of two ``simulate`` runs of ``games`` games each: ``(baseline, variant, stopped)``.
 
-    An impossible combination of parameters in either arm stops before any game is played.
+    ``agents`` play the unchanged arm, and the edited one too unless ``variant_agents`` are given (a
+    weight set re-tuned for the edited cards).  An impossible combination of parameters in either arm
+    stops before any game is played.
     """
     from workbench.core.runner import simulate
 
     model = get_game(game)
+    base, variant = dict(base), dict(variant)  # two objects: each arm's agents are told apart by which it is
     for arm in (base, variant):
         model.resolve_params(arm)
 
     def play(arm: dict[str, Any], progress: ProgressTotal) -> pl.DataFrame:
-        return simulate(model, games, params=arm, agents=agents, seed=seed, workers=workers, engine=engine,
+        lineup = variant_agents if arm is variant and variant_agents is not None else agents
+        return simulate(model, games, params=arm, agents=lineup, seed=seed, workers=workers, engine=engine,
                         progress=False, on_progress=progress.add, should_stop=should_stop)
 
     return paired_runs(play, base, variant, 2 * games, on_progress=on_progress)
@@ -278,19 +466,37 @@ class CardWhatIf:
     edits: dict[str, dict[str, str]] = field(default_factory=dict)
     games: int = 0
     stopped: bool = False
+    agents: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # each arm's agents as played, one per seat, in full
+    retuned: tuple[Retune, ...] = ()  # the weight sets re-tuned for the edited cards (what_if's retune)
+
+    def agents_text(self) -> list[str]:
+        """Which agents each arm played, as a reader reads it (a re-tuned set said so, with its held-out score)."""
+        out = []
+        for label, lineup in (("unchanged cards", self.agents[0]), ("edited cards", self.agents[1])):
+            if lineup:
+                out.append(f"{label}: {', '.join(lineup)}")
+        out += [r.text() for r in self.retuned]
+        return out
 
 
 def what_if(game: str | GameModel, edits: Edits, *, params: dict[str, Any] | None = None, agents: Any = None,
             games: int = 2000, seed: int = 0, base: str | Path | None = None, workers: int = 1,
             engine: str | None = None, directory: str | Path | None = None,
             on_progress: Callable[[int, int], None] | None = None,
-            should_stop: Callable[[], bool] | None = None) -> CardWhatIf:
+            should_stop: Callable[[], bool] | None = None, retune: int = 0) -> CardWhatIf:
     """Play ``games`` games with the unchanged table and with ``edits``, on the same seeds, and compare them.
 
     ``params`` are the game's other parameters (both arms), ``base`` the table edited (default: the
     shipped one).  Stopped while the baseline plays, :class:`RunInterrupted` carries its games;
     stopped later, the games both arms finished are compared (``stopped`` is then true).
+
+    ``retune`` (games, 0: off): each weight set the agents name (``greedy@tuned``, on one seat or
+    every seat) is first re-tuned for the edited cards with that many games (:func:`retune_weights`,
+    seed :func:`retune_seed` of ``seed``), and the edited arm plays the re-tuned weights; the unchanged
+    arm plays the set as shipped.  Progress counts the re-tune's games; stopped during the re-tune,
+    :class:`RunInterrupted` is raised with no game and nothing is written.
     """
+    retune = check_retune(retune)
     model = get_game(game)
     table = card_table(model)
     if table is None:
@@ -301,7 +507,47 @@ def what_if(game: str | GameModel, edits: Edits, *, params: dict[str, Any] | Non
         raise InputError(f"no {table.title} value is changed yet: edit a cell first")
     variant_path = edited_cards(table, changed, base_path, directory, namespace=model.name)
     arms = [{**(params or {}), table.param: str(path)} for path in (base_path, variant_path)]
+    sets = retune_sets(model, agents, arms[1]) if retune else []
+    total = 2 * games + retune * len(sets)
+    tally = ProgressTotal(on_progress, total)
+    retuned = []
+    for i, agent in enumerate(sets):
+        if should_stop is not None and should_stop():
+            raise RunInterrupted(None, 0, 2 * games)
+        try:
+            found = retune_weights(model, agent, arms[1], retune, retune_seed(seed, i), engine=engine,
+                                   workers=workers, should_stop=should_stop, on_games=tally.add)
+        except RunInterrupted:
+            raise RunInterrupted(None, 0, 2 * games) from None  # stopped before any game compared: none to keep
+        if seed in found.master_seeds:  # never: asserted, so a change of seeding cannot hide it
+            raise RuntimeError("what-if: a re-tune played the master seed of the games compared")
+        retuned.append(found)
+        tally.add(max(0, retune * (i + 1) - tally.done))  # the bar at the planned count (a re-tune may play fewer)
+    swap = {r.agent: r.spec for r in retuned}
+    variant_lineup = [swap.get(a, a) for a in seat_agents(model, agents, arms[0])] if sets else None
+    played = (_played(model, agents, arms[0]), _played(model, variant_lineup or agents, arms[1], hint=True))
+    offset = tally.done
+
+    def progress(done: int, _total: int) -> None:
+        if on_progress is not None:
+            on_progress(offset + done, total)
+
     baseline, variant, stopped = play_pair(model, *arms, games=games, agents=agents, seed=seed, workers=workers,
-                                           engine=engine, on_progress=on_progress, should_stop=should_stop)
+                                           engine=engine, on_progress=on_progress if not sets else progress,
+                                           should_stop=should_stop, variant_agents=variant_lineup)
     return CardWhatIf(baseline, variant, compare_outcomes(baseline, variant), base_path, variant_path, changed,
-                      games, stopped)
+                      games, stopped, played, tuple(retuned))
+
+
+def _played(model: GameModel, agents: Any, params: dict[str, Any], hint: bool = False) -> tuple[str, ...]:
+    """The agents an arm plays, one per seat in full (a weight set as its options), checked before any game.
+
+    ``hint``: a weight set refused for the edited cards says that the what-if can re-tune it.
+    """
+    try:
+        return tuple(map(str, model.resolve_agents(agents, model.resolve_params(params))))
+    except InputError as exc:
+        if hint and "re-tune" in str(exc):
+            raise InputError(f"{exc} — or let the what-if re-tune it for the edited cards (retune=N games; the "
+                             "studio's 're-tune games')") from None
+        raise

@@ -36,7 +36,10 @@ every finished trial (the result says it was stopped; ``resume`` continues it).
 held-out seeds — a master seed no search stage used; the game seeds of both are compared and must
 be disjoint — with games per cell chosen so every targeted item has n for ±``margin`` at 50 %, at
 every skill tier (``core/tiers.py``; default greedy and greedy@tuned).  A tier's weight set tuned for
-the shipped cards plays the edited cards with the same weights.  Each metric is shown before →
+the shipped cards plays the edited cards with the same weights — or, with ``retune=N``, with weights
+re-tuned for each proposal (``core/cardtable.py``'s :func:`~workbench.core.cardtable.retune_weights`:
+N games from the set, on the proposal's cells, seeds asserted disjoint from the search's and the
+held-out ones); the verification then names the weights each row played.  Each metric is shown before →
 after with its interval and whether it is inside its band, and each proposal gets a verdict:
 meets the target at every tier, only at some tiers, only on the search seeds, or misses it.
 
@@ -60,9 +63,21 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.cardtable import CardTable, card_table, changed_cells, column_kinds, edited_cards, read_cards
+from workbench.core.cardtable import (
+    CardTable,
+    Retune,
+    card_table,
+    changed_cells,
+    check_retune,
+    column_kinds,
+    edited_cards,
+    read_cards,
+    retune_plan,
+    retune_seed,
+    retune_weights,
+)
 from workbench.core.errors import DataError, InputError, RunInterrupted
-from workbench.core.model import GameModel, get_game, model_ref, shown_path
+from workbench.core.model import AgentSpec, GameModel, get_game, model_ref, shown_path
 from workbench.core.refs import resolve_ref
 from workbench.core.rng import stream_seed
 from workbench.core.runner import drain, execute, plan_chunks
@@ -686,6 +701,21 @@ class RebalanceResult:
     holdout_master: int = 0  # the held-out master seed: game indices holdout_seed_range of it
     holdout_seed_range: tuple[int, int] = (0, 0)
     files: list[Path] = field(default_factory=list)
+    retune: int = 0  # games each re-tune of a tier's weight set for a proposal may play (0: none)
+    retuned: dict[tuple[int, str], Retune] = field(default_factory=dict)  # (proposal, tier) → the re-tuned weights
+
+    def retunes(self) -> pl.DataFrame:
+        """Per proposal and tier whose weight set was re-tuned: the set, the weights played, seed, games, held out."""
+        rows = [{"proposal": rank, "tier": tier, "agent": r.agent, "weights": r.spec, "seed": r.seed, "games": r.games,
+                 "held_out_score": r.validation["score"] if r.validation else None,
+                 "held_out_low": r.validation["low"] if r.validation else None,
+                 "held_out_high": r.validation["high"] if r.validation else None,
+                 "held_out_n": r.validation["n"] if r.validation else None}
+                for (rank, tier), r in sorted(self.retuned.items())]
+        schema = {"proposal": pl.Int64, "tier": pl.String, "agent": pl.String, "weights": pl.String, "seed": pl.UInt64,
+                  "games": pl.Int64, "held_out_score": pl.Float64, "held_out_low": pl.Float64,
+                  "held_out_high": pl.Float64, "held_out_n": pl.Int64}
+        return pl.DataFrame(rows, schema=schema)
 
     def summary(self) -> str:
         """A line or two for a person: what was searched, what was found."""
@@ -845,7 +875,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
               workers: int = 1, backend: str = "local", scheduler: str | None = None,
               on_progress: Callable[[int, int, str], None] | None = None,
               should_stop: Callable[[], bool] | None = None,
-              on_trial: Callable[[dict[str, Any]], None] | None = None) -> RebalanceResult:
+              on_trial: Callable[[dict[str, Any]], None] | None = None, retune: int = 0) -> RebalanceResult:
     """Search the smallest edits that bring every targeted metric inside its band; verify the best on held-out seeds.
 
     Args:
@@ -873,6 +903,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         on_progress: ``on_progress(done, total, phase)`` in games, phase ``"search"`` or ``"verify"``.
         should_stop: polled between chunks; true ends the run keeping everything found.
         on_trial: called with each finished trial's record (a test may raise in it to interrupt).
+        retune: at verification, each tier whose agent names a weight set (``greedy@tuned``) plays each
+            proposal with weights re-tuned for it, this many games each (0: the set as shipped).
 
     Returns:
         A :class:`RebalanceResult`.
@@ -891,6 +923,14 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
             raise InputError(f"{name} must be a positive whole number, got {value!r}")
     tier_list = parse_tiers(model, tiers or default_tiers(model))
     agents = {t.label: str(model.resolve_spec(t.agent)) for t in tier_list}  # a weight set plays edited cards too
+    retune = check_retune(retune)
+    if retune:
+        weighted = [t.agent for t in tier_list if AgentSpec.parse(t.agent).weight_set is not None]
+        if not weighted:
+            raise InputError(f"retune needs a tier that names a weight set (e.g. greedy@tuned); the tiers are "
+                             f"{', '.join(t.agent for t in tier_list)}; or leave retune at 0")
+        for agent in weighted:  # too small a budget is refused before any game
+            retune_plan(model, agent, retune, len(targets.cells))
     search_agent = agents[tier_list[0].label]
     max_edits = max_edits or targets.max_edits
     slots = None if len(dims) <= max_edits else max_edits
@@ -931,7 +971,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         met = base_key in race.cache and race.cache[base_key][0] == len(plan) - 1 and race.cache[base_key][2] == 0
         result = RebalanceResult(model.name, bands, dims, pl.DataFrame(), pl.DataFrame(), trials, baseline,
                                  tuple(t.label for t in tier_list), games_searched=used[0], stopped=stopped,
-                                 no_edits_needed=False, out=out)
+                                 no_edits_needed=False, out=out, retune=retune)
         if met:
             chosen = []
         searched = plan[-1]  # every search stage plays game indices below the last stage's count
@@ -940,7 +980,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         if not stopped:
             try:
                 state.update(phase="verify", total=0)
-                _verify(ctx, result, chosen, race, plan, master, holdout, searched, tier_list, agents, margin, state)
+                _verify(ctx, result, chosen, race, plan, master, holdout, searched, tier_list, agents, margin, state,
+                        retune, seed)
                 result.no_edits_needed = met and bool(result.verification.height) and _baseline_holds(result)
             except (KeyboardInterrupt, RunInterrupted):
                 result.stopped = True
@@ -1034,7 +1075,7 @@ def _pareto(study: Any, race: _Race, verify: int) -> list[Candidate]:
 # -- verification ------------------------------------------------------------------------------------------
 def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], race: _Race, plan: list[int],
             master: int, holdout: int, searched: int, tiers: Sequence[Any], agents: dict[str, str], margin: float,
-            state: dict[str, Any]) -> None:
+            state: dict[str, Any], retune: int = 0, seed: int = 0) -> None:
     metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
     base_counts = race.cache.get((), (0, {}, 0.0))[1]
     per_game = min((v[0] / (plan[race.cache[()][0]] * len(ctx.targets.cells))
@@ -1048,31 +1089,54 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
         raise RuntimeError("rebalance: the held-out seeds overlap the search seeds")
     result.holdout_seed_range = (0, verify_games)
     result.verify_games_per_cell = verify_games
-    state["total"] = verify_games * cells * (len(chosen) + 1) * len(tiers)
+    weighted = [t for t in tiers if AgentSpec.parse(t.agent).weight_set is not None] if retune else []
+    state["total"] = verify_games * cells * (len(chosen) + 1) * len(tiers) + retune * len(weighted) * len(chosen)
     rows: list[pl.DataFrame] = []
     per: dict[tuple[Candidate, str], pl.DataFrame] = {}
-    for tier in tiers:
+    for k, tier in enumerate(tiers):
         before = measure(_play(ctx, (), agents[tier.label], holdout, 0, verify_games, names), ctx.bands, metrics)
         per[((), tier.label)] = before
         for rank, candidate in enumerate(chosen, start=1):
-            after = measure(_play(ctx, candidate, agents[tier.label], holdout, 0, verify_games, names), ctx.bands,
-                            metrics)
+            played = agents[tier.label]
+            if tier in weighted:
+                found = _retune(ctx, candidate, tier.agent, retune, retune_seed(seed, k * len(chosen) + rank - 1),
+                                (master, search_seeds), (holdout, held_seeds))
+                result.retuned[(rank, tier.label)] = found
+                played = found.spec
+            after = measure(_play(ctx, candidate, played, holdout, 0, verify_games, names), ctx.bands, metrics)
             per[(candidate, tier.label)] = after
-            rows.append(_before_after(rank, tier.label, before, after))
+            rows.append(_before_after(rank, tier.label, before, after, (agents[tier.label], played) if retune
+                                      else None))
         if not chosen:
-            rows.append(_before_after(0, tier.label, before, before))
+            rows.append(_before_after(0, tier.label, before, before, (agents[tier.label],) * 2 if retune else None))
     result.verification = pl.concat(rows, how="vertical") if rows else pl.DataFrame()
     result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, per, result.tiers, verified=True)
 
 
-def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
+def _retune(ctx: _Context, candidate: Candidate, agent: str, budget: int, seed: int,
+            *played: tuple[int, np.ndarray]) -> Retune:
+    """``agent``'s weight set re-tuned for the candidate's cells; its seeds asserted apart from ``played``'s."""
+    found = retune_weights(ctx.model, agent, ctx.cells(candidate), budget, seed, workers=ctx.workers,
+                           should_stop=ctx.should_stop, on_games=ctx.progress)
+    seeds = found.game_seeds()
+    for master, games in played:  # never: asserted, so a change of seeding cannot hide it
+        if master in found.master_seeds or np.intersect1d(seeds, games).size:
+            raise RuntimeError("rebalance: a re-tune's seeds overlap the search's or the held-out seeds")
+    ctx.progress(max(0, budget - found.games))  # the bar at the planned count (a re-tune may play fewer)
+    return found
+
+
+def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFrame,
+                  weights: tuple[str, str] | None = None) -> pl.DataFrame:
     keys = ["metric", "item"]
     b = before.select(*keys, "metric_title", "item_title", "band_low", "band_high",
                       *(pl.col(c).alias(f"before_{c}") for c in ("score", "score_low", "score_high", "n", "inside")))
     a = after.select(*keys, *(pl.col(c).alias(f"after_{c}") for c in ("score", "score_low", "score_high", "n",
                                                                        "inside", "distance")))
+    extra = [] if weights is None else [pl.lit(weights[0]).alias("before_agent"), pl.lit(weights[1]).alias(
+        "after_agent"), pl.lit(weights[0] != weights[1]).alias("retuned")]
     return b.join(a, on=keys, how="left", maintain_order="left").select(
-        pl.lit(rank, dtype=pl.Int64).alias("proposal"), pl.lit(tier).alias("tier"), pl.all())
+        pl.lit(rank, dtype=pl.Int64).alias("proposal"), pl.lit(tier).alias("tier"), pl.all(), *extra)
 
 
 def _baseline_holds(result: RebalanceResult) -> bool:
@@ -1148,7 +1212,7 @@ def _save(model: GameModel, table: CardTable | None, dims: Sequence[Dim], result
             write_atomic(path, lambda tmp, p=params: tmp.write_text(json.dumps(p, indent=1), encoding="utf-8"))
             files.append(path)
     for name, frame in (("proposals", result.proposals), ("verification", result.verification),
-                        ("trials", result.trials)):
+                        ("trials", result.trials), ("retunes", result.retunes())):
         if frame.height:
             path = out / f"{name}.csv"
             write_atomic(path, lambda tmp, f=frame: f.write_csv(tmp))
@@ -1182,11 +1246,15 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
                                                    for c in ("score", "score_low", "score_high")),
                          pl.col(f"{prefix}_n"))
 
+    weights = []
+    if "after_agent" in v.columns:  # a re-tuned run: which weights each row played
+        weights = [pl.when(pl.col("retuned")).then(pl.format("re-tuned for this proposal: {}", pl.col("after_agent")))
+                   .otherwise(pl.format("as shipped: {}", pl.col("after_agent"))).alias("Weights played after")]
     return v.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
                     pl.col("metric_title").alias("Metric"), pl.col("item_title").alias("Item"),
                     pl.format("{}–{} %", pl.col("band_low").mul(100).round(2), pl.col("band_high").mul(100).round(2))
                     .alias("Band"), rate("before").alias("Before"), rate("after").alias("After"),
-                    pl.col("after_inside").alias("Inside the band"))
+                    pl.col("after_inside").alias("Inside the band"), *weights)
 
 
 def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -> None:
@@ -1201,6 +1269,9 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
             f"size of edits, at most 10) were re-played on held-out seeds — game indices {lo}..{hi - 1} of a master "
             f"seed no search stage used — at every tier ({', '.join(result.tiers)}). A score counts a draw as half "
             f"a win; every rate with its 95 % Wilson interval and n.")
+    if result.retune:
+        text += (f" Each tier's weight set was re-tuned for every proposal ({result.retune:,} games each, on seeds "
+                 "apart from the search's and the held-out ones); the held-out table names the weights played.")
     rep.section("Rebalance: the smallest edits that reach the target", text)
     rep.table(f"{name}_proposals", proposals_table(result))
     table = verification_table(result)

@@ -52,7 +52,7 @@ from workbench.core.rng import stream_seed
 from workbench.core.runner import execute, plan_chunks
 from workbench.core.stats import binom_pvalue, wilson
 
-__all__ = ["Box", "TuneResult", "card_hash", "expand_set", "load_set", "set_names", "set_path", "tune",
+__all__ = ["Box", "TuneResult", "card_hash", "expand_set", "load_set", "master_seeds", "set_names", "set_path", "tune",
            "tune_folder", "tunable_options", "weight_boxes", "write_set"]
 
 VALIDATION_STREAM = 0x5EED  # the held-out master seed: this sub-stream of the tuning seed (no generation uses it)
@@ -271,6 +271,15 @@ def _settings(model: GameModel, decl: AgentDecl, boxes: tuple[Box, ...], start: 
             "engine": engine, "optimiser": f"CMA-ES (cma {_cma().__version__})"}
 
 
+def master_seeds(seed: int, generations: int, validate: bool = True) -> list[int]:
+    """The master seeds a tuning with ``seed`` plays: each generation's (0..generations-1), then the held-out one.
+
+    A caller that plays other games beside a tuning (a what-if's re-tune) checks its own seeds against these.
+    """
+    seeds = [stream_seed(seed, GENERATION_STREAM + g) for g in range(generations)]
+    return seeds + ([stream_seed(seed, VALIDATION_STREAM)] if validate else [])
+
+
 def _cma() -> Any:
     try:
         with warnings.catch_warnings():
@@ -418,7 +427,8 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
          validate: int = 2000, engine: str = "fast", workers: int = 1, backend: str = "local",
          scheduler: str | None = None, resume: bool = False, force: bool = False, write: bool = True,
          progress: bool = True, should_stop: Callable[[], bool] | None = None,
-         command: str | None = None) -> TuneResult:
+         command: str | None = None, checkpoint: bool = True,
+         on_games: Callable[[int], None] | None = None) -> TuneResult:
     """Tune ``agent``'s float options by self-play and save them as the weight set ``name``.
 
     Args:
@@ -448,6 +458,9 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
         progress: show progress with rate and ETA.
         should_stop: polled after every generation; when true, stop (the checkpoint is kept).
         command: the command line to record in the set.
+        checkpoint: keep the checkpoint folder ``.<name>.tune/`` (False: no file at all is read or written
+            while tuning, so a stopped run leaves nothing behind and cannot be resumed; a what-if's re-tune).
+        on_games: called with the number of games of every finished chunk (a caller's own progress count).
 
     Returns:
         The :class:`TuneResult`.
@@ -489,10 +502,12 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     target, folder = set_path(model, name), tune_folder(model, name)
     if write and target.exists() and not force:
         raise InputError(f"{target} exists; give another --name, or --force to replace it")
+    if not checkpoint and resume:
+        raise InputError("resume needs the checkpoint: a tuning without one (checkpoint=False) cannot be resumed")
     fixed = {k: v for k, v in start_values.items() if k not in {b.name for b in box}}
     settings = _settings(model, decl, box, start_values, opponent, cells, games, popsize, float(sigma), budget,
                          seed, engine)
-    state = _read_state(folder)
+    state = _read_state(folder) if checkpoint else None
     if state is not None and not resume and not force:
         raise InputError(f"{folder} holds an unfinished tuning ({len(state['history'])} generations); continue it "
                          "with --resume, or start again with --force")
@@ -503,7 +518,7 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
         raise InputError(f"{folder}: --resume needs the same settings as the interrupted run; changed: "
                          f"{', '.join(changed)}")
     if state is None or not resume:
-        if folder.exists():
+        if checkpoint and folder.exists():
             shutil.rmtree(folder)
         state = {"settings": settings, "history": []}
     state["settings"]["budget"] = budget
@@ -518,7 +533,13 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     total = generations * per_generation + (validate if write or validate else 0)
     done = len(history) * per_generation
     bar = _bar(total, f"tune {model.name} {agent}", done) if progress else None
-    tick = bar.update if bar is not None else (lambda n: None)
+    show = bar.update if bar is not None else (lambda n: None)
+
+    def tick(n: int) -> None:
+        show(n)
+        if on_games is not None:
+            on_games(n)
+
     try:
         for g in range(len(history), generations):
             xs, centre = opt.ask(), opt.centre()
@@ -528,7 +549,8 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
             results = _play(model, lineups, cells, games, master, engine, workers, backend, scheduler, tick)
             history.append(_record(g + 1, (g + 1) * per_generation, xs, centre, results))
             opt.tell(xs, history[-1]["scores"])
-            _write_state(folder, {"settings": state["settings"], "history": history})
+            if checkpoint:
+                _write_state(folder, {"settings": state["settings"], "history": history})
             if should_stop is not None and g + 1 < generations and should_stop():
                 raise KeyboardInterrupt
         found = values_at(opt.centre())
@@ -540,7 +562,9 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     except KeyboardInterrupt:
         stopped = RunInterrupted(None, len(history) * per_generation, generations * per_generation)
         stopped.args = (f"interrupted after {len(history)} of {generations} generations ({stopped.done:,} games); "
-                        f"they are kept in {folder}: continue with --resume (resume=True)",)
+                        f"they are kept in {folder}: continue with --resume (resume=True)" if checkpoint else
+                        f"interrupted after {len(history)} of {generations} generations ({stopped.done:,} games); "
+                        "nothing was kept (a tuning without a checkpoint)",)
         raise stopped from None
     finally:
         if bar is not None:
@@ -556,7 +580,7 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
                        "params": [{k: v for k, v in c.items() if v is not None} for c in cells]},
             "validation": validation, "curve": curve}
     path = write_set(model, name, data, force) if write else None
-    if folder.exists():
+    if checkpoint and folder.exists():
         shutil.rmtree(folder)  # finished: the set file (or the caller, with write=False) holds the curve
     return TuneResult(found, spec, curve, validation, path, data)
 

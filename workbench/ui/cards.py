@@ -11,7 +11,10 @@ refused cell of the set is listed at once, each by its row and column; a refused
 played, and "Undo all changes" clears the list with the changes.  Run what-if
 plays the same games with the unchanged and the edited cards (``cardtable.what_if``: same master
 seed, so the same game seeds) and shows every difference with its interval and exact paired
-p-value.  Save writes the edited set as ``<cards_dir>/<name>.csv`` under a name the user gives
+p-value.  With "re-tune games" above 0, each weight set the agents name (``greedy@tuned``) is first
+re-tuned for the edited cards with that many games and the edited cards play the re-tuned weights
+(the unchanged ones the set as shipped); the size line before Run counts those games, and the result
+says which agents each arm played.  Save writes the edited set as ``<cards_dir>/<name>.csv`` under a name the user gives
 (the studio's: ``<workspace>/cards/<game>/``); an existing file is never replaced.  The edited
 cards' own rates, the value model and the cost-against-value view are the game's studies (the
 duel's ``cards`` and ``whatif``).
@@ -22,6 +25,7 @@ from __future__ import annotations
 import html
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +40,14 @@ from workbench.core.cardtable import (
     column_kinds,
     edited_cards,
     read_cards,
+    retune_sets,
     save_cards,
     what_if,
 )
 from workbench.core.compare import paired_verdicts
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
+from workbench.core.stream import Pilot, pilot
 from workbench.ui.common import require_widgets
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
@@ -56,6 +62,10 @@ _NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 WHATIF_SETTINGS = (
     Param("games", 2000, int, "games per arm (the same games in both: common random numbers)", 10, 10**8),
     Param("agents", None, str, "one agent per seat, comma-separated (none: the game's defaults)", optional=True),
+    Param("retune_games", 0, int, "re-tune a weight set for the edited cards: 0 = off; N = each weight set the agents "
+          "name (e.g. greedy@tuned) is first re-tuned for the edited cards by N games of self-play, and the edited "
+          "cards play the re-tuned weights while the unchanged cards play the set as shipped (it was tuned for "
+          "them); costs N extra games per weight set", 0, 10**8),
 )
 
 
@@ -112,6 +122,10 @@ class CardEditor:
                                     "game seeds", 0, 2**63 - 1)], kind="run")  # refused in place, never clamped
         self.run_form.on_check(self._form_changed)
         self.seed = self.run_form.fields["master_seed"][1]
+        self.size = w.HTML()  # the run's size before Run: both arms' games and the re-tune's, with the time
+        self.size.add_class("wb-size")
+        self._pilots: dict[str, Pilot | Exception] = {}
+        self._measuring: set[str] = set()
         self.job = RunPanel("Run what-if")
         self.job.run_button.on_click(lambda _: self.run())
         self.results = ResultsView(workspace)
@@ -125,6 +139,7 @@ class CardEditor:
         self.kinds: dict[str, type] = {}
         self._fill_bases()
         self._load(self.base.value)
+        self._show_size(measure=False)  # a page being built plays no pilot games
         self.base.observe(lambda ch: self._load(ch["new"]), names="value")
         self.filter.observe(lambda _: self._goto(0), names="value")
         self.prev.on_click(lambda _: self._goto(self.page - 1))
@@ -140,7 +155,8 @@ class CardEditor:
             w.HBox([self.base, self.upload]), w.HBox([self.filter, self.prev, self.page_label, self.next]),
             self.grid_box, self.cell_errors, w.HBox([self.reset]), self.changes, self.note,
             w.HTML("<b>What-if</b> <span class='wb-more'>(the game's other parameters; both arms alike)</span>"),
-            self.settings.widget, self.form.widget, self.run_form.widget, self.job.widget, self.results.widget,
+            self.settings.widget, self.form.widget, self.run_form.widget, self.size, self.job.widget,
+            self.results.widget,
             w.HTML("<b>Save the edited set</b>"), w.HBox([self.save_name, self.save_button])])
 
     def _ipython_display_(self) -> None:
@@ -325,6 +341,66 @@ class CardEditor:
     def _form_changed(self) -> None:
         if not self.job.running:
             self.job.reset("settings changed: press Run what-if")
+        self._show_size()
+
+    # -- the size of a run, before Run ----------------------------------------------------------------
+    def estimate(self, wait: bool = False, measure: bool = True) -> dict[str, Any]:
+        """The run's size: ``arms`` games (both), ``retune`` games (every weight set re-tuned), ``seconds`` or None."""
+        settings, params = self.settings.values(), self.form.changed()
+        arms, retune = 2 * settings["games"], settings["retune_games"]
+        sets = 0
+        if retune:
+            try:
+                sets = len(retune_sets(self.model, settings["agents"], params))
+            except InputError:
+                sets = 0  # Run names what is wrong; nothing is re-tuned
+        out: dict[str, Any] = {"arms": arms, "retune": retune * sets, "sets": sets, "seconds": None, "rate": None}
+        key = repr((settings["agents"], sorted(params.items())))
+        if key not in self._pilots and measure:
+            self._measure(key, settings["agents"], params, wait)
+        found = self._pilots.get(key)
+        if isinstance(found, Pilot):
+            out["seconds"] = found.seconds(arms + out["retune"])
+            out["rate"] = 1 / found.seconds_per_game
+        return out
+
+    def _measure(self, key: str, agents: Any, params: dict[str, Any], wait: bool) -> None:
+        def work() -> None:
+            try:
+                found: Pilot | Exception = pilot(self.model, params, agents)
+            except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
+                found = exc
+            self._pilots[key] = found
+            self._measuring.discard(key)
+            if not wait:
+                self._show_size(measure=False)
+
+        if wait:
+            work()
+        elif key not in self._measuring:
+            self._measuring.add(key)
+            threading.Thread(target=work, name="workbench-pilot", daemon=True).start()
+
+    def _show_size(self, measure: bool = True) -> None:
+        from workbench.ui.studies import duration_text
+
+        try:
+            found = self.estimate(measure=measure)
+        except Exception:  # noqa: BLE001 - a refused field is named beside it; no size for a form that cannot run
+            self.size.value = ""
+            return
+        total = found["arms"] + found["retune"]
+        text = f"{total:,} games in all: {found['arms']:,} for the two arms"
+        if found["retune"]:
+            sets = f"{found['sets']} weight sets" if found["sets"] > 1 else "the weight set"
+            text += f" + {found['retune']:,} to re-tune {sets} for the edited cards"
+        if found["seconds"] is None:
+            text += " · measuring this machine's speed…" if measure else " · time estimated as you edit"
+        else:
+            text += f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s (measured here)"
+        seconds = "" if found["seconds"] is None else f"{found['seconds']:.1f}"
+        self.size.value = (f'<div class="wb-size-line wb-more" data-games="{total}" data-retune="{found["retune"]}" '
+                           f'data-seconds="{seconds}">{html.escape(text)}</div>')
 
     def _mark_row(self, key: str) -> None:
         """Highlight the shown row of ``key`` when it holds a change."""
@@ -397,7 +473,8 @@ class CardEditor:
 
         def task(on_progress: Any, should_stop: Any) -> CardWhatIf:
             return what_if(model, edits, params=params, agents=settings["agents"], games=settings["games"],
-                           seed=seed, base=base, on_progress=on_progress, should_stop=should_stop)
+                           seed=seed, base=base, on_progress=on_progress, should_stop=should_stop,
+                           retune=settings["retune_games"])
 
         def failed(text: str) -> None:
             self.note.value = message(text, "error")
@@ -423,7 +500,9 @@ class CardEditor:
         tables = {"what_if": verdicts, "games": games}  # the games of both arms: the frame to download
         n, m = result.variant.height, verdicts.height
         record = {**record, "status": "stopped" if result.stopped else "done", "done": n, "total": result.games,
-                  "seconds": round(took, 3), "variant_file": str(result.variant_path)}
+                  "seconds": round(took, 3), "variant_file": str(result.variant_path),
+                  "agents_played": {"unchanged": list(result.agents[0]), "edited": list(result.agents[1])},
+                  "retuned": [r.as_dict() for r in result.retuned]}
         record = self._keep(record, tables)
         shown = tables
         first = verdicts.filter(pl.col("metric") == "first_seat_win")
@@ -449,6 +528,11 @@ class CardEditor:
             flag = "yes" if first.row(0, named=True)["significant"] else "no"
             self.results.header.value += f"<p class='wb-whatif-delta' data-metric='first_seat_win' " \
                                          f"data-significant='{flag}'><b>{html.escape(headline)}</b></p>"
+        lines = result.agents_text()
+        if lines:
+            items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+            self.results.header.value += (f"<div class='wb-whatif-agents' data-retuned='{len(result.retuned)}'>"
+                                          f"Agents each arm played:<ul>{items}</ul></div>")
 
     def _stopped(self, record: dict[str, Any], exc: RunInterrupted) -> None:
         partial = exc.partial if isinstance(exc.partial, pl.DataFrame) else None

@@ -173,6 +173,9 @@ def _budget_params(targets: rb.Targets, tiers: str, seed: int, workers: int) -> 
               0.1, 10.1),
         Param("tiers", tiers, str, "skill tiers of the held-out check, comma-separated (the search plays the "
               "first)"),
+        Param("retune_games", 0, int, "re-tune a tier's weight set (e.g. greedy@tuned) for each proposal: 0 = off "
+              "(the set plays as shipped); N = N games of self-play per proposal and such tier before its held-out "
+              "games, which then play the re-tuned weights (the held-out table names them)", 0, 10**8),
         Param("master_seed", seed, int, "the rebalance seed: search seeds, held-out seeds and the optimiser", 0,
               2**63 - 1),
         Param("workers", workers, int, "worker threads", 1, 64),
@@ -459,7 +462,8 @@ class RebalancePanel:
         return {"target": target, "edit": self.edit.value, "cards": self.cards.value if self.table is not None
                 else None, "budget": b["budget"], "games": b["games"], "stages": b["stages"],
                 "max_edits": b["max_edits"], "verify": b["verify"], "margin": b["margin"] / 100,
-                "tiers": ",".join(t.agent for t in tiers), "seed": b["master_seed"], "workers": b["workers"]}
+                "tiers": ",".join(t.agent for t in tiers), "seed": b["master_seed"], "workers": b["workers"],
+                **({"retune": b["retune_games"]} if b["retune_games"] else {})}
 
     # -- the size of a run, before Run --------------------------------------------------------------------------
     def estimate(self, wait: bool = False, measure: bool = True) -> dict[str, Any]:
@@ -470,7 +474,11 @@ class RebalancePanel:
         # the held-out check: n for ±margin per targeted item (an item of one cell needs that many games there),
         # for every proposal and the unchanged game, at every tier — an upper bound (fewer proposals, pooled items)
         verify = games_for_margin(kw["margin"]) * cells * (kw["verify"] + 1) * tiers
-        out: dict[str, Any] = {"search": kw["budget"], "verify": verify, "seconds": None, "rate": None}
+        weighted = sum("@" in t.split(":")[0] for t in kw["tiers"].split(","))
+        retune = kw.get("retune", 0) * weighted * kw["verify"]  # every proposal's re-tune, at each such tier
+        verify += retune
+        out: dict[str, Any] = {"search": kw["budget"], "verify": verify, "retune": retune, "seconds": None,
+                               "rate": None}
         key = repr((kw["tiers"].split(",")[0], kw["edit"]))
         if key not in self._pilots and measure:
             self._measure(key, kw["tiers"].split(",")[0], wait)
@@ -506,7 +514,9 @@ class RebalancePanel:
             self.size.value = ""
             return
         text = (f"search: {found['search']:,} games · held-out check: up to {found['verify']:,} games "
-                "(n for the margin per targeted rate, every proposal and the unchanged game, every tier)")
+                "(n for the margin per targeted rate, every proposal and the unchanged game, every tier"
+                + (f"; {found['retune']:,} of them re-tune weight sets for the proposals" if found["retune"] else "")
+                + ")")
         if found["seconds"] is None:
             text += " · measuring this machine's speed…" if measure else " · time estimated as you edit"
         else:
