@@ -203,7 +203,7 @@ def test_the_command_prints_progress_the_proposals_and_where_they_went(tmp_path,
                  "--games", "50", "--stages", "2", "--tiers", "random", "--margin", "0.05", "--verify", "2",
                  "--out", str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
-    assert said.startswith("toy: ") and "target: first_seat 40–60 %" in said
+    assert said.startswith("Coin race (toy): ") and "target: first_seat 40–60 %" in said
     assert "Held-out seeds (game indices 0..380 " in said  # ±5 points at 50 %: ⌈1.96² / (4 × 0.05²) − 1.96²⌉ = 381
     assert "wrote " in said and (tmp_path / "cli" / "trials.csv").is_file()
 

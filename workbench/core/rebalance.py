@@ -185,6 +185,14 @@ def targets_of(game: str | GameModel) -> Targets:
     return declared
 
 
+def _title_of(game: str) -> str:
+    """The game's title for a person (its name when it is not registered in this process)."""
+    try:
+        return get_game(game).title
+    except InputError:
+        return game
+
+
 @dataclass(frozen=True)
 class Band:
     """A target band of one metric: every item's score must lie in ``[low, high]`` (fractions)."""
@@ -193,9 +201,9 @@ class Band:
     low: float
     high: float
 
-    def text(self) -> str:
-        """``first_seat 49–51 %``."""
-        return f"{self.metric} {_pct(self.low)}–{_pct(self.high)} %"
+    def text(self, title: str | None = None) -> str:
+        """``first_seat 49–51 %`` (with ``title``: the metric as a person reads it, ``First seat's score 49–51 %``)."""
+        return f"{title or self.metric} {_pct(self.low)}–{_pct(self.high)} %"
 
 
 def _pct(x: float) -> str:
@@ -719,8 +727,8 @@ class RebalanceResult:
 
     def summary(self) -> str:
         """A line or two for a person: what was searched, what was found."""
-        head = (f"{self.game}: {len(self.trials)} candidates searched over {len(self.dims)} editable values, "
-                f"{self.games_searched:,} games; {self.games_verified:,} held-out games")
+        head = (f"{_title_of(self.game)}: {len(self.trials)} candidates searched over {len(self.dims)} editable "
+                f"values, {self.games_searched:,} games; {self.games_verified:,} held-out games")
         if self.no_edits_needed:
             return head + "; the target is already met: no edits needed."
         if self.stopped:
@@ -1262,7 +1270,11 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
 
     ``rep`` is a ``core.report.Report``; tables are written as ``<name>_proposals`` and ``<name>_verification``.
     """
-    bands = ", ".join(b.text() for b in result.bands)
+    try:
+        metrics = targets_of(result.game).all_metrics()
+    except InputError:  # a game no longer registered (a result read back): the metrics' keys
+        metrics = {}
+    bands = ", ".join(b.text(metrics[b.metric].title if b.metric in metrics else None) for b in result.bands)
     lo, hi = result.holdout_seed_range
     text = (f"Target: {bands}. {result.summary()} Candidates were played on common random numbers and raced "
             f"(more games only for candidates still close); the best (the Pareto set of distance, number and "
