@@ -25,7 +25,6 @@ from __future__ import annotations
 import html
 import re
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +46,8 @@ from workbench.core.cardtable import (
 from workbench.core.compare import paired_verdicts
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
-from workbench.core.stream import Pilot, pilot
-from workbench.ui.common import require_widgets
+from workbench.core.stream import pilot
+from workbench.ui.common import Pilots, require_widgets
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import ResultsView
@@ -124,8 +123,7 @@ class CardEditor:
         self.seed = self.run_form.fields["master_seed"][1]
         self.size = w.HTML()  # the run's size before Run: both arms' games and the re-tune's, with the time
         self.size.add_class("wb-size")
-        self._pilots: dict[str, Pilot | Exception] = {}
-        self._measuring: set[str] = set()
+        self._pilots = Pilots(lambda: self._show_size(measure=False))
         self.job = RunPanel("Run what-if")
         self.job.run_button.on_click(lambda _: self.run())
         self.results = ResultsView(workspace)
@@ -356,30 +354,12 @@ class CardEditor:
                 sets = 0  # Run names what is wrong; nothing is re-tuned
         out: dict[str, Any] = {"arms": arms, "retune": retune * sets, "sets": sets, "seconds": None, "rate": None}
         key = repr((settings["agents"], sorted(params.items())))
-        if key not in self._pilots and measure:
-            self._measure(key, settings["agents"], params, wait)
-        found = self._pilots.get(key)
-        if isinstance(found, Pilot):
+        agents = settings["agents"]
+        found = self._pilots.get(key, (lambda: pilot(self.model, params, agents)) if measure else None, wait)
+        if found is not None:
             out["seconds"] = found.seconds(arms + out["retune"])
             out["rate"] = 1 / found.seconds_per_game
         return out
-
-    def _measure(self, key: str, agents: Any, params: dict[str, Any], wait: bool) -> None:
-        def work() -> None:
-            try:
-                found: Pilot | Exception = pilot(self.model, params, agents)
-            except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
-                found = exc
-            self._pilots[key] = found
-            self._measuring.discard(key)
-            if not wait:
-                self._show_size(measure=False)
-
-        if wait:
-            work()
-        elif key not in self._measuring:
-            self._measuring.add(key)
-            threading.Thread(target=work, name="workbench-pilot", daemon=True).start()
 
     def _show_size(self, measure: bool = True) -> None:
         from workbench.ui.studies import duration_text

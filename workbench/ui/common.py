@@ -7,9 +7,11 @@ exported notebook keeps of a panel, whose widget shows them only in a live front
 from __future__ import annotations
 
 import html
+import threading
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Line", "ShownTable", "offline_charts", "require_widgets", "show_here"]
+__all__ = ["Line", "Pilots", "ShownTable", "offline_charts", "require_widgets", "show_here"]
 
 
 def require_widgets() -> Any:
@@ -115,3 +117,40 @@ def show_here(tables: dict[str, Any], charts: dict[str, Any], note: str = "") ->
             display(ShownTable(table, name))
     for chart in charts.values():
         display(chart)
+
+
+class Pilots:
+    """Pilot measurements (``core.stream.Pilot``: speed and memory) of a form's settings, by a key per setting.
+
+    :meth:`get` answers at once when the setting was measured; otherwise it measures it — now
+    (``wait``) or in a background thread, calling ``on_measured()`` when done so the form redraws its
+    size line.  A measurement that failed is kept as its exception (the run itself names what is wrong).
+    """
+
+    def __init__(self, on_measured: Callable[[], None]) -> None:
+        self.found: dict[str, Any] = {}
+        self._measuring: set[str] = set()
+        self._on_measured = on_measured
+
+    def get(self, key: str, measure: Callable[[], Any] | None, wait: bool = False) -> Any:
+        """The setting's ``Pilot``, or None (not measured yet, or ``measure`` is None, or it failed)."""
+        from workbench.core.stream import Pilot
+
+        if key not in self.found and measure is not None:
+            def work() -> None:
+                try:
+                    found = measure()
+                except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
+                    found = exc
+                self.found[key] = found
+                self._measuring.discard(key)
+                if not wait:
+                    self._on_measured()
+
+            if wait:
+                work()
+            elif key not in self._measuring:
+                self._measuring.add(key)
+                threading.Thread(target=work, name="workbench-pilot", daemon=True).start()
+        found = self.found.get(key)
+        return found if isinstance(found, Pilot) else None

@@ -28,7 +28,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from workbench.core.errors import InputError
 from workbench.core.model import Param, get_game
 from workbench.core.stats import games_for_margin
 from workbench.core.stream import Pilot, pilot
-from workbench.ui.common import require_widgets
+from workbench.ui.common import Pilots, require_widgets
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.run import RunPanel
@@ -261,8 +260,7 @@ class RebalancePanel:
         self.proposals: list[Proposal] = []
         self._run_dir: Path | None = None
         self._kwargs: dict[str, Any] = {}
-        self._pilots: dict[str, Pilot | Exception] = {}
-        self._measuring: set[str] = set()
+        self._pilots = Pilots(lambda: None if self._closed else self._show_size(measure=False))
         self._confirmed = ""
         self._phase = "search"
         self._closed = False
@@ -479,33 +477,18 @@ class RebalancePanel:
         verify += retune
         out: dict[str, Any] = {"search": kw["budget"], "verify": verify, "retune": retune, "seconds": None,
                                "rate": None}
-        key = repr((kw["tiers"].split(",")[0], kw["edit"]))
-        if key not in self._pilots and measure:
-            self._measure(key, kw["tiers"].split(",")[0], wait)
-        found = self._pilots.get(key)
-        if isinstance(found, Pilot):
+        agent = kw["tiers"].split(",")[0]
+        found = self._pilots.get(repr((agent, kw["edit"])), (lambda: self._pilot(agent)) if measure else None, wait)
+        if found is not None:
             out["seconds"] = found.seconds(kw["budget"] + verify, kw["workers"])
             out["rate"] = kw["workers"] / found.seconds_per_game
         return out
 
-    def _measure(self, key: str, agent: str, wait: bool) -> None:
-        def work() -> None:
-            try:
-                params = {**self.targets.params, **self.targets.cells[0]}
-                players = self.model.players(self.model.make_config(self.model.resolve_params(params)))
-                found: Pilot | Exception = pilot(self.model, params, ",".join([agent] * players))
-            except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
-                found = exc
-            self._pilots[key] = found
-            self._measuring.discard(key)
-            if not wait and not self._closed:
-                self._show_size(measure=False)
-
-        if wait:
-            work()
-        elif key not in self._measuring:
-            self._measuring.add(key)
-            threading.Thread(target=work, name="workbench-pilot", daemon=True).start()
+    def _pilot(self, agent: str) -> Pilot:
+        """The speed of ``agent`` in every seat on the targets' first cell."""
+        params = {**self.targets.params, **self.targets.cells[0]}
+        players = self.model.players(self.model.make_config(self.model.resolve_params(params)))
+        return pilot(self.model, params, ",".join([agent] * players))
 
     def _show_size(self, measure: bool = True) -> None:
         try:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 import os
-import threading
 import time
 from typing import Any
 
@@ -29,7 +28,7 @@ from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, game_names, get_game
 from workbench.core.stream import Pilot, memory_refusal, pilot
 from workbench.core.study import Study, outcome_tables, studies
-from workbench.ui.common import require_widgets, show_here
+from workbench.ui.common import Pilots, require_widgets, show_here
 from workbench.ui.forms import Form, ignored_params, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import LONG, ResultsView
@@ -126,8 +125,7 @@ class StudyPanel:
         self.note.add_class("wb-note")
         self.size = w.HTML()  # the run's size before Run: games in all, estimated time and memory
         self.size.add_class("wb-size")
-        self._pilots: dict[str, Pilot | Exception] = {}  # speed and memory a game measured per setting
-        self._measuring: set[str] = set()
+        self._pilots = Pilots(lambda: self._show_size())  # speed and memory a game measured per setting
         self._confirmed = ""  # the run a second press of Run starts (its key), after a long estimate
         self.results = ResultsView(workspace)
         self.settings: Form | None = None
@@ -211,30 +209,15 @@ class StudyPanel:
 
     def _pilot(self, settings: dict[str, Any], params: dict[str, Any], wait: bool) -> Pilot | None:
         """This setting's measured speed and memory: at once if known, else measured (now, or in the background)."""
-        key = self._pilot_key(settings, params)
-        if key not in self._pilots:
-            def measure() -> None:
-                agents = settings.get("agents")
-                try:
-                    try:
-                        found: Pilot | Exception = pilot(self.model, params, agents if isinstance(agents, str)
-                                                         and ";" not in agents else None)
-                    except Exception:  # noqa: BLE001 - a lineup the pilot cannot play: the defaults' speed
-                        found = pilot(self.model, params)
-                except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
-                    found = exc
-                self._pilots[key] = found
-                self._measuring.discard(key)
-                if not wait:
-                    self._show_size()
+        agents = settings.get("agents")
 
-            if wait:
-                measure()
-            elif key not in self._measuring:
-                self._measuring.add(key)
-                threading.Thread(target=measure, name="workbench-pilot", daemon=True).start()
-        found = self._pilots.get(key)
-        return found if isinstance(found, Pilot) else None
+        def measure() -> Pilot:
+            try:
+                return pilot(self.model, params, agents if isinstance(agents, str) and ";" not in agents else None)
+            except Exception:  # noqa: BLE001 - a lineup the pilot cannot play: the defaults' speed
+                return pilot(self.model, params)
+
+        return self._pilots.get(self._pilot_key(settings, params), measure, wait)
 
     def estimate(self, wait: bool = False, measure: bool = True) -> dict[str, Any]:
         """The size of the run the form describes, before it runs.
@@ -249,7 +232,8 @@ class StudyPanel:
         out: dict[str, Any] = {"games": games, "seconds": None, "bytes": None, "rate": None, "refused": None}
         if not games:
             return out
-        found = self._pilot(settings, params, wait) if measure else self._pilots.get(self._pilot_key(settings, params))
+        key = self._pilot_key(settings, params)
+        found = self._pilot(settings, params, wait) if measure else self._pilots.get(key, None)
         found = found if isinstance(found, Pilot) else None
         if found is not None:
             workers = self.run_form.values()["workers"]
