@@ -366,3 +366,30 @@ def test_the_command_takes_retune_and_prints_the_weights_played(tmp_path, capsys
     with pytest.raises(SystemExit):
         parser.parse_args(["weightedtoss", "--retune", "x", "--out", str(tmp_path / "x")])
     assert "--retune" in capsys.readouterr().err
+
+
+class TwoCells(CardToss):
+    """The toss played in two cells (p1 moves first, p2 moves first), the bonus editable per cell."""
+
+    name = "cardtoss_cells"
+    targets = rb.Targets(metrics=(rb.first_seat_metric("first", "first_seat_by_first", "First seat's score by mover"),),
+                         cells=({"first": "p1"}, {"first": "p2"}), target="first_seat_by_first=45..55",
+                         edit="bonus:0..+3@first", games=100)
+
+
+TWO_CELLS = TwoCells()
+
+
+def test_a_cell_another_candidate_played_with_the_same_parameters_is_not_played_again(tmp_path):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(TWO_CELLS, out=tmp_path / "cells", on_trial=trials.append,
+                          **{**QUICK, "budget": 3000, "verify": 1})
+    base = trials[0]
+    assert base["edits"] == () and base["games"] > 0  # the baseline plays both cells to the last stage
+    last = base["stage"]
+    # a candidate that edits one cell's bonus plays only that cell: the other is the baseline's, same games
+    single = [t for t in trials if len(t["edits"]) == 1 and t["stage"] == last]
+    assert single and all(t["games"] == base["games"] // 2 for t in single)
+    # and the fair setting is still found: bonus 1 in both cells (0.5 + 0.1 × (4 − 3 − 1))
+    best = result.proposals.row(0, named=True)
+    assert best["edits"].count("→ 1") == 2 and best["holds"]

@@ -580,6 +580,9 @@ class _Context:
     scheduler: str | None
     should_stop: Callable[[], bool] | None
     progress: Callable[[int], None]
+    # a cell's counts by what decides its games (agent, master seed, game indices, the cell's resolved parameters):
+    # two candidates that play a cell with the same parameters play the same games, so it is played once
+    memo: dict[str, Counts] = field(default_factory=dict)
 
     def cells(self, candidate: Candidate) -> list[dict[str, Any]]:
         """Every cell's parameters with the candidate's edits (card edits as an edited table's path)."""
@@ -626,26 +629,45 @@ def metric_counts(frame: pl.DataFrame, metrics: dict[str, Metric], names: Sequen
 
 
 def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: int, stop: int,
-          metric_names: Sequence[str]) -> Counts:
-    """Games ``start..stop-1`` of every cell on master seed ``master`` (common random numbers), as counts."""
+          metric_names: Sequence[str]) -> tuple[Counts, int, dict[str, Counts]]:
+    """Games ``start..stop-1`` of every cell on master seed ``master`` (common random numbers), as counts.
+
+    Returns ``(counts, games played, the cells played here by their memo key)``.  A cell whose games were
+    played before with the same parameters (another candidate that leaves it alone: the duel's edits are
+    per battlefield) is read from ``ctx.memo`` and costs nothing; the counts are the same either way.
+    """
     model, metrics = ctx.model, ctx.targets.all_metrics()
-    jobs = []
+    jobs, owner, keys = [], [], []
+    total: Counts = {}
     cells = ctx.cells(candidate)
     # enough chunks to keep every worker busy, and no more: a chunk costs a kernel call and a frame, so with
     # at least two cells per worker each cell is one chunk (the same games either way: the seeds are per game)
     split = 1 if len(cells) >= 2 * ctx.workers else 2 * ctx.workers
     for params in cells:
         resolved = model.resolve_params(params)
+        key = json.dumps([agent, master, start, stop, sorted((k, repr(v)) for k, v in resolved.items())])
+        if key in ctx.memo:
+            total = _add(total, ctx.memo[key])
+            ctx.progress(stop - start)
+            continue
         specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(resolved))), resolved)
         engine = model.resolve_engine(None, specs, resolved)
         size = max(1, min(model.chunk_hint(engine), math.ceil((stop - start) / split)))
-        jobs += [(model_ref(model), resolved, tuple(map(str, specs)), master, a, b, engine)
-                 for a, b in plan_chunks(stop - start, size, start)]
-    total: Counts = {}
-    for _, frame in drain(execute(model, jobs, ctx.workers, ctx.backend, ctx.scheduler), len(jobs), ctx.should_stop):
-        total = _add(total, metric_counts(frame, metrics, metric_names))
+        for a, b in plan_chunks(stop - start, size, start):
+            jobs.append((model_ref(model), resolved, tuple(map(str, specs)), master, a, b, engine))
+            owner.append(len(keys))
+        keys.append(key)
+    fresh: list[Counts] = [{} for _ in keys]
+    played = 0
+    for i, frame in drain(execute(model, jobs, ctx.workers, ctx.backend, ctx.scheduler), len(jobs), ctx.should_stop):
+        fresh[owner[i]] = _add(fresh[owner[i]], metric_counts(frame, metrics, metric_names))
+        played += frame.height
         ctx.progress(frame.height)
-    return total
+    new = dict(zip(keys, fresh, strict=True))
+    ctx.memo.update(new)
+    for counts in fresh:
+        total = _add(total, counts)
+    return total, played, new
 
 
 RACE_CONFIDENCE = 0.5  # racing reads a 50 % interval: a candidate goes on while it plausibly beats the best
@@ -838,10 +860,14 @@ def _stage_games(games: int, factor: int, stages: int) -> list[int]:
 
 
 def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: str, master: int, plan: list[int],
-              factor: int) -> tuple[int, Counts, float, int, list[list[float]]]:
-    """Race a candidate (see :class:`_Race`); ``(stage, counts, distance, games, rung values recorded)``."""
+              factor: int) -> tuple[int, Counts, float, int, list[list[float]], dict[str, Counts]]:
+    """Race a candidate (see :class:`_Race`).
+
+    Returns ``(stage, counts, distance, games played, rung values recorded, the cells played here by memo key)``.
+    """
     metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
     stage, counts, played, rungs = -1, {}, 0, []
+    cells: dict[str, Counts] = {}
     if candidate in race.cache:
         stage, counts, _ = race.cache[candidate]
     while stage + 1 < len(plan):
@@ -851,22 +877,28 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: str, mast
                                  candidate == ()):
                 break
         start = plan[stage] if stage >= 0 else 0
-        counts = _add(counts, _play(ctx, candidate, agent, master, start, plan[stage + 1], names))
-        played += (plan[stage + 1] - start) * len(ctx.targets.cells)
+        more, games, new = _play(ctx, candidate, agent, master, start, plan[stage + 1], names)
+        counts, played = _add(counts, more), played + games
+        cells.update(new)
         stage += 1
         value = float(measure(counts, ctx.bands, metrics)["distance"].sum())
         race.rungs.setdefault(stage, []).append(value)
         rungs.append([stage, value])
     distance = float(measure(counts, ctx.bands, metrics)["distance"].sum())
-    return stage, counts, distance, played, rungs
+    return stage, counts, distance, played, rungs, cells
 
 
-def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int) -> int:
-    """Rebuild the race from the stored trials (a resumed search); returns the games they played."""
+def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[str, Counts]) -> int:
+    """Rebuild the race and the cells' memo from the stored trials (a resumed search); returns the games they played.
+
+    The memo comes back as the uninterrupted search had it, so the trials that follow play (and count) the
+    same games: a resumed search proposes what an uninterrupted one does.
+    """
     optuna = _optuna()
     games = 0
     for t in study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE]):
         record = json.loads(t.user_attrs["record"])
+        memo.update(record.get("cells", {}))
         candidate = tuple((int(i), int(d)) for i, d in record["edits"])
         race.record(candidate, int(record["stage"]), record["counts"], float(t.values[0]), last)
         for stage, value in record.get("rungs", []):
@@ -962,7 +994,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
 
         ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
         race = _Race()
-        used = [_replay(study, dims, race, len(plan) - 1)]
+        used = [_replay(study, dims, race, len(plan) - 1, ctx.memo)]
         played[0] = used[0]
         stopped = False
         metrics = targets.all_metrics()
@@ -1023,9 +1055,10 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
         trial = study.ask()
         candidate = _suggest(trial, ctx.dims, slots)
         try:
-            stage, counts, distance, games, rungs = _evaluate(ctx, race, candidate, agent, master, plan, factor)
+            stage, counts, distance, games, rungs, cells = _evaluate(ctx, race, candidate, agent, master, plan,
+                                                                     factor)
         except DataError as exc:  # two edits the game's loader refuses together (e.g. a cost below its part)
-            stage, counts, distance, games, rungs = -1, {}, INFEASIBLE, 0, []
+            stage, counts, distance, games, rungs, cells = -1, {}, INFEASIBLE, 0, [], {}
             trial.set_user_attr("refused", str(exc))
         except (KeyboardInterrupt, RunInterrupted):
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
@@ -1033,7 +1066,8 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
         used[0] += games  # the stored count (a stopped trial's games do not count: resumed = uninterrupted)
         race.record(candidate, stage, counts, distance, last)
         trial.set_user_attr("record", json.dumps({"edits": [list(p) for p in candidate], "stage": stage,
-                                                  "games": games, "counts": counts, "rungs": rungs}, sort_keys=True))
+                                                  "games": games, "counts": counts, "rungs": rungs, "cells": cells},
+                                                 sort_keys=True))
         values = _objectives(distance, candidate)
         study.tell(trial, list(values))
         if on_trial is not None:
@@ -1102,7 +1136,7 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
     rows: list[pl.DataFrame] = []
     per: dict[tuple[Candidate, str], pl.DataFrame] = {}
     for k, tier in enumerate(tiers):
-        before = measure(_play(ctx, (), agents[tier.label], holdout, 0, verify_games, names), ctx.bands, metrics)
+        before = measure(_play(ctx, (), agents[tier.label], holdout, 0, verify_games, names)[0], ctx.bands, metrics)
         per[((), tier.label)] = before
         for rank, candidate in enumerate(chosen, start=1):
             played = agents[tier.label]
@@ -1111,7 +1145,7 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
                                 (master, search_seeds), (holdout, held_seeds))
                 result.retuned[(rank, tier.label)] = found
                 played = found.spec
-            after = measure(_play(ctx, candidate, played, holdout, 0, verify_games, names), ctx.bands, metrics)
+            after = measure(_play(ctx, candidate, played, holdout, 0, verify_games, names)[0], ctx.bands, metrics)
             per[(candidate, tier.label)] = after
             rows.append(_before_after(rank, tier.label, before, after, (agents[tier.label], played) if retune
                                       else None))
