@@ -10,13 +10,15 @@ The state is one flat ``int64`` array (the rules' encoding, module docstring of 
 first a *header* of every scalar, count and length (``H_*`` offsets, ``HEADER`` entries), then the
 bodies — the nation stacks (``[2][5][60]``, bottom → top), the temples (``[2][5][6]``), the two
 temple stacks (``[2][45]``), the quarry, the draw pile and the discard pile (top = last entry).
-Greedy scores an action by carrying it out on the state itself and undoing it: an action only
-appends beyond a body's length or pops, except the run discard and the Medes and Sumerian
-abilities, which rewrite the two stacks at the pawn's site — so saving the header and, for
-abilities, those two stacks is a complete undo.  The position is saved once per decision and
-restored after each action tried (a move, a deployment or a migration writes back only the words it
-changed), and greedy keeps each site's terms of the position (``terms``), scoring anew only the
-sites an action touches and searching a stack for runs only where the action changed it.
+Greedy keeps each site's terms of the position (``terms``) and scores a move, a deployment or a
+migration (nine actions in ten tried) without playing it (``_quiet_score``): they change only the
+hand, the pawn and at most two stacks, so the position's totals and progress prefix sums
+(``_prepare``, once a decision) are summed on from the first touched site, in ``_score``'s order.
+Any other action is carried out on the state itself and undone: an action only appends beyond a
+body's length or pops, except the run discard and the Medes and Sumerian abilities, which rewrite
+the two stacks at the pawn's site — so saving the header and, for abilities, those two stacks is a
+complete undo (saved once a decision, only when such an action is tried); only the sites it
+touches are scored anew, and a stack is searched for runs only where the action changed it.
 
 Actions are indices into ``ACTIONS`` (kind, a, b): 0..48 are ``rules.TURN_ACTIONS`` in order, 49..53
 ``rules.DISCARDS``.  An outcome is a winner (0, 1, 2 = draw) and a reason (``R_*``: 1 + the index
@@ -112,7 +114,15 @@ TERMS = 6
 # ``agents._progress(cards, level)`` at ``[level, min(cards, TOP_LEVEL + 1)]``: min(cards, level + 1) / (level + 1)
 PROGRESS = np.array([[min(c, lv + 1) / (lv + 1) if lv + 1 <= TOP_LEVEL else 0.0 for c in range(TOP_LEVEL + 2)]
                      for lv in range(TOP_LEVEL + 1)], np.float64)
-TERM_ROWS = N + 2  # the sites, then two spare rows keeping the rows an action tried overwrote
+# ``terms``' rows: the sites, two spare rows keeping the rows an action tried overwrote, then what
+# :func:`_prepare` keeps of a decision's position for :func:`_quiet_score` (``ROW_*``)
+ROW_PREFIX = N + 2  # [k]: the progress of sites 0..k-1 summed in site order (k = 0..5)
+ROW_BASE = N + 3  # B_*: the position's value, runs and threat totals, hand difference, variety, pawn reach
+B_VALUE, B_RUNS, B_THREAT, B_HAND, B_VARIETY, B_REACH = range(6)
+ROW_POP_PROGRESS = N + 4  # [site]: the site's progress term with 3 of the mover's cards taken off it
+ROW_POP_RUNS = N + 5  # [site]: its runs term then
+ROW_PUSH_PROGRESS = N + 6  # [site]: its progress term with 3 cards laid on it
+TERM_ROWS = N + 7
 
 _STREAM_K = stream_keys(6)
 
@@ -566,18 +576,40 @@ def _keeps_start(s, idx, saved, stacks, run_any, strict):
 
 
 @nb.njit(**_JIT)
-def _add(s, legal, n, idx, first_turn, saved, stacks, run_any, strict):
-    """Append ``idx`` (legal by its own rule) unless the first-turn rule forbids it; the new count."""
-    if first_turn and not _keeps_start(s, idx, saved, stacks, run_any, strict):
-        return n
-    legal[n] = idx
-    return n + 1
+def _first_turn_filter(s, legal, n, saved, stacks, run_any, strict):
+    """Drop from ``legal[:n]`` (order kept) every action the first-turn rule forbids; the new count.
+
+    Every action but the start build itself is tried (:func:`_keeps_start`); ``s`` is left as it was.
+    """
+    _save(s, saved, stacks)
+    kept = 0
+    for k in range(n):
+        idx = legal[k]
+        if idx == A_BUILD + START or _keeps_start(s, idx, saved, stacks, run_any, strict):
+            legal[kept] = idx
+            kept += 1
+    return kept
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _fits(s, me, site, card, step):
     """``rules._why_place`` is None: ``card`` is ``step`` above the temple here, with enough own cards here."""
     return card == _level(s, me, site) + step and s[H_STACK_LEN + me * N + site] >= card
+
+
+@nb.njit(**_INLINE)
+def _run_nations(s, off, length, run_any):
+    """A bit per nation with a run of 3 on the stack ``s[off:off + length]``: ``_run_top(...) >= 0``, in one pass."""
+    if not run_any:
+        top = s[off + length - 1]
+        return 1 << top if length >= 3 and s[off + length - 2] == top and s[off + length - 3] == top else 0
+    runs = 0
+    run = 1
+    for i in range(1, length):
+        run = run + 1 if s[off + i] == s[off + i - 1] else 1
+        if run >= 3:
+            runs |= 1 << s[off + i]
+    return runs
 
 
 @nb.njit(**_JIT)
@@ -587,51 +619,78 @@ def _legal(s, legal, saved, stacks, run_any, universal, strict):
     ``strict``: the stricter readings in force (``STRICT_*`` bits).
     """
     me = s[H_CURRENT]
-    them = 1 - me
     n = 0
     if s[H_PENDING]:
         for nation in range(N):
-            if s[H_HAND + them * N + nation] > 0:
+            if s[H_HAND + (1 - me) * N + nation] > 0:
                 legal[n] = A_DISCARD + nation
                 n += 1
         return n
-    first_turn = s[H_START + me] != 0
-    if first_turn:  # every action is tried against the first-turn rule (:func:`_keeps_start`)
-        _save(s, saved, stacks)
-    early = first_turn and (strict & STRICT_FIRST_TURN) != 0  # the stricter reading: the first build is the start card
     site = s[H_PAWN + me]
     for to in range(N):
         if (site != to or not strict & STRICT_MOVE) and s[H_HAND + me * N + to] > 0:
-            n = _add(s, legal, n, A_MOVE + to, first_turn, saved, stacks, run_any, strict)
-    if site == QUARRY:
-        return _legal_tail(s, legal, n, first_turn, saved, stacks, run_any, strict)
+            legal[n] = A_MOVE + to
+            n += 1
+    if site != QUARRY:
+        n = _legal_builds(s, legal, n, strict)
+    if not s[H_MIGRATED]:  # once per turn, exactly 3 cards
+        for src in range(N):
+            if s[H_STACK_LEN + me * N + src] >= 3:
+                for dst in range(N):
+                    if dst != src:
+                        legal[n] = MIGRATE_INDEX[src, dst]
+                        n += 1
+    if site != QUARRY:
+        n = _legal_abilities(s, legal, n, run_any, universal, strict)
+    if s[H_START + me]:  # the first turn: every action is tried against the first-turn rule, no end turn yet
+        return _first_turn_filter(s, legal, n, saved, stacks, run_any, strict)
+    legal[n] = A_END_TURN
+    return n + 1
+
+
+@nb.njit(**_INLINE)
+def _legal_builds(s, legal, n, strict):
+    """The deployments and builds at the pawn's site (not the quarry) appended to ``legal[:n]``; the new count."""
+    me = s[H_CURRENT]
+    site = s[H_PAWN + me]
     for nation in range(N):
         if s[H_HAND + me * N + nation] > 0:
-            n = _add(s, legal, n, A_DEPLOY + nation, first_turn, saved, stacks, run_any, strict)
-    if not early:
+            legal[n] = A_DEPLOY + nation
+            n += 1
+    if s[H_START + me] == 0 or (strict & STRICT_FIRST_TURN) == 0:  # stricter: the first build is the start card
         for src in range(2):
             ln = s[H_TS_LEN + src]
             if ln and _fits(s, me, site, s[B_TS + src * TS_CAP + ln - 1], 1):
-                n = _add(s, legal, n, A_BUILD + src, first_turn, saved, stacks, run_any, strict)
+                legal[n] = A_BUILD + src
+                n += 1
     if s[H_START + me] and _fits(s, me, site, 1, 1):
         legal[n] = A_BUILD + START
         n += 1
-    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any, strict)
-    off = _stack(me, site)
+    return n
+
+
+@nb.njit(**_JIT)
+def _legal_abilities(s, legal, n, run_any, universal, strict):
+    """The nation and universal abilities at the pawn's site (not the quarry) appended to ``legal[:n]``; the count."""
+    me = s[H_CURRENT]
+    them = 1 - me
+    site = s[H_PAWN + me]
+    runs = _run_nations(s, _stack(me, site), s[H_STACK_LEN + me * N + site], run_any)
+    if runs == 0:
+        return n
+    early = s[H_START + me] != 0 and (strict & STRICT_FIRST_TURN) != 0  # the stricter reading: no build but the start
     ln = s[H_STACK_LEN + me * N + site]
     t_off = _stack(them, site)
     t_len = s[H_STACK_LEN + them * N + site]
     t_temple = s[H_TEMPLE_LEN + them * N + site]
-    runs = 0  # bit per nation: a run of 3 here
-    for nation in range(N):
-        if _run_top(s, off, ln, nation, run_any) >= 0:
-            runs |= 1 << nation
     if runs & (1 << ASSYRIANS) and t_temple:
-        n = _add(s, legal, n, A_ASSYRIANS, first_turn, saved, stacks, run_any, strict)
+        legal[n] = A_ASSYRIANS
+        n += 1
     if runs & (1 << HITTITES) and t_temple and not early:
         top = _level(s, them, site)
         if top > _level(s, me, site) and ln >= top:  # the discarded Hittite still counts
-            n = _add(s, legal, n, A_HITTITES, first_turn, saved, stacks, run_any, strict)
+            legal[n] = A_HITTITES
+            n += 1
     if runs & (1 << MEDES):
         for nation in range(N):
             named = not strict & STRICT_MEDES  # the text: any nation may be named
@@ -640,45 +699,22 @@ def _legal(s, legal, saved, stacks, run_any, universal, strict):
                     named = True
                     break
             if named:
-                n = _add(s, legal, n, A_MEDES + nation, first_turn, saved, stacks, run_any, strict)
+                legal[n] = A_MEDES + nation
+                n += 1
     if runs & (1 << PERSIANS) and not early:
         for src in range(2):
             lt = s[H_TS_LEN + src]
             if lt and _fits(s, me, site, s[B_TS + src * TS_CAP + lt - 1], 2):
-                n = _add(s, legal, n, A_PERSIANS + src, first_turn, saved, stacks, run_any, strict)
+                legal[n] = A_PERSIANS + src
+                n += 1
     if runs & (1 << SUMERIANS) and t_len:
-        n = _add(s, legal, n, A_SUMERIANS, first_turn, saved, stacks, run_any, strict)
+        legal[n] = A_SUMERIANS
+        n += 1
     if universal and (_hand_size(s, them) >= 2 or not strict & STRICT_UNIVERSAL):
         for nation in range(N):
             if runs & (1 << nation):
-                n = _add(s, legal, n, A_UNIVERSAL + nation, first_turn, saved, stacks, run_any, strict)
-    if not first_turn:
-        legal[n] = A_END_TURN
-        n += 1
-    return n
-
-
-@nb.njit(**_JIT)
-def _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any, strict):
-    """The legal migrations (once per turn, exactly 3 cards) appended to ``legal[:n]``."""
-    me = s[H_CURRENT]
-    if s[H_MIGRATED]:
-        return n
-    for src in range(N):
-        if s[H_STACK_LEN + me * N + src] >= 3:
-            for dst in range(N):
-                if dst != src:
-                    n = _add(s, legal, n, MIGRATE_INDEX[src, dst], first_turn, saved, stacks, run_any, strict)
-    return n
-
-
-@nb.njit(**_JIT)
-def _legal_tail(s, legal, n, first_turn, saved, stacks, run_any, strict):
-    """With the pawn at the quarry: migrations and ``END_TURN`` follow the moves."""
-    n = _legal_migrations(s, legal, n, first_turn, saved, stacks, run_any, strict)
-    if not first_turn:
-        legal[n] = A_END_TURN
-        n += 1
+                legal[n] = A_UNIVERSAL + nation
+                n += 1
     return n
 
 
@@ -858,18 +894,186 @@ def _score_after(s, idx, me, weights, saved, stacks, run_any, terms):
     return score
 
 
+@nb.njit(**_INLINE)
+def _reach_at(s, seat, site, cards, hand):
+    """:func:`_in_reach` with ``seat``'s pawn at ``site``, ``cards`` own cards there and ``hand`` cards in hand."""
+    if site == QUARRY:
+        return 0
+    need = _level(s, seat, site) + 1
+    if need > TOP_LEVEL or cards + hand < need:
+        return 0
+    for src in range(2):
+        ln = s[H_TS_LEN + src]
+        if ln and s[B_TS + src * TS_CAP + ln - 1] == need:
+            return 1
+    return 1 if need == 1 and s[H_START + seat] else 0
+
+
+@nb.njit(**_JIT)
+def _prepare(s, me, run_any, terms):
+    """Keep what :func:`_quiet_score` reads of a position whose ``terms`` rows 0..4 :func:`_evaluate` just filled.
+
+    ``me`` is to act, nothing is owed.  The progress prefix sums are the running sum ``_score``
+    builds, so a sum continued from the first site an action touches is bit for bit ``_score``'s.
+    """
+    them = 1 - me
+    value = 0.0
+    progress = 0.0
+    runs = 0.0
+    threat = 0.0
+    for site in range(N):
+        terms[ROW_PREFIX, site] = progress
+        value += terms[site, T_VALUE]
+        progress += terms[site, T_PROGRESS]
+        runs += terms[site, T_RUNS]
+        threat += terms[site, T_THREAT]
+    terms[ROW_PREFIX, N] = progress
+    terms[ROW_BASE, B_VALUE] = value
+    terms[ROW_BASE, B_RUNS] = runs
+    terms[ROW_BASE, B_THREAT] = threat
+    terms[ROW_BASE, B_HAND] = _hand_size(s, me) - _hand_size(s, them)
+    variety = 0
+    for nation in range(N):
+        if s[H_HAND + me * N + nation]:
+            variety += 1
+    terms[ROW_BASE, B_VARIETY] = variety
+    terms[ROW_BASE, B_REACH] = _in_reach(s, me)
+    if s[H_MIGRATED]:
+        return
+    for site in range(N):  # each site as a migration's source and as its destination
+        ln = s[H_STACK_LEN + me * N + site]
+        mine = _level(s, me, site)
+        theirs = _level(s, them, site)
+        their_part = _progress(s[H_STACK_LEN + them * N + site], theirs)
+        terms[ROW_PUSH_PROGRESS, site] = _progress(ln + 3, mine) - their_part
+        if ln >= 3:
+            terms[ROW_POP_PROGRESS, site] = _progress(ln - 3, mine) - their_part
+            had = terms[site, T_MY_RUN] != 0
+            run = False if run_any and not had else _any_run(s, _stack(me, site), ln - 3, run_any)
+            terms[ROW_POP_RUNS, site] = theirs if theirs and run else 0
+
+
+@nb.njit(**_INLINE)
+def _quiet_score(s, idx, me, weights, run_any, terms):
+    """:func:`_score_after` of a move, a deployment or a migration by ``me`` (to act, nothing owed), without playing it.
+
+    They change only the hand (a move, a deployment), the pawn (a move) and one stack (a deployment)
+    or two (a migration): the value and threat totals stay, the runs total changes by the touched
+    sites' terms, and progress is summed on from :func:`_prepare`'s prefix at the first touched site,
+    so every float operation is :func:`_score`'s of the state after the action, in its order.
+    """
+    kind = ACTIONS[idx, 0]
+    a = ACTIONS[idx, 1]
+    runs = terms[ROW_BASE, B_RUNS]
+    hand = terms[ROW_BASE, B_HAND]
+    variety = terms[ROW_BASE, B_VARIETY]
+    reach = terms[ROW_BASE, B_REACH]
+    if kind == MOVE:
+        progress = terms[ROW_PREFIX, N]
+        hand -= 1
+        if s[H_HAND + me * N + a] == 1:
+            variety -= 1
+        reach = _reach_at(s, me, a, s[H_STACK_LEN + me * N + a], _hand_size(s, me) - 1)
+    elif kind == DEPLOY:
+        site = s[H_PAWN + me]
+        hand -= 1
+        if s[H_HAND + me * N + a] == 1:
+            variety -= 1
+        off = _stack(me, site)
+        ln = s[H_STACK_LEN + me * N + site]
+        run = ((run_any and terms[site, T_MY_RUN] != 0)
+               or (ln >= 2 and s[off + ln - 1] == a and s[off + ln - 2] == a))
+        theirs = _level(s, 1 - me, site)
+        runs += (theirs if theirs and run else 0) - terms[site, T_RUNS]
+        progress = terms[ROW_PREFIX, site] + (_progress(ln + 1, _level(s, me, site))
+                                              - _progress(s[H_STACK_LEN + (1 - me) * N + site], theirs))
+        for t in range(site + 1, N):
+            progress += terms[t, T_PROGRESS]
+        # the pawn's site holds one card more and the hand one fewer: the reach is unchanged
+    else:  # MIGRATE from ``a`` to ``b``
+        b = ACTIONS[idx, 2]
+        la = s[H_STACK_LEN + me * N + a]
+        lb = s[H_STACK_LEN + me * N + b]
+        src = _stack(me, a) + la - 3  # the three cards that go, bottom first
+        c0 = s[src]
+        c1 = s[src + 1]
+        c2 = s[src + 2]
+        if not run_any:
+            run = c0 == c1 and c1 == c2
+        elif terms[b, T_MY_RUN] != 0:
+            run = True
+        else:
+            dst = _stack(me, b)
+            run = c0 == c1 and c1 == c2
+            if lb >= 1 and s[dst + lb - 1] == c0 and c0 == c1:
+                run = True
+            if lb >= 2 and s[dst + lb - 2] == s[dst + lb - 1] and s[dst + lb - 1] == c0:
+                run = True
+        theirs = _level(s, 1 - me, b)
+        runs += ((terms[ROW_POP_RUNS, a] - terms[a, T_RUNS]) + ((theirs if theirs and run else 0) - terms[b, T_RUNS]))
+        first = min(a, b)
+        progress = terms[ROW_PREFIX, first]
+        for t in range(first, N):
+            if t == a:
+                progress += terms[ROW_POP_PROGRESS, a]
+            elif t == b:
+                progress += terms[ROW_PUSH_PROGRESS, b]
+            else:
+                progress += terms[t, T_PROGRESS]
+        pawn = s[H_PAWN + me]
+        if pawn == a:
+            reach = _reach_at(s, me, a, la - 3, _hand_size(s, me))
+        elif pawn == b:
+            reach = _reach_at(s, me, b, lb + 3, _hand_size(s, me))
+    score = (weights[me, W_VALUE] * terms[ROW_BASE, B_VALUE] + weights[me, W_POTENTIAL] * progress
+             + weights[me, W_RUNS] * runs - weights[me, W_THREAT] * terms[ROW_BASE, B_THREAT])
+    score += weights[me, W_PAWN] * reach
+    score += weights[me, W_HAND] * hand
+    return score + weights[me, W_VARIETY] * variety
+
+
+@nb.njit(**_JIT)
+def _base(s, me, weights, run_any, terms):
+    """The position's score for ``me`` (``terms`` filled), and whether its moves, deployments and migrations are quiet.
+
+    Quiet: :func:`_quiet_score` scores them (``me`` is to act and owes nothing; :func:`_prepare` done).
+    """
+    base = _evaluate(s, me, weights, run_any, terms)
+    quiet = s[H_REASON] == R_NONE and s[H_PENDING] == 0 and s[H_CURRENT] == me
+    if quiet:
+        _prepare(s, me, run_any, terms)
+    return base, quiet
+
+
+@nb.njit(**_INLINE)
+def _rank_score(s, idx, me, weights, saved, stacks, run_any, terms, base, quiet, unsaved):
+    """Greedy's ranking score of action ``idx`` (``END_TURN``: ``base``; the rest less MARGIN), and ``unsaved``.
+
+    A quiet action is scored without playing it (:func:`_quiet_score`); any other is played and
+    undone (:func:`_score_after`), the position saved before the first of them (``unsaved`` then False).
+    """
+    kind = ACTIONS[idx, 0]
+    if idx == A_END_TURN:
+        return base, unsaved
+    if quiet and (kind == MOVE or kind == DEPLOY or kind == MIGRATE):
+        return _quiet_score(s, idx, me, weights, run_any, terms) - MARGIN, unsaved
+    if unsaved:
+        _save(s, saved, stacks)
+    return _score_after(s, idx, me, weights, saved, stacks, run_any, terms) - MARGIN, False
+
+
 @nb.njit(**_JIT)
 def _greedy(s, legal, n, me, weights, saved, stacks, run_any, terms):
     """``GreedyAgent.choose``: the best-scored action, ``END_TURN`` unless beaten by more than MARGIN."""
     if n == 1:
         return legal[0]
-    base = _evaluate(s, me, weights, run_any, terms)
-    _save(s, saved, stacks)
+    base, quiet = _base(s, me, weights, run_any, terms)
+    unsaved = True
     best = -np.inf
     choice = legal[0]
     for k in range(n):
         idx = legal[k]
-        score = base if idx == A_END_TURN else _score_after(s, idx, me, weights, saved, stacks, run_any, terms) - MARGIN
+        score, unsaved = _rank_score(s, idx, me, weights, saved, stacks, run_any, terms, base, quiet, unsaved)
         if score > best:  # strict: ties keep the legal order
             best = score
             choice = idx
@@ -946,7 +1150,8 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
     ``values[seat, offsets[g]:offsets[g + 1]]``, ``offsets[g0]`` set by the caller).  ``kinds``,
     ``caps``, ``weights``: per seat, the agent (``AGENT_*``), the random agent's turn cap and the
     greedy weights (``agents.Weights`` order); ``strict`` the stricter readings in force (``STRICT_*`` bits).
-    The rest is scratch space (``s``: the state; ``hist``: ``[2, max_turns]``; ``terms``: ``[N, 4]`` floats).
+    The rest is scratch space (``s``: the state; ``hist``: ``[2, max_turns]``; ``terms``: ``[TERM_ROWS, TERMS]``
+    floats).
     """
     n_games = seeds.shape[0]
     for g in range(g0, n_games):
@@ -1014,9 +1219,7 @@ def action_scores(s, actions, me, weights, run_any, out, saved, stacks, terms):
     ``end turn`` scores the position, every other action its result less ``MARGIN`` (as greedy ranks
     them); ``s`` is left as it was.
     """
-    base = _evaluate(s, me, weights, run_any, terms)
-    _save(s, saved, stacks)
+    base, quiet = _base(s, me, weights, run_any, terms)
+    unsaved = True
     for k in range(actions.shape[0]):
-        idx = actions[k]
-        out[k] = (base if idx == A_END_TURN
-                  else _score_after(s, idx, me, weights, saved, stacks, run_any, terms) - MARGIN)
+        out[k], unsaved = _rank_score(s, actions[k], me, weights, saved, stacks, run_any, terms, base, quiet, unsaved)
