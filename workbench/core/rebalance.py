@@ -1041,10 +1041,13 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
     """Ask, race and tell trials until the budget is spent; True when a trial was stopped."""
     optuna = _optuna()
     last = len(plan) - 1
+    # a candidate whose cells were all played before costs no game (``ctx.memo``), so the budget alone would not
+    # end a search of such candidates: at most as many trials as the budget buys at the first stage's cost
+    max_trials = max(4 * population, budget // max(1, plan[0] * len(ctx.targets.cells)))
     while True:
         done = study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE])
         finished = len(done)
-        if finished and used[0] >= budget:
+        if finished and (used[0] >= budget or finished >= max_trials):
             return False
         if _repeats(done) >= 2 * population:
             return False  # the sampler only proposes candidates already played: the space is searched out
@@ -1054,6 +1057,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
         study.sampler = _sampler(seed, finished, population)
         trial = study.ask()
         candidate = _suggest(trial, ctx.dims, slots)
+        repeat = candidate in race.cache  # the sampler proposed a candidate already raced
         try:
             stage, counts, distance, games, rungs, cells = _evaluate(ctx, race, candidate, agent, master, plan,
                                                                      factor)
@@ -1066,8 +1070,8 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
         used[0] += games  # the stored count (a stopped trial's games do not count: resumed = uninterrupted)
         race.record(candidate, stage, counts, distance, last)
         trial.set_user_attr("record", json.dumps({"edits": [list(p) for p in candidate], "stage": stage,
-                                                  "games": games, "counts": counts, "rungs": rungs, "cells": cells},
-                                                 sort_keys=True))
+                                                  "games": games, "counts": counts, "rungs": rungs, "cells": cells,
+                                                  "repeat": repeat}, sort_keys=True))
         values = _objectives(distance, candidate)
         study.tell(trial, list(values))
         if on_trial is not None:
@@ -1078,10 +1082,11 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
 
 
 def _repeats(trials: Sequence[Any]) -> int:
-    """How many of the last trials replayed nothing (each a candidate played before)."""
+    """How many of the last trials proposed a candidate raced before (the sampler has nothing new to offer)."""
     count = 0
     for t in reversed(trials):
-        if json.loads(t.user_attrs["record"])["games"]:
+        record = json.loads(t.user_attrs["record"])
+        if not record.get("repeat", not record["games"]):
             break
         count += 1
     return count
