@@ -159,7 +159,8 @@ def test_stop_in_the_held_out_check_keeps_the_proposals_labelled_stopped_and_con
 
 
 def test_closing_the_page_stops_a_running_search_and_leaves_no_thread(tmp_path):
-    panel = _panel(tmp_path, budget=10**7)
+    # a space the search does not exhaust before the page closes (±1 is 81 candidates, searched out in ~3 s)
+    panel = _panel(tmp_path, budget=10**7, edit="power:-3..+3, cost:-3..+3")
     panel.run()
     deadline = time.perf_counter() + 60
     while panel.job.latest[0] == 0 and time.perf_counter() < deadline:
