@@ -727,18 +727,11 @@ def _progress(cards, level):
 
 @nb.njit(**_INLINE)
 def _in_reach(s, seat):
-    """``agents.in_reach``."""
+    """``agents.in_reach``: :func:`_reach_at` where the pawn stands, with the seat's cards there and in hand."""
     site = s[H_PAWN + seat]
     if site == QUARRY:
         return 0
-    need = _level(s, seat, site) + 1
-    if need > TOP_LEVEL or s[H_STACK_LEN + seat * N + site] + _hand_size(s, seat) < need:
-        return 0
-    for src in range(2):
-        ln = s[H_TS_LEN + src]
-        if ln and s[B_TS + src * TS_CAP + ln - 1] == need:
-            return 1
-    return 1 if need == 1 and s[H_START + seat] else 0
+    return _reach_at(s, seat, site, s[H_STACK_LEN + seat * N + site], _hand_size(s, seat))
 
 
 @nb.njit(**_INLINE)
