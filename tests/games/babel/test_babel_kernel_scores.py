@@ -22,6 +22,19 @@ KINDS = {rules.MOVE: "move", rules.DEPLOY: "deploy", rules.BUILD: "build", rules
          rules.ABILITY: "ability", rules.UNIVERSAL: "universal", rules.DISCARD: "discard", rules.END_TURN: "end turn"}
 
 
+def _decisions(model, config, seeds, agent_names):
+    """``(state, seat, view, legal)`` at every decision of the games of ``seeds`` (one agent name per seat)."""
+    for seed in seeds:
+        players = [model.make_agent(name) for name in agent_names]
+        rngs = [SplitMix64.for_stream(seed, model.agent_stream(s)) for s in range(2)]
+        state = model.initial_state(config, seed)
+        while not model.is_terminal(config, state):
+            seat = model.current_player(config, state)
+            if seat != CHANCE:
+                yield state, seat, model.observation(config, state, seat), model.legal_actions(config, state, seat)
+            _, _, state = step(model, config, state, players, rngs)
+
+
 @pytest.mark.parametrize("params", [{}, {"run_detection": "top", "start_hands": "5/5"}], ids=["any-run", "top-run"])
 def test_the_kernel_scores_every_action_as_the_python_greedy_does(params):
     model = get_game("babel")
@@ -29,20 +42,12 @@ def test_the_kernel_scores_every_action_as_the_python_greedy_does(params):
     policies = (AgentSpec.parse("greedy"), AgentSpec.parse("greedy:value=3,runs=5,threat=4,hand=1,variety=-2"))
     seen = set()
     compared = 0
-    for seed in range(12):
-        players = [model.make_agent("greedy"), model.make_agent("random")]
-        rngs = [SplitMix64.for_stream(seed, model.agent_stream(s)) for s in range(2)]
-        state = model.initial_state(config, seed)
-        while not model.is_terminal(config, state):
-            seat = model.current_player(config, state)
-            if seat != CHANCE:
-                view, legal = model.observation(config, state, seat), model.legal_actions(config, state, seat)
-                if len(legal) > 1:
-                    policy = policies[compared % 2]
-                    assert fast.prior(config, view, legal, policy) == agents.search_prior(config, view, legal, policy)
-                    seen |= {KINDS[a.kind] for a in legal}
-                    compared += 1
-            _, _, state = step(model, config, state, players, rngs)
+    for _, _, view, legal in _decisions(model, config, range(12), ("greedy", "random")):
+        if len(legal) > 1:
+            policy = policies[compared % 2]
+            assert fast.prior(config, view, legal, policy) == agents.search_prior(config, view, legal, policy)
+            seen |= {KINDS[a.kind] for a in legal}
+            compared += 1
     assert compared > 500
     assert seen == set(KINDS.values()), f"action kinds never scored: {set(KINDS.values()) - seen}"
 
@@ -67,29 +72,22 @@ def test_moves_deployments_and_migrations_scored_unplayed_equal_the_python_greed
     config = model.make_config(model.resolve_params(params))
     policy = AgentSpec.parse("greedy:value=2,potential=8,pawn=0.5,threat=6,runs=4,hand=1.5,variety=-1")
     cases = {"across": 0, "lost": 0, "deploy run": 0, "move in place": 0}
-    for seed in range(30):
-        players = [model.make_agent("random"), model.make_agent("random")]
-        rngs = [SplitMix64.for_stream(seed, model.agent_stream(s)) for s in range(2)]
-        state = model.initial_state(config, seed)
-        while not model.is_terminal(config, state):
-            seat = model.current_player(config, state)
-            if seat != CHANCE:
-                view, legal = model.observation(config, state, seat), model.legal_actions(config, state, seat)
-                quiet = [a for a in legal if a.kind in (rules.MOVE, rules.DEPLOY, rules.MIGRATE)]
-                if quiet and len(legal) > 1:
-                    assert fast.prior(config, view, legal, policy) == agents.search_prior(config, view, legal, policy)
-                    for a in quiet:
-                        if a.kind == rules.MIGRATE:
-                            across, lost = _run_change(config, state, a)
-                            cases["across"] += across
-                            cases["lost"] += lost
-                        elif a.kind == rules.MOVE:
-                            cases["move in place"] += a.a == state.pawns[seat]
-                        elif state.pawns[seat] != rules.QUARRY:
-                            here = state.stacks[seat][state.pawns[seat]]
-                            cases["deploy run"] += (rules.any_run(here + (a.a,), config.run_any)
-                                                    and not rules.any_run(here, config.run_any))
-            _, _, state = step(model, config, state, players, rngs)
+    for state, seat, view, legal in _decisions(model, config, range(30), ("random", "random")):
+        quiet = [a for a in legal if a.kind in (rules.MOVE, rules.DEPLOY, rules.MIGRATE)]
+        if not quiet or len(legal) == 1:
+            continue
+        assert fast.prior(config, view, legal, policy) == agents.search_prior(config, view, legal, policy)
+        for a in quiet:
+            if a.kind == rules.MIGRATE:
+                across, lost = _run_change(config, state, a)
+                cases["across"] += across
+                cases["lost"] += lost
+            elif a.kind == rules.MOVE:
+                cases["move in place"] += a.a == state.pawns[seat]
+            elif state.pawns[seat] != rules.QUARRY:
+                here = state.stacks[seat][state.pawns[seat]]
+                cases["deploy run"] += (rules.any_run(here + (a.a,), config.run_any)
+                                        and not rules.any_run(here, config.run_any))
     if not config.run_any:  # only the top counts: a run across the old top cannot form
         del cases["across"]
     assert all(cases.values()), f"cases never met: {[k for k, v in cases.items() if not v]}"
