@@ -31,9 +31,9 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.stats import two_proportion, wilson_exprs
 
-__all__ = ["COST_FLAGS", "RATES", "VIEWS", "card_rates", "card_seats", "card_table", "compare_card_rates",
-           "cost_flags", "cost_value_chart", "cost_value_frame", "costed_lists", "empirical_values", "flag_alpha",
-           "seat_games"]
+__all__ = ["COST_FLAGS", "IN_LINE", "OVER", "RATES", "UNDER", "VIEWS", "card_rates", "card_seats", "card_table",
+           "compare_card_rates", "cost_flags", "cost_value_chart", "cost_value_frame", "costed_lists",
+           "empirical_values", "flag_alpha", "seat_games"]
 
 RATES = ("wr_drawn", "wr_played", "play_rate", "wr_undrawn")
 _CARD_COLUMN = re.compile(r"(drawn|played)_(p[0-9]+)")

@@ -41,11 +41,10 @@ import polars as pl
 from workbench.core import charts, metrics
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game
-from workbench.core.partial import PARTIAL_EVERY, Partial, PartialFeed  # noqa: F401 (PARTIAL_EVERY: re-exported)
+from workbench.core.partial import PARTIAL_EVERY, Partial, PartialFeed, Tables  # noqa: F401 (re-exported)
 from workbench.core.refs import resolve_ref
 
 Progress = Callable[[int, int], None]
-Tables = dict[str, pl.DataFrame]
 
 
 @dataclass(frozen=True)

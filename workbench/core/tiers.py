@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.cardstats import cost_flags, empirical_values, flag_alpha
+from workbench.core.cardstats import OVER, UNDER, cost_flags, empirical_values, flag_alpha
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, Param, _split_agents, weight_set_names
 from workbench.core.partial import PartialFeed
@@ -338,8 +338,8 @@ def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.Dat
     is the game's per-card rates (``cardstats.card_rates`` with its card table) with a ``key`` column
     naming the card; ``cards`` how many cards are flagged at once, so every interval is at the
     Bonferroni level ``0.05 / cards`` and a flag is not luck among many cards.  One row per card:
-    ``<tier> · verdict``, ``<tier> · iwd`` with its interval, ``<tier> · expected`` (what a card of its
-    cost does), ``holds``.
+    ``<tier> · verdict``, ``<tier> · beyond_cost`` (improvement when drawn minus what cards of its cost
+    do, win-rate points) with its interval, ``<tier> · wr_drawn_n`` (seat-games it was drawn in), ``holds``.
     """
     alpha = flag_alpha(cards)
 
@@ -359,7 +359,7 @@ def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, int
     """A report section of :func:`cost_flags_by_tier`: the flips in words, then the cards flagged at some tier."""
     tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
     verdicts = [f"{t} · verdict" for t in tiers]
-    flagged = table.filter(pl.any_horizontal(pl.col(v).is_in(["under-costed", "over-costed"]) for v in verdicts))
+    flagged = table.filter(pl.any_horizontal(pl.col(v).is_in([UNDER, OVER]) for v in verdicts))
     said = flips(flagged, [key])
     summary = ("**Every flag holds at every tier.**" if not said else
                "**Flags that change with skill:**\n\n" + "\n".join(f"- {line}" for line in said))
