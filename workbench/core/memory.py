@@ -20,7 +20,6 @@ nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 
 __all__ = ["MMAP_THRESHOLD", "TRIM_THRESHOLD", "retain_freed_memory"]
@@ -40,12 +39,11 @@ def retain_freed_memory() -> bool:
     _done = False
     if os.environ.get("WORKBENCH_MALLOC", "").strip().lower() == "system":
         return False
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name) if name else None
-        mallopt = getattr(libc, "mallopt", None)
+        libc = ctypes.CDLL(None)  # the process's own symbols: libc's, without find_library's ldconfig subprocess
     except OSError:
-        mallopt = None
+        return False
+    mallopt = getattr(libc, "mallopt", None)
     if mallopt is None or not hasattr(libc, "gnu_get_libc_version"):  # not glibc: its own allocator's ways
         return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
