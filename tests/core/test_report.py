@@ -192,3 +192,45 @@ def test_meta_from_frame():
                     "agents": ["random vs greedy", "greedy vs random"], "engine": "fast"}
     rows = dict(Report("t", meta).header_rows())
     assert rows["Rules version"] == "duel-1" and rows["Agents"] == "random vs greedy, greedy vs random"
+
+
+def test_each_chart_is_drawn_once_and_its_png_is_the_picture_vega_draws(written, monkeypatch):
+    """The PNG is the SVG rasterised (one Vega run per chart): the very bytes Vega-Lite's own PNG export gives."""
+    import vl_convert
+
+    out, rates = written
+    for name, chart in (("rate_chart", charts.rate_chart(rates, "battlefield", color="deck")),
+                        ("lengths", charts.histogram(GAMES, "length", bins=10))):
+        spec = chart.to_dict()
+        version = report._vl_version(spec, vl_convert.get_vegalite_versions())  # the spec's own Vega-Lite version
+        direct = vl_convert.vegalite_to_png(spec, vl_version=version, scale=2)  # the second path: Vega-Lite's PNG
+        assert (out / f"{name}.png").read_bytes() == direct
+    runs = []
+    original = vl_convert.vegalite_to_svg
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg", lambda *a, **k: runs.append(1) or original(*a, **k))
+    monkeypatch.setattr(vl_convert, "vegalite_to_png", lambda *a, **k: pytest.fail("a second Vega run for the PNG"))
+    rep, _ = _report()
+    rep.write(out.parent / "again")
+    assert len(runs) == 2  # one per chart
+
+
+def test_a_chart_reads_the_same_bytes_however_many_charts_were_drawn_before(tmp_path):
+    """A colour-scale legend's gradient is numbered from 0 in every chart, not by vl-convert's process counter."""
+    import altair as alt
+
+    heat = pl.DataFrame({"x": ["a", "a", "b", "b"], "y": ["c", "d", "c", "d"], "v": [0.1, 0.4, 0.7, 0.9]})
+
+    def build() -> Report:
+        rep = Report("Heat", META)
+        for name in ("first", "second"):  # two gradient legends in one report
+            rep.chart(name, alt.Chart(heat).mark_rect().encode(x="x:N", y="y:N", color="v:Q"))
+        return rep
+
+    one, two = build().write(tmp_path / "one"), build().write(tmp_path / "two")  # the second after 2 more legends
+    for name in ("first", "second"):
+        svg = (one / f"{name}.svg").read_text()
+        assert re.findall(r'id="(gradient_\d+)"', svg) == ["gradient_0"] and "url(#gradient_0)" in svg
+        assert (two / f"{name}.svg").read_bytes() == svg.encode()
+        assert (two / f"{name}.png").read_bytes() == (one / f"{name}.png").read_bytes()
+    page = (one / "index.html").read_text()  # inline, each chart's ids carry its own prefix
+    assert 'id="c0-gradient_0"' in page and 'id="c1-gradient_0"' in page

@@ -282,7 +282,7 @@ def _found(header: list[str], missing: str, extra: list[str]) -> str:
 
 # -- the cache ------------------------------------------------------------------------------------
 def file_cache(maxsize: int = 16) -> Callable[[Callable[[Path], T]], Callable[[str | Path], T]]:
-    """Cache a loader ``f(resolved_path) -> value`` by path, modification time and size.
+    """Cache a loader ``f(resolved_path) -> value`` by path, inode, modification time and size.
 
     Calling the wrapped loader again is a dictionary look-up; once the file is edited (saved
     again: its mtime or size changes) it is read afresh.  An edit that keeps both the size and a
@@ -291,7 +291,7 @@ def file_cache(maxsize: int = 16) -> Callable[[Callable[[Path], T]], Callable[[s
     """
 
     def decorate(load: Callable[[Path], T]) -> Callable[[str | Path], T]:
-        cache: OrderedDict[tuple[Path, int, int], T] = OrderedDict()
+        cache: OrderedDict[tuple[Path, int, int, int], T] = OrderedDict()
         lock = threading.Lock()
 
         @functools.wraps(load)
@@ -301,7 +301,7 @@ def file_cache(maxsize: int = 16) -> Callable[[Callable[[Path], T]], Callable[[s
                 stat = os.stat(path)
             except OSError:
                 return load(path)  # the loader raises the readable error
-            key = (path, stat.st_mtime_ns, stat.st_size)
+            key = (path, stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a file saved by rename is a new inode
             with lock:
                 if key in cache:
                     cache.move_to_end(key)

@@ -26,6 +26,7 @@ Core never imports a game by name.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import importlib.util
@@ -43,6 +44,7 @@ from typing import Any, Protocol
 import numpy as np
 import polars as pl
 
+from workbench.core.datafile import file_cache
 from workbench.core.errors import InputError
 from workbench.core.rng import SplitMix64
 
@@ -233,6 +235,13 @@ def weight_set_names(model: GameModel) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.toml")) if folder.is_dir() else []
 
 
+@file_cache()
+def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
 def load_weight_set(model: GameModel, name: str) -> dict[str, Any]:
     """The weight set ``name`` (a TOML file); an unknown name lists the sets there are."""
     import tomllib
@@ -243,7 +252,7 @@ def load_weight_set(model: GameModel, name: str) -> dict[str, Any]:
         raise InputError(f"{model.name}: no weight set {name!r} in {shown_path(path.parent)}; sets: "
                          f"{', '.join(there) or 'none'} (make one with: workbench tune {model.name} --name {name})")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = copy.deepcopy(_read_toml(path))  # parsed once per saved file (a study asks for it per lineup)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a readable weight set ({exc})") from None
     for key in ("agent", "options", "card_hash"):

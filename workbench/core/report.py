@@ -131,6 +131,8 @@ class Report:
 
     def _build(self, tmp: Path) -> None:
         svgs: dict[str, str] = {}
+        names = value_names()  # once per report: each game's display names (loading a game's names costs ms)
+        shown = {b.name: display_frame(b.frame.head(b.max_rows), names) for b in self.blocks if b.kind == "table"}
         for i, block in enumerate(b for b in self.blocks if b.kind == "chart"):
             svg, png = _render(block.spec)
             (tmp / f"{block.name}.svg").write_text(svg, encoding="utf-8")
@@ -141,8 +143,8 @@ class Report:
             if block.kind == "table":
                 block.frame.write_parquet(tmp / f"{block.name}.parquet")
                 csv_safe(block.frame).write_csv(tmp / f"{block.name}.csv")
-        (tmp / "index.html").write_text(self._html(svgs), encoding="utf-8")
-        (tmp / "index.md").write_text(self._markdown(), encoding="utf-8")
+        (tmp / "index.html").write_text(self._html(svgs, shown), encoding="utf-8")
+        (tmp / "index.md").write_text(self._markdown(shown), encoding="utf-8")
         files = sorted(p.name for p in tmp.iterdir()) + ["report.json"]
         (tmp / "report.json").write_text(json.dumps({
             "format": FORMAT, "title": self.title, "meta": self.meta,
@@ -165,7 +167,7 @@ class Report:
             rows.append(("Workbench version", package_version()))
         return rows
 
-    def _html(self, svgs: dict[str, str]) -> str:
+    def _html(self, svgs: dict[str, str], shown: dict[str, pl.DataFrame]) -> str:
         e = html.escape
         parts = [f"<h1>{e(self.title)}</h1>", '<table class="meta">']
         parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in self.header_rows()]
@@ -177,7 +179,7 @@ class Report:
             elif b.kind == "text":
                 parts.append(markdown_to_html(b.text))
             elif b.kind == "table":
-                parts.append(_html_table(b))
+                parts.append(_html_table(b, shown[b.name]))
             else:
                 cap = f"<figcaption>{_inline(b.caption)}</figcaption>" if b.caption else ""
                 parts.append(f'<figure id="chart-{e(b.name)}" class="chart">{svgs[b.name]}{cap}'
@@ -189,7 +191,7 @@ class Report:
                 f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
                 f"<title>{e(self.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
-    def _markdown(self) -> str:
+    def _markdown(self, shown: dict[str, pl.DataFrame]) -> str:
         lines = [f"# {self.title}", "", "| | |", "|---|---|"]
         lines += [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in self.header_rows()]
         lines.append("")
@@ -199,7 +201,7 @@ class Report:
             elif b.kind == "text":
                 lines += [b.text.strip(), ""]
             elif b.kind == "table":
-                lines += _md_table(b) + [""]
+                lines += _md_table(b, shown[b.name]) + [""]
             else:
                 alt_text = b.caption or b.name
                 lines += [f"![{_md_cell(alt_text)}]({b.name}.png)", ""]
@@ -378,11 +380,28 @@ def _render(spec: dict) -> tuple[str, bytes]:
 
     version = _vl_version(spec, vl_convert.get_vegalite_versions())
     try:
-        svg = vl_convert.vegalite_to_svg(spec, vl_version=version)
-        png = vl_convert.vegalite_to_png(spec, vl_version=version, scale=2)
+        svg = _stable_gradients(vl_convert.vegalite_to_svg(spec, vl_version=version))
+        # the PNG is the SVG rasterised: the same bytes as ``vegalite_to_png(spec, scale=2)``, without running
+        # the Vega view a second time (that run took two thirds of a chart's rendering time)
+        png = vl_convert.svg_to_png(svg, scale=2)
     except ValueError as exc:
         raise InputError(f"chart could not be rendered: {exc}") from exc
     return svg, png
+
+
+def _stable_gradients(svg: str) -> str:
+    """Number a chart's gradients from 0 in the order they appear.
+
+    vl-convert numbers gradients (a colour scale's legend) with one counter per process, so the same
+    chart drawn after others read ``gradient_7`` instead of ``gradient_0``: renumbered, a chart's SVG
+    is the same bytes however many charts the process drew before it.
+    """
+    order: dict[str, int] = {}
+
+    def number(m: re.Match) -> str:
+        return f"{m.group(1)}gradient_{order.setdefault(m.group(2), len(order))}"
+
+    return re.sub(r'(id="|url\(#)gradient_(\d+)', number, svg)
 
 
 def inline_svg(spec: dict, prefix: str) -> str:
@@ -535,15 +554,16 @@ def labelled(frame: pl.DataFrame) -> pl.DataFrame:
     return shown.rename(dict(zip(shown.columns, header_labels(shown.columns), strict=True)))
 
 
-def display_frame(frame: pl.DataFrame) -> pl.DataFrame:
+def display_frame(frame: pl.DataFrame, names: dict[str, dict[str, str]] | None = None) -> pl.DataFrame:
     """All-string copy of ``frame`` for people: each rate merged with its interval columns.
 
     ``win``, ``win_low``, ``win_high`` become one column ``win`` reading ``"52.3% [51.3–53.3]"``;
     a ``diff`` with ``low``/``high`` reads ``"+2.1 pts [+0.4, +3.8]"``.  Other floats get 4
     significant digits, nulls a dash.  Keys read by their display names (``crystal_garden`` →
-    ``Crystal Garden``) in the columns :func:`workbench.core.model.value_names` knows.
+    ``Crystal Garden``) in the columns :func:`workbench.core.model.value_names` knows (``names``: its
+    answer, when the caller shows several tables at once).
     """
-    names = value_names()
+    names = value_names() if names is None else names
     keyed = [c for c in frame.columns if c in names and frame.schema[c] == pl.String]
     if keyed:
         frame = frame.with_columns(pl.col(c).replace(names[c]) for c in keyed)
@@ -575,9 +595,8 @@ def _table_note(b: _Block) -> str:
     return f"showing {shown} of {n} rows; {files}" if shown < n else files
 
 
-def _html_table(b: _Block) -> str:
+def _html_table(b: _Block, shown: pl.DataFrame) -> str:
     e = html.escape
-    shown = display_frame(b.frame.head(b.max_rows))
     numeric = _numeric_columns(b.frame)
     labels = header_labels(shown.columns)
     head = "".join(f'<th data-column="{e(c)}">{e(x)}</th>' for c, x in zip(shown.columns, labels, strict=True))
@@ -597,8 +616,7 @@ def _md_cell(v: Any) -> str:
     return str(v).replace("|", "\\|").replace("\n", " ")
 
 
-def _md_table(b: _Block) -> list[str]:
-    shown = display_frame(b.frame.head(b.max_rows))
+def _md_table(b: _Block, shown: pl.DataFrame) -> list[str]:
     lines = [f"*{b.caption}*", ""] if b.caption else []
     if shown.width == 0:
         return lines + ["(empty table)", ""]

@@ -206,3 +206,32 @@ def test_trophy_table_equals_the_multinomial_odds(built):
     _inside(table.filter(pl.col("exact_applies")))
     assert dict(table.filter(pl.col("case") == rr.TROPHY_CASES[0][0]).select("outcome", "exact_fraction")
                 .iter_rows()) == {"p1": "83/512", "p2": "83/512", "p3": "83/512", "p4": "83/512", "nobody": "45/128"}
+
+
+def _numpy_fictitious_play(config: Config, seats: tuple[int, ...], cont, iterations: int) -> dict:
+    """Fictitious play as the module states it, over numpy arrays and ``deviation_values`` (the report's old path)."""
+    import numpy as np
+
+    from workbench.games.rescue.equilibrium import deviation_values
+
+    avg = {s: np.full(config.budgets[s] + 1, 1.0 / (config.budgets[s] + 1)) for s in seats}
+    for t in range(1, iterations + 1):
+        best = {s: int(np.argmax(deviation_values(config, s, avg, cont))) for s in seats}
+        for s in seats:
+            avg[s] *= t / (t + 1)
+            avg[s][best[s]] += 1 / (t + 1)
+    return {s: tuple(float(p) for p in avg[s]) for s in seats}
+
+
+@pytest.mark.parametrize("config", [Config(3, (2, 2, 2), (6, 6, 6)), Config(3, (5, 3, 0), (6, 9, 2)),
+                                    Config(4, (3, 1, 4, 2), (5, 7, 0, 6))])
+def test_fictitious_play_gives_the_numpy_formulas_mixes_to_the_last_bit(config):
+    """The three-seat equilibrium mixes (so the equilibrium bidders' games) are unchanged by the plain-float loop."""
+    from workbench.games.rescue.equilibrium import fictitious_play
+
+    seats = tuple(range(config.players))
+    # a first round: ties at >= 1 crystal pay a continuation value (uneven ones, so no seat mirrors another)
+    cont = {frozenset(t): {s: 0.37 * (s + 1) + 0.11 * len(t) for s in t}
+            for r in range(2, config.players + 1) for t in itertools.combinations(seats, r)}
+    for stage in (None, cont):
+        assert fictitious_play(config, seats, stage, 150) == _numpy_fictitious_play(config, seats, stage, 150)

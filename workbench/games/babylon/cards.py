@@ -7,6 +7,8 @@ reload cache are :mod:`workbench.core.datafile`'s; the card text language is :mo
 
 from __future__ import annotations
 
+import os
+import threading
 import tomllib
 from collections import Counter
 from collections.abc import Iterator
@@ -219,7 +221,25 @@ def load_decks(path: str | Path | None = None, cards: CardPool | None = None) ->
     pool = load_cards() if cards is None else cards
     path = DECKS_TOML if path is None else Path(path)
     raw = _read_toml(path)
-    return {key: _deck(path, key, table, pool) for key, table in raw.items()}
+    try:  # checked once per saved file and card pool (a study builds a configuration per lineup)
+        stat = os.stat(path)
+        key = (str(Path(path).resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size, pool.source, pool.digest)
+    except OSError:
+        key = None
+    with _CHECKED_LOCK:
+        if key is not None and key in _CHECKED:
+            return dict(_CHECKED[key])
+    decks = {name: _deck(path, name, table, pool) for name, table in raw.items()}
+    if key is not None:
+        with _CHECKED_LOCK:
+            _CHECKED[key] = decks
+            while len(_CHECKED) > 16:
+                _CHECKED.pop(next(iter(_CHECKED)))
+    return dict(decks)
+
+
+_CHECKED: dict[tuple[Any, ...], dict[str, Deck]] = {}  # load_decks' checked decks by file state and card pool
+_CHECKED_LOCK = threading.Lock()
 
 
 @file_cache()

@@ -29,10 +29,12 @@ attempt in the Dusk phase the Mercenary entered play is not allowed (:func:`atte
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import altair as alt
 import polars as pl
+
+if TYPE_CHECKING:
+    import altair as alt
 
 DECISIONS = ("accept", "refuse", "must_accept")
 OFFERS = ("one", "repeated")  # readings: one offer per attempt; the same offer repeated without limit
@@ -169,6 +171,8 @@ def control_table(owner_values: range, owner_crystals: range, offers: range,
 
 def acceptance_chart(table: pl.DataFrame, title: str = "Does the owner accept the offer?") -> alt.FacetChart:
     """Offer × owner value, coloured by the owner's answer, one panel per owner crystal count."""
+    import altair as alt  # here, not at import: the model imports this module, and altair takes ~0.4 s to load
+
     return alt.Chart(table).mark_rect().encode(
         x=alt.X("offer:O", title="offer k (crystals)"),
         y=alt.Y("owner_value:O", title="Mercenary's worth to the owner", sort="descending"),

@@ -33,7 +33,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from workbench.core.errors import InputError
 from workbench.games.rescue.rules import Config, Plan, outcome
@@ -103,6 +102,8 @@ def bimatrix_gaps(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]], x: Seq
 def bimatrix_nash(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]],
                   symmetric: bool = False) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
     """A welfare-maximising Nash equilibrium ``(x, y, exact)`` of a bimatrix game (see the module docstring)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp  # here: the model imports this module, scipy ~0.4 s
+
     af, bf = np.array(a, dtype=float), np.array(b, dtype=float)
     m, n = af.shape
     big_a, big_b = float(af.max() - af.min()) + 1.0, float(bf.max() - bf.min()) + 1.0
@@ -248,14 +249,65 @@ def stage_gaps(config: Config, mixes: Mapping[int, Sequence[Any]], cont: Cont | 
 
 def fictitious_play(config: Config, seats: tuple[int, ...], cont: Cont | None,
                     iterations: int = FP_ITERATIONS) -> dict[int, tuple[float, ...]]:
-    """Average strategies of simultaneous fictitious play from uniform bids."""
-    avg = {s: np.full(config.budgets[s] + 1, 1.0 / (config.budgets[s] + 1)) for s in seats}
+    """Average strategies of simultaneous fictitious play from uniform bids.
+
+    Each round every seat best-responds (the first best bid) to the others' averages, by
+    :func:`_best_bid`: :func:`deviation_values`' float operations in the same order on plain floats
+    (a stage has a handful of bids, where numpy's cost per call was nine tenths of the work).
+    """
+    avg = {s: [1.0 / (config.budgets[s] + 1)] * (config.budgets[s] + 1) for s in seats}
+    plans = {s: _deviation_plan(config, s, seats, cont) for s in seats}
     for t in range(1, iterations + 1):
-        best = {s: int(np.argmax(deviation_values(config, s, avg, cont))) for s in seats}
+        best = {s: _best_bid(plans[s], avg) for s in seats}
+        keep, step = t / (t + 1), 1 / (t + 1)
         for s in seats:
-            avg[s] *= t / (t + 1)
-            avg[s][best[s]] += 1 / (t + 1)
-    return {s: tuple(float(p) for p in avg[s]) for s in seats}
+            mix = [p * keep for p in avg[s]]
+            mix[best[s]] += step
+            avg[s] = mix
+    return {s: tuple(avg[s]) for s in seats}
+
+
+class _DeviationPlan(NamedTuple):
+    """What :func:`deviation_values` needs of one seat that does not change between rounds."""
+
+    gains: tuple[float, ...]  # value − bid, per bid
+    others: tuple[int, ...]  # the other seats, in order
+    ties: tuple[tuple[float, tuple[bool, ...]], ...]  # (continuation value, which others tie) per tied set
+
+
+def _deviation_plan(config: Config, seat: int, seats: tuple[int, ...], cont: Cont | None) -> _DeviationPlan:
+    others = tuple(s for s in sorted(seats) if s != seat)
+    ties = () if cont is None else tuple(
+        (float(cont[frozenset((seat, *tied))][seat]), tuple(s in tied for s in others))
+        for r in range(1, len(others) + 1) for tied in itertools.combinations(others, r))
+    return _DeviationPlan(tuple(float(config.values[seat] - b) for b in range(config.budgets[seat] + 1)), others, ties)
+
+
+def _best_bid(plan: _DeviationPlan, mixes: Mapping[int, Sequence[float]]) -> int:
+    """``argmax(deviation_values(...))`` (the first best bid), with the same float operations in the same order."""
+    width = len(plan.gains)
+    at, below = [], []
+    for s in plan.others:
+        mix = list(mixes[s][:width]) + [0.0] * (width - len(mixes[s]))  # _pad
+        run, cum = 0.0, [0.0]
+        for p in mix[:-1]:  # numpy's cumsum, left to right (0.0 + p is p: a mix holds no -0.0)
+            run += p
+            cum.append(run)
+        at.append(mix)
+        below.append(cum)
+    out = []
+    for b in range(width):
+        prod = 1.0  # np.prod(..., axis=0): the rows multiplied in order (1.0 · x is x)
+        for cum in below:
+            prod *= cum[b]
+        out.append(plan.gains[b] * prod)
+    for pay, tied in plan.ties:
+        for b in range(width):
+            prob = 1.0
+            for k, is_tied in enumerate(tied):
+                prob *= at[k][b] if is_tied else below[k][b]
+            out[b] = out[b] + (pay * prob if b >= 1 else 0.0)
+    return out.index(max(out))
 
 
 def _stage_value(config: Config, seat: int, mixes: Mapping[int, Sequence[Any]], cont: Cont | None) -> Any:
