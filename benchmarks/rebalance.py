@@ -23,8 +23,8 @@ from workbench.core.rebalance import proposals_table, rebalance, verification_ta
 
 CASES = {
     # game: settings of the number (the game's declared target and edit space unless given)
-    "duel": {"budget": 3_000_000, "tiers": "greedy,greedy@tuned", "workers": 2},
-    "babel": {"budget": 400_000, "tiers": "greedy,greedy@tuned", "workers": 2},
+    "duel": {"budget": 8_000_000, "tiers": "greedy,greedy@tuned", "workers": 2},
+    "babel": {"budget": 3_000_000, "tiers": "greedy,greedy@tuned", "workers": 2},
     "babylon": {"budget": 2_500_000, "max_edits": 4, "tiers": "greedy,greedy@tuned", "workers": 2},
 }
 

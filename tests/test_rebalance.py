@@ -387,12 +387,98 @@ def test_a_cell_another_candidate_played_with_the_same_parameters_is_not_played_
     base = trials[0]
     assert base["edits"] == () and base["games"] > 0  # the baseline plays both cells to the last stage
     last = base["stage"]
-    # a candidate that edits one cell's bonus plays only that cell: the other is the baseline's, same games
-    first: dict[Any, dict[str, Any]] = {}
-    for t in trials:  # a candidate the sampler proposes again is read from the race (0 games): its first trial
-        first.setdefault(t["edits"], t)
-    single = [t for t in first.values() if len(t["edits"]) == 1 and t["stage"] == last]
-    assert single and all(t["games"] == base["games"] // 2 for t in single)
+    # a candidate that edits one cell's bonus plays only that cell: the other is the baseline's, same games (a
+    # candidate may be played over several trials, one racing stage each: its games summed; its stage the last)
+    games: dict[Any, int] = {}
+    stage: dict[Any, int] = {}
+    for t in trials:
+        games[t["edits"]] = games.get(t["edits"], 0) + t["games"]
+        stage[t["edits"]] = max(stage.get(t["edits"], -1), t["stage"])
+    single = [c for c in games if len(c) == 1 and stage[c] == last]
+    assert single and all(games[c] == base["games"] // 2 for c in single)
     # and the fair setting is still found: bonus 1 in both cells (0.5 + 0.1 × (4 − 3 − 1))
     best = result.proposals.row(0, named=True)
     assert best["edits"].count("→ 1") == 2 and best["holds"]
+
+
+class Edges(CardToss):
+    """The toss in three cells whose ``edge`` gives the first seat 0, 1 or 2 tenths more: the fair bonus per cell is
+    1, 2 and 3 (0.5 + 0.1 × (4 − 3 + edge − bonus)), worked out by hand; the bonus is editable per cell."""
+
+    name = "cardtoss_edges"
+    params = (*CardToss.params[:2], Param("bonus", 0, int, "power the second seat adds", 0, 5),
+              Param("edge", 0, int, "tenths more for the first seat", 0, 3))
+    targets = rb.Targets(metrics=(rb.first_seat_metric("edge", "first_seat_by_edge", "First seat's score by edge"),),
+                         cells=({"edge": 0}, {"edge": 1}, {"edge": 2}), target="first_seat_by_edge=47..53",
+                         edit="bonus:0..+5@edge", games=100, max_edits=3)
+
+    def make_config(self, params: dict[str, Any]) -> tuple[float, str]:
+        p, first = super().make_config(params)
+        return p + 0.1 * params.get("edge", 0), first
+
+
+EDGES = Edges()
+
+
+def test_a_separable_space_is_searched_part_by_part_and_its_best_composed(tmp_path):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(EDGES, out=tmp_path / "edges", on_trial=trials.append,
+                          **{**QUICK, "budget": 20_000, "stages": 3, "verify": 1})
+    # the baseline (to the last stage), then each cell's five bonus values alone at the first stage (the other cells
+    # as shipped): a one-cell candidate plays only its own cell, a third of the baseline's first-stage games
+    base = trials[0]
+    assert base["edits"] == () and base["stage"] == 2
+    screened = trials[1:16]
+    assert [{i for i, _ in t["edits"]} for t in screened] == [{0}] * 5 + [{1}] * 5 + [{2}] * 5
+    assert [d for t in screened for _, d in t["edits"]] == [1, 2, 3, 4, 5] * 3
+    assert all(t["stage"] == 0 and t["games"] == 100 for t in screened)
+    # then the better half of each cell's values goes on, stage by stage: 3 of 5 to the second, 2 of 3 to the third
+    halving = trials[16:31]
+    assert [t["stage"] for t in halving] == [1] * 9 + [2] * 6
+    assert all(len(t["edits"]) == 1 for t in halving)
+    # the fair value of every cell is among the last stage's, and the composition of each cell's best comes next
+    finalists = {t["edits"][0] for t in halving if t["stage"] == 2}
+    assert {(0, 1), (1, 2), (2, 3)} <= finalists
+    assert trials[31]["edits"] == ((0, 1), (1, 2), (2, 3))  # bonus 1, 2, 3: each cell's fair value
+    best = result.proposals.row(0, named=True)
+    assert best["edits"] == "Bonus on edge 0: 0 → 1; Bonus on edge 1: 0 → 2; Bonus on edge 2: 0 → 3"
+    assert best["holds"]
+
+
+def test_a_part_by_part_search_resumed_mid_halving_gives_the_proposals_of_an_uninterrupted_one(tmp_path):
+    settings = {**QUICK, "budget": 20_000, "stages": 3, "verify": 2}
+    whole = rb.rebalance(EDGES, out=tmp_path / "whole", **settings)
+    seen = []
+
+    def stop_in_the_halving(trial: dict[str, Any]) -> None:  # trial 20: the second stage of the first cell
+        seen.append(trial)
+        if len(seen) == 20:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        rb.rebalance(EDGES, out=tmp_path / "cut", on_trial=stop_in_the_halving, **settings)
+    resumed = rb.rebalance(EDGES, out=tmp_path / "cut", resume=True, **settings)
+    assert whole.trials.height > 31  # the screen (1 + 15 + 9 + 6), the composition and its neighbours
+    assert resumed.trials.equals(whole.trials)
+    assert resumed.proposals.equals(whole.proposals)
+    assert resumed.verification.equals(whole.verification)
+
+
+def test_a_target_pooled_over_the_parts_is_not_searched_part_by_part(tmp_path):
+    # the pooled first seat counts every cell: an edit of one cell moves it, so the parts are not separate
+    trials: list[dict[str, Any]] = []
+    rb.rebalance(EDGES, target="first_seat=45..55", out=tmp_path / "pooled", on_trial=trials.append,
+                 **{**QUICK, "budget": 3000, "verify": 1})
+    assert [t["edits"] for t in trials[1:4]] == [((0, 1),), ((0, 2),), ((0, 3),)]  # the one-edit screen, in order
+    assert all(len(t["edits"]) <= 1 for t in trials[1:16])  # no part-by-part composition after the screen of one part
+
+
+def test_a_search_kept_in_memory_proposes_what_one_on_disk_does_and_writes_no_database(found, tmp_path):
+    on_disk, _ = found  # the same seed and settings, stored in search.db
+    in_memory = rb.rebalance(MODEL, out=tmp_path / "memory", keep=False, **QUICK)
+    assert not (tmp_path / "memory" / "search.db").exists()
+    assert in_memory.trials.equals(on_disk.trials)
+    assert in_memory.proposals.equals(on_disk.proposals)
+    assert in_memory.verification.equals(on_disk.verification)
+    with pytest.raises(InputError, match="cannot be resumed"):
+        rb.rebalance(MODEL, out=tmp_path / "memory", keep=False, resume=True, **QUICK)

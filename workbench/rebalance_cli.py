@@ -43,11 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-edits", type=int, default=None, help="most edits per candidate (default: the game's)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per cell of the first racing stage (default: the game's)")
-    parser.add_argument("--stages", type=int, default=3, help="racing stages, each 4× the games (default 3)")
+    parser.add_argument("--stages", type=int, default=None,
+                        help="racing stages, each 4× the games (default: the game's, 3 unless it says)")
     parser.add_argument("--population", type=int, default=24, help="NSGA-II population (default 24)")
     parser.add_argument("--verify", type=int, default=10, help="most proposals re-played on held-out seeds (10)")
-    parser.add_argument("--margin", type=float, default=0.01,
-                        help="held-out games give every item ± this at 50 %% (default 0.01: ±1 point)")
+    parser.add_argument("--margin", type=float, default=None,
+                        help="held-out games give every item ± this at 50 %% (default: the game's, 0.01 = ±1 point "
+                             "unless it says)")
     parser.add_argument("--workers", type=int, default=1, help="workers (threads for compiled engines)")
     parser.add_argument("--backend", default="local", choices=("local", "dask"))
     parser.add_argument("--scheduler", default=None, help="a Dask scheduler address (backend dask)")

@@ -23,6 +23,16 @@ searched sparsely — a candidate is at most ``max_edits`` slots, each one edit 
 the baseline, every one-edit candidate is played first (``screen``): the optimiser's first
 generations are each edit's own effect, which crossover then combines.
 
+A **separable** space is searched part by part instead (:func:`_separable`): when every edit is a
+parameter scoped to some cells (``second_bonus_wall@battlefield``) and each targeted item is counted in
+one part's cells only, the distance is a sum over the parts and each part is moved by its own edits
+alone.  Every combination of a part's steps is played at the first stage, the better half (by the part's
+own robust distance — how far its 95 % intervals reach outside the bands — then fewer edits, then room
+inside the bands) goes on stage by stage, and the best of every part is composed into one candidate; its
+one-step neighbours follow, and the search ends there (every other candidate is a choice among options
+already measured).  The duel's start values per battlefield
+and Babel's hands per variant are searched this way.
+
 Every candidate is played on **common random numbers** — the same game seeds, from one master seed,
 in every cell — and **raced**: a first stage of ``games`` games per cell, then ``factor`` times more
 only while the candidate's 50 % intervals could still beat the best distance found so far and its
@@ -154,6 +164,8 @@ class Targets:
         aliases: spec words that stand for several columns, e.g. ``{"cost": ("power_cost", "tp_cost")}``.
         games: games per cell of the search's first stage.
         max_edits: most edits a candidate holds (the sparse search's slots).
+        stages: racing stages (each ``factor`` times the games of the one before).
+        margin: the held-out check's games give every targeted item ± this at 50 % (0.01: ±1 point).
     """
 
     metrics: tuple[Metric, ...] = ()
@@ -165,6 +177,8 @@ class Targets:
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     games: int = 64
     max_edits: int = 6
+    stages: int = 3
+    margin: float = 0.01
 
     def all_metrics(self) -> dict[str, Metric]:
         """The metrics by name, core's ``first_seat`` added when the game declares none of that name."""
@@ -439,7 +453,9 @@ def _param_dims(model: GameModel, targets: Targets, name: str, low: int, high: i
             except InputError:
                 pass
         if deltas:
-            title = ", ".join(model.choice_label(k, v) for k, v in scope)
+            # a named value reads alone ("Crystal Garden", "3/5"); a bare number with its parameter ("edge 2")
+            title = ", ".join(model.choice_label(k, v) if model.param(k).choices or not isinstance(v, int)
+                              else f"{k.replace('_', ' ')} {v}" for k, v in scope)
             dims.append(Dim("param", name, name, int(base), tuple(deltas), scope, title))
     return dims
 
@@ -491,22 +507,66 @@ def _zero_params(dims: Sequence[Dim], slots: int | None) -> dict[str, int]:
     return {k: 0 for s in range(slots) for k in (f"s{s}", f"v{s}")}
 
 
-def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, screen: bool) -> Candidate | None:
-    """The next candidate the search plays without asking the sampler, or None (then NSGA-II proposes).
+def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, screen: bool,
+                groups: list[_Group] | None = None) -> tuple[Candidate, int | None] | None:
+    """The next candidate the search plays without asking the sampler and the stage to play it to, or None.
 
-    First the baseline; then, with ``screen``, every single edit in the edit space's order; then the
-    forward combination of the best single edits and the best candidate's one-step neighbours
-    (:func:`_local_steps`).  Each is played once: the first one not played yet is next.
+    First the baseline; then, with ``screen``, every single edit in the edit space's order — or, in a
+    separable space (``groups``), the part-by-part screen: every combination of each part's steps at the
+    first stage, then successive halving within each part (the better half by the part's own distance
+    goes on to the next stage, stage by stage, every part in turn), then the composition of each part's
+    best (:func:`_compose`); then the forward combination of the best single edits and the best
+    candidate's one-step neighbours (:func:`_local_steps`).  The first one not played yet is next;
+    None: NSGA-II proposes.
     """
     if () not in race.cache:
-        return ()
-    if screen:
+        return (), None
+    if screen and groups:
+        for stage in range(last + 1):
+            for g, group in enumerate(groups):
+                for option in _alive(race, g, _options(group, dims), stage):
+                    if race.cache.get(option, (-1,))[0] < stage:
+                        return option, stage
+        composed = _compose(race, groups, dims, last)
+        if composed not in race.cache:
+            return composed, None
+    elif screen:
         for i, dim in enumerate(dims):
             for d in dim.deltas:
                 if ((i, d),) not in race.cache:
-                    return ((i, d),)
+                    return ((i, d),), None
     steps = _local_steps(race, dims, slots, last)
-    return steps[0] if steps else None
+    return (steps[0], None) if steps else None
+
+
+GROUP_KEEP = 2  # the part-by-part screen keeps the better 1/GROUP_KEEP of a part's options at every stage
+
+
+def _screen_trials(groups: list[_Group], dims: Sequence[Dim], stages: int) -> int:
+    """How many trials the part-by-part screen plays: every option once, then each stage's better half again."""
+    total = 0
+    for group in groups:
+        alive = len(_options(group, dims))
+        for _ in range(stages):
+            total += alive
+            alive = max(1, math.ceil(alive / GROUP_KEEP))
+    return total + 1  # and the composition
+
+
+def _alive(race: _Race, group: int, options: list[Candidate], stage: int) -> list[Candidate]:
+    """The part's options played at ``stage``: all at the first, then the better half of those at the stage before.
+
+    Ranked by the part's robust distance at that stage (how far its items' 95 % intervals reach outside their
+    bands: an option whose score only scrapes inside on these seeds does not hold on fresh ones), then fewer
+    edits, then how far its items lie from their bands' centres, then smaller edits; an option the game
+    refused (never played) drops out.
+    """
+    alive = options
+    for s in range(stage):
+        ranked = sorted((race.group_trace[(group, c)][s][1], len(c), race.group_trace[(group, c)][s][2],
+                         sum(abs(d) for _, d in c), c) for c in alive if s in race.group_trace.get((group, c), {}))
+        alive = [r[-1] for r in ranked[:max(1, math.ceil(len(ranked) / GROUP_KEEP))]]
+    return alive
 
 
 def _params_of(candidate: Candidate, dims: Sequence[Dim], slots: int | None) -> dict[str, int]:
@@ -583,6 +643,9 @@ class _Context:
     # a cell's counts by what decides its games (agent, master seed, game indices, the cell's resolved parameters):
     # two candidates that play a cell with the same parameters play the same games, so it is played once
     memo: dict[str, Counts] = field(default_factory=dict)
+    # the edit space's separate parts (:func:`_separable`), worked out once the baseline is played; None: not separable
+    groups: list[_Group] | None = None
+    groups_known: bool = False
 
     def cells(self, candidate: Candidate) -> list[dict[str, Any]]:
         """Every cell's parameters with the candidate's edits (card edits as an edited table's path)."""
@@ -628,6 +691,11 @@ def metric_counts(frame: pl.DataFrame, metrics: dict[str, Metric], names: Sequen
     return out
 
 
+def _cell_key(agent: str, master: int, start: int, stop: int, resolved: dict[str, Any]) -> str:
+    """What decides a cell's games: the agent, the master seed, the game indices and the resolved parameters."""
+    return json.dumps([agent, master, start, stop, sorted((k, repr(v)) for k, v in resolved.items())])
+
+
 def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: int, stop: int,
           metric_names: Sequence[str]) -> tuple[Counts, int, dict[str, Counts]]:
     """Games ``start..stop-1`` of every cell on master seed ``master`` (common random numbers), as counts.
@@ -645,7 +713,7 @@ def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: i
     split = 1 if len(cells) >= 2 * ctx.workers else 2 * ctx.workers
     for params in cells:
         resolved = model.resolve_params(params)
-        key = json.dumps([agent, master, start, stop, sorted((k, repr(v)) for k, v in resolved.items())])
+        key = _cell_key(agent, master, start, stop, resolved)
         if key in ctx.memo:
             total = _add(total, ctx.memo[key])
             ctx.progress(stop - start)
@@ -779,9 +847,15 @@ def _settings(model: GameModel, bands: Sequence[Band], dims: Sequence[Dim], seed
             "cells": json.loads(json.dumps([{**targets.params, **c} for c in targets.cells], default=str))}
 
 
-def _open_study(out: Path, settings: dict[str, Any], resume: bool) -> Any:
+def _open_study(out: Path, settings: dict[str, Any], resume: bool, keep: bool = True) -> Any:
     optuna = _optuna()
     db, saved = out / DB, out / SETTINGS
+    if not keep:  # a search nobody resumes (a report's): Optuna's in-memory storage, no database to write
+        if resume:
+            raise InputError("a search kept in memory cannot be resumed; keep it on disk to resume it")
+        out.mkdir(parents=True, exist_ok=True)
+        storage = optuna.storages.InMemoryStorage()
+        return optuna.create_study(study_name=STUDY, storage=storage, directions=["minimize"] * 3), storage
     if db.exists() and not resume:
         raise InputError(f"{shown_path(out)} holds a rebalance search already; continue it with --resume, or give "
                          "another --out")
@@ -840,18 +914,39 @@ class _Race:
     best: float = math.inf
     rungs: dict[int, list[float]] = field(default_factory=dict)
 
+    # a separable space's parts (:class:`_Group`): each part's best distance at the last stage, its stages'
+    # distances, and each candidate's (stage, distance) on the part's own items — the baseline's included
+    group_best: dict[int, float] = field(default_factory=dict)
+    group_rungs: dict[tuple[int, int], list[float]] = field(default_factory=dict)
+    group_values: dict[tuple[int, Candidate], tuple[int, float, float, float]] = field(default_factory=dict)
+    # stage → (part distance, part robust distance, part gap from the bands' centres) (:func:`_group_distance`)
+    group_trace: dict[tuple[int, Candidate], dict[int, tuple[float, float, float]]] = field(default_factory=dict)
+
     def record(self, candidate: Candidate, stage: int, counts: Counts, distance: float, last: int) -> None:
         self.cache[candidate] = (stage, counts, distance)
         if stage == last:
             self.best = min(self.best, distance)
 
-    def promotes(self, stage: int, distance: float, reach: float, factor: int, baseline: bool) -> bool:
-        """Whether a candidate at ``stage`` with this distance (and optimistic ``reach``) earns more games."""
+    def record_group(self, group: int, candidate: Candidate, stage: int, distance: float, robust: float,
+                     gap: float, last: int) -> None:
+        """A candidate's distance on one part's items (see :func:`_separable`)."""
+        self.group_values[(group, candidate)] = (stage, distance, robust, gap)
+        if stage == last:
+            self.group_best[group] = min(self.group_best.get(group, math.inf), distance)
+
+    def promotes(self, stage: int, distance: float, reach: float, factor: int, baseline: bool,
+                 group: int | None = None) -> bool:
+        """Whether a candidate at ``stage`` with this distance (and optimistic ``reach``) earns more games.
+
+        A candidate that edits one part of a separable space only is raced on that part's distance,
+        against that part's best and that part's other candidates at its stage.
+        """
         if baseline:
             return True  # the baseline is always played to the last stage: the first best
-        if reach > self.best + 1e-9 or (self.best == 0 and reach > 0):
+        best = self.best if group is None else self.group_best.get(group, math.inf)
+        if reach > best + 1e-9 or (best == 0 and reach > 0):
             return False
-        rung = sorted(self.rungs.get(stage, []))
+        rung = sorted(self.rungs.get(stage, []) if group is None else self.group_rungs.get((group, stage), []))
         return bool(rung) and distance <= rung[max(1, len(rung) // factor) - 1] + 1e-9
 
 
@@ -859,33 +954,167 @@ def _stage_games(games: int, factor: int, stages: int) -> list[int]:
     return [games * factor**k for k in range(stages)]
 
 
-def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: str, master: int, plan: list[int],
-              factor: int) -> tuple[int, Counts, float, int, list[list[float]], dict[str, Counts]]:
-    """Race a candidate (see :class:`_Race`).
+# -- separable edit spaces ------------------------------------------------------------------------------------
+GROUP_OPTIONS = 125  # most candidates one part of a separable space may hold (every combination of its steps)
 
-    Returns ``(stage, counts, distance, games played, rung values recorded, the cells played here by memo key)``.
+
+@dataclass(frozen=True)
+class _Group:
+    """One part of a separable edit space: its dimensions, the cells only they change, the items only those count."""
+
+    dims: tuple[int, ...]
+    cells: tuple[int, ...]
+    items: frozenset[tuple[str, str]]
+    most: int  # most edits of one option: a candidate's slots shared among the parts (all its dims when dense)
+
+
+def _separable(ctx: _Context, agent: str, master: int, plan: list[int], slots: int | None) -> list[_Group] | None:
+    """The edit space's parts when it is separable, else None (read from the baseline's first stage).
+
+    A space is separable when every edit is a parameter scoped to some cells (``second_bonus_wall@battlefield``),
+    the scopes split the cells into disjoint parts, and every targeted item is counted in one part's cells at
+    most.  The distance is then a sum over the parts, each part's own items moved by its own edits alone: the
+    search screens every combination of each part's steps (``GROUP_OPTIONS`` at most), races each on its part's
+    distance, and composes the best of every part (:func:`_compose`), instead of hoping an optimiser combines
+    the parts.  When a candidate holds fewer edits than the space has values (``slots``), each part gets an
+    equal share: the duel's tower or wall per battlefield, eight edits at most, is one edit per battlefield.
+    """
+    dims = ctx.dims
+    if not dims or any(d.kind != "param" or not d.scope for d in dims):
+        return None
+    scopes = list(dict.fromkeys(d.scope for d in dims))
+    most = len(dims) if slots is None else slots // len(scopes)  # a candidate's slots shared among the parts
+    if most < 1:
+        return None
+    cells = ctx.cells(())
+    owner: dict[int, int] = {}
+    for g, scope in enumerate(scopes):
+        for c, params in enumerate(cells):
+            if all(params.get(k) == v for k, v in scope):
+                if c in owner:
+                    return None  # a cell two parts change
+                owner[c] = g
+    names = [b.metric for b in ctx.bands]
+    parts: dict[tuple[str, str], set[int]] = {}
+    for c, params in enumerate(cells):
+        counts = ctx.memo.get(_cell_key(agent, master, 0, plan[0], ctx.model.resolve_params(params)))
+        if counts is None:
+            return None
+        for metric in names:
+            for item in counts.get(metric, {}):
+                parts.setdefault((metric, item), set()).add(owner.get(c, -1))
+    if any(len(found) > 1 for found in parts.values()):
+        return None  # an item pooled over parts (the first seat over every battlefield): the parts interact
+    groups = []
+    for g, scope in enumerate(scopes):
+        members = tuple(i for i, d in enumerate(dims) if d.scope == scope)
+        if math.prod(len(dims[i].deltas) + 1 for i in members) - 1 > GROUP_OPTIONS:
+            return None
+        groups.append(_Group(members, tuple(c for c in sorted(owner) if owner[c] == g),
+                             frozenset(k for k, found in parts.items() if found == {g}), min(most, len(members))))
+    return groups
+
+
+def _options(group: _Group, dims: Sequence[Dim]) -> list[Candidate]:
+    """Every combination of one part's steps (not all zero, at most ``group.most`` edits), smallest first."""
+    import itertools
+
+    found = []
+    for steps in itertools.product(*[(0, *dims[i].deltas) for i in group.dims]):
+        if any(steps) and sum(1 for d in steps if d) <= group.most:
+            found.append(_canonical([(i, d) for i, d in zip(group.dims, steps, strict=True) if d], dims))
+    return sorted(found, key=lambda c: (len(c), sum(abs(d) for _, d in c), c))
+
+
+def _group_of(candidate: Candidate, groups: list[_Group] | None) -> int | None:
+    """The part every edit of ``candidate`` lies in, or None (no edit, several parts, or no parts)."""
+    if not groups or not candidate:
+        return None
+    found = {g for g, group in enumerate(groups) for i, _ in candidate if i in group.dims}
+    return found.pop() if len(found) == 1 else None
+
+
+def _group_distance(table: pl.DataFrame, group: _Group) -> tuple[float, float, float, float]:
+    """``(distance, reach, robust, gap)`` summed over one part's items of a :func:`measure` table, in points.
+
+    ``robust``: how far the items' 95 % intervals reach outside their bands (0 when each interval lies
+    inside: the option holds on fresh seeds too, as far as its games can tell); ``gap``: how far the
+    items' scores lie from their bands' centres.
+    """
+    mine = [(m, i) in group.items for m, i in zip(table["metric"], table["item"], strict=True)]
+    rows = table.filter(pl.Series(mine, dtype=pl.Boolean)) if mine else table
+    outside = pl.max_horizontal(pl.lit(0.0), pl.col("band_low") - pl.col("score_low"),
+                                pl.col("score_high") - pl.col("band_high"))
+    robust = rows.select(100 * outside).to_series().sum() if rows.height else 0.0
+    gap = (100 * (rows["score"] - (rows["band_low"] + rows["band_high"]) / 2).abs()).sum()
+    return float(rows["distance"].sum()), float(rows["reach"].sum()), float(robust), float(gap)
+
+
+def _known_groups(ctx: _Context, race: _Race, agent: str, master: int, plan: list[int], slots: int | None) -> None:
+    """Work out the parts once the baseline has its last stage (live or resumed) and record its part distances."""
+    last = len(plan) - 1
+    if ctx.groups_known or race.cache.get((), (-1,))[0] != last:
+        return
+    ctx.groups, ctx.groups_known = _separable(ctx, agent, master, plan, slots), True
+    if ctx.groups:
+        table = measure(race.cache[()][1], ctx.bands, ctx.targets.all_metrics())
+        for g, group in enumerate(ctx.groups):
+            distance, _, robust, gap = _group_distance(table, group)
+            race.record_group(g, (), last, distance, robust, gap, last)
+
+
+def _compose(race: _Race, groups: list[_Group], dims: Sequence[Dim], last: int) -> Candidate:
+    """Each part's best at the last stage: least robust distance, then fewest edits, then nearest the centres."""
+    pairs: list[tuple[int, int]] = []
+    for g in range(len(groups)):
+        ranked = sorted((v[2], len(c), v[3], sum(abs(d) for _, d in c), c) for (h, c), v in race.group_values.items()
+                        if h == g and v[0] == last)
+        if ranked:
+            pairs += ranked[0][-1]
+    return _canonical(pairs, dims)
+
+
+def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: str, master: int, plan: list[int],
+              factor: int, group: int | None = None, limit: int | None = None) -> tuple[
+                  int, Counts, float, int, list[list[float]], dict[str, Counts], list[list[float]]]:
+    """Race a candidate (see :class:`_Race`); one that edits one part of a separable space (``group``) on that part.
+
+    With ``limit`` the candidate is played up to that stage, no racing rule asked (the part-by-part screen's
+    successive halving has decided it, :func:`_next_fixed`).  Returns ``(stage, counts, distance, games played,
+    rung values recorded, the cells played here by memo key, the part's rung values recorded)``.
     """
     metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
-    stage, counts, played, rungs = -1, {}, 0, []
+    part = ctx.groups[group] if group is not None and ctx.groups else None
+    stage, counts, played, rungs, part_rungs = -1, {}, 0, [], []
     cells: dict[str, Counts] = {}
     if candidate in race.cache:
         stage, counts, _ = race.cache[candidate]
-    while stage + 1 < len(plan):
-        if stage >= 0:
+    while stage + 1 < (len(plan) if limit is None else limit + 1):
+        if stage >= 0 and limit is None:
             table = measure(counts, ctx.bands, metrics)
-            if not race.promotes(stage, float(table["distance"].sum()), float(table["reach"].sum()), factor,
-                                 candidate == ()):
+            distance, reach = (float(table["distance"].sum()), float(table["reach"].sum())) if part is None \
+                else _group_distance(table, part)[:2]
+            if not race.promotes(stage, distance, reach, factor, candidate == (), None if part is None else group):
                 break
         start = plan[stage] if stage >= 0 else 0
         more, games, new = _play(ctx, candidate, agent, master, start, plan[stage + 1], names)
         counts, played = _add(counts, more), played + games
         cells.update(new)
         stage += 1
-        value = float(measure(counts, ctx.bands, metrics)["distance"].sum())
+        table = measure(counts, ctx.bands, metrics)
+        value = float(table["distance"].sum())
         race.rungs.setdefault(stage, []).append(value)
         rungs.append([stage, value])
-    distance = float(measure(counts, ctx.bands, metrics)["distance"].sum())
-    return stage, counts, distance, played, rungs, cells
+        if part is not None:
+            mine, _, robust, gap = _group_distance(table, part)
+            race.group_rungs.setdefault((group, stage), []).append(mine)
+            race.group_trace.setdefault((group, candidate), {})[stage] = (mine, robust, gap)
+            part_rungs.append([stage, mine, robust, gap])
+    table = measure(counts, ctx.bands, metrics)
+    if part is not None:
+        distance, _, robust, gap = _group_distance(table, part)
+        race.record_group(group, candidate, stage, distance, robust, gap, len(plan) - 1)
+    return stage, counts, float(table["distance"].sum()), played, rungs, cells, part_rungs
 
 
 def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[str, Counts]) -> int:
@@ -903,6 +1132,13 @@ def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[
         race.record(candidate, int(record["stage"]), record["counts"], float(t.values[0]), last)
         for stage, value in record.get("rungs", []):
             race.rungs.setdefault(int(stage), []).append(float(value))
+        group = record.get("group")
+        if group is not None:
+            for stage, value, robust, gap in record["group_rungs"]:
+                race.group_rungs.setdefault((group, int(stage)), []).append(float(value))
+                race.group_trace.setdefault((group, candidate), {})[int(stage)] = (float(value), float(robust),
+                                                                                   float(gap))
+            race.record_group(group, candidate, int(record["stage"]), *record["group_distance"], last)
         games += int(record["games"])
     return games
 
@@ -910,12 +1146,14 @@ def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[
 def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | None = None,
               cards: str | None = None, budget: int = 100_000, seed: int = 0, tiers: str | Sequence[str] | None = None,
               out: str | Path, resume: bool = False, max_edits: int | None = None, games: int | None = None,
-              stages: int = 3, factor: int = 4, population: int = 24, verify: int = 10, margin: float = 0.01,
+              stages: int | None = None, factor: int = 4, population: int = 24, verify: int = 10,
+              margin: float | None = None,
               screen: bool = True,
               workers: int = 1, backend: str = "local", scheduler: str | None = None,
               on_progress: Callable[[int, int, str], None] | None = None,
               should_stop: Callable[[], bool] | None = None,
-              on_trial: Callable[[dict[str, Any]], None] | None = None, retune: int = 0) -> RebalanceResult:
+              on_trial: Callable[[dict[str, Any]], None] | None = None, retune: int = 0,
+              keep: bool = True) -> RebalanceResult:
     """Search the smallest edits that bring every targeted metric inside its band; verify the best on held-out seeds.
 
     Args:
@@ -930,13 +1168,13 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         resume: continue the search stored in ``out``.
         max_edits: most edits per candidate (default: the game's).
         games: games per cell of the first racing stage (default: the game's).
-        stages: racing stages (the last is where distances are compared).
+        stages: racing stages (the last is where distances are compared; default: the game's).
         factor: each stage plays this many times the games of the one before.
         population: NSGA-II's population size.
         screen: play every one-edit candidate first (after the baseline), so the optimiser starts from
             each edit's own effect rather than from random combinations.
         verify: most proposals verified (the Pareto set's best by distance, then edits, then size).
-        margin: the verification's games give every targeted item ±``margin`` at 50 %.
+        margin: the verification's games give every targeted item ±``margin`` at 50 % (default: the game's).
         workers: workers (threads for compiled engines).
         backend: ``local`` or ``dask``, as ``simulate`` (the same counts either way).
         scheduler: a Dask scheduler address (backend ``dask``).
@@ -945,6 +1183,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         on_trial: called with each finished trial's record (a test may raise in it to interrupt).
         retune: at verification, each tier whose agent names a weight set (``greedy@tuned``) plays each
             proposal with weights re-tuned for it, this many games each (0: the set as shipped).
+        keep: store the search in ``out/search.db`` (resumable); False keeps it in memory (a report's short
+            search, which nobody resumes: Optuna's SQLite writes took half its time).  The same proposals.
 
     Returns:
         A :class:`RebalanceResult`.
@@ -957,6 +1197,10 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
     bands = parse_target(target if target is not None else targets.target, targets)
     dims = edit_space(model, edit, cards, targets)
     table = card_table(model)
+    stages = targets.stages if stages is None else stages
+    margin = targets.margin if margin is None else margin
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 0.5:
+        raise InputError(f"margin must be a fraction between 0 and 0.5 (0.01: ±1 point), got {margin!r}")
     for name, value in (("budget", budget), ("stages", stages), ("factor", factor), ("population", population),
                         ("verify", verify), ("games", games if games is not None else 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -979,7 +1223,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
     out = Path(out)
     settings = _settings(model, bands, dims, seed, first, stages, factor, slots, search_agent, targets)
     settings["screen"] = screen
-    study, storage = _open_study(out, settings, resume)
+    study, storage = _open_study(out, settings, resume, keep)
     try:  # the search's database is closed however the run ends (a long-lived kernel runs many searches)
         master = stream_seed(seed, SEARCH_STREAM) % (2**63)
         holdout = stream_seed(seed, HOLDOUT_STREAM) % (2**63)
@@ -1032,7 +1276,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         result.seconds = time.perf_counter() - started
         return result
     finally:
-        storage.engine.dispose()
+        if keep:
+            storage.engine.dispose()
 
 
 def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str, master: int, seed: int,
@@ -1047,31 +1292,44 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str,
     while True:
         done = study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE])
         finished = len(done)
-        if finished and (used[0] >= budget or finished >= max_trials):
+        _known_groups(ctx, race, agent, master, plan, slots)
+        # the part-by-part screen's trials play one part's cells each: they come on top of the trials' cap
+        extra = _screen_trials(ctx.groups, ctx.dims, len(plan)) if screen and ctx.groups else 0
+        if finished and (used[0] >= budget or finished >= max_trials + extra):
             return False
         if _repeats(done) >= 2 * population:
             return False  # the sampler only proposes candidates already played: the space is searched out
-        fixed = _next_fixed(race, ctx.dims, slots, last, screen)
+        fixed = _next_fixed(race, ctx.dims, slots, last, screen, ctx.groups)
+        limit = None
+        if fixed is None and screen and ctx.groups:
+            # every candidate of a separable space is a choice of one screened option per part, each known at
+            # its stage: the composition of the best and its neighbours are played; nothing is left to search
+            return False
         if fixed is not None:  # decided from the finished trials alone, so a resumed search decides the same
-            study.enqueue_trial(_params_of(fixed, ctx.dims, slots))
+            study.enqueue_trial(_params_of(fixed[0], ctx.dims, slots))
+            limit = fixed[1]
         study.sampler = _sampler(seed, finished, population)
         trial = study.ask()
         candidate = _suggest(trial, ctx.dims, slots)
-        repeat = candidate in race.cache  # the sampler proposed a candidate already raced
+        repeat = fixed is None and candidate in race.cache  # the sampler proposed a candidate already raced
+        group = _group_of(candidate, ctx.groups)
         try:
-            stage, counts, distance, games, rungs, cells = _evaluate(ctx, race, candidate, agent, master, plan,
-                                                                     factor)
+            stage, counts, distance, games, rungs, cells, group_rungs = _evaluate(ctx, race, candidate, agent, master,
+                                                                                  plan, factor, group, limit)
         except DataError as exc:  # two edits the game's loader refuses together (e.g. a cost below its part)
-            stage, counts, distance, games, rungs, cells = -1, {}, INFEASIBLE, 0, [], {}
+            stage, counts, distance, games, rungs, cells, group_rungs = -1, {}, INFEASIBLE, 0, [], {}, []
             trial.set_user_attr("refused", str(exc))
         except (KeyboardInterrupt, RunInterrupted):
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
             return True
         used[0] += games  # the stored count (a stopped trial's games do not count: resumed = uninterrupted)
         race.record(candidate, stage, counts, distance, last)
-        trial.set_user_attr("record", json.dumps({"edits": [list(p) for p in candidate], "stage": stage,
-                                                  "games": games, "counts": counts, "rungs": rungs, "cells": cells,
-                                                  "repeat": repeat}, sort_keys=True))
+        record = {"edits": [list(p) for p in candidate], "stage": stage, "games": games, "counts": counts,
+                  "rungs": rungs, "cells": cells, "repeat": repeat}
+        if group is not None and stage >= 0:  # raced on its part's distance: what a resumed race needs of it
+            record.update(group=group, group_rungs=group_rungs,
+                          group_distance=list(race.group_values[(group, candidate)][1:]))
+        trial.set_user_attr("record", json.dumps(record, sort_keys=True))
         values = _objectives(distance, candidate)
         study.tell(trial, list(values))
         if on_trial is not None:
@@ -1354,7 +1612,7 @@ def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, 
     sizes = {**REPORT_SEARCH["quick" if quick else "full"], **overrides}
     with tempfile.TemporaryDirectory(prefix=f"{model.name}-rebalance-") as folder, \
             step(f"{model.name} report: rebalance, a search of {sizes['budget']:,} games, then held-out seeds"):
-        result = rebalance(model, out=Path(folder) / "search", seed=seed, workers=workers, **sizes)
+        result = rebalance(model, out=Path(folder) / "search", seed=seed, workers=workers, keep=False, **sizes)
     report_section(rep, result)
     rep.text(f"This was a short search ({sizes['budget']:,} games) so the report stays quick; the full one is "
              f"`workbench rebalance {model.name} --out DIR` (add `--budget N` for more; `--resume` continues "

@@ -320,7 +320,8 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     _tiers_section(rep, s, seed, timings)
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers)
     _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers,
-           **({} if quick else {"budget": 600_000}))  # the baseline alone plays 10,240 games a battlefield
+           # three racing stages of 640, 2,560 and 10,240 games a battlefield (the full search has four from 1,280)
+           **({} if quick else {"budget": 700_000, "games": 640, "stages": 3}))
     timings["total before writing"] = round(time.perf_counter() - started, 2)
     rep.meta.update({
         "rules_version": MODEL.rules_version,

@@ -6,9 +6,14 @@ Metrics, each a balance score (a draw counts half) with its n and 95 % interval:
 * ``first_seat``: the seat that moves first, over every battlefield (core's).
 
 Every candidate plays every battlefield (regular deck) on the same seeds.  The default edit space is
-one start value per battlefield: ``second_bonus_tower``, the tower levels the seat that moves second
-starts with on that battlefield, 0..+6 (each step ~1–2 points of the first seat's score at greedy);
-``second_bonus_wall`` and the other ``second_bonus_*`` parameters can be named in ``--edit`` too.
+one start value per battlefield for the seat that moves second: its tower (``second_bonus_tower``,
+0..+3, each level ~0.6–2.3 points of the first seat's score at greedy) or its wall
+(``second_bonus_wall``, 0..+10, each level ~0.3–1 point), at most eight edits — one per battlefield.
+The battlefields are separate parts of the space (each edit changes one battlefield's games and
+items), so the search screens each battlefield's values alone, keeps the better half stage by stage,
+and composes the best of each (``core/rebalance.py``); the last of four racing stages plays 81,920
+games a battlefield (±0.35 point) and the held-out check ±0.5 point, for a band of ±1.  The other
+``second_bonus_*`` parameters (mines, ore, …) can be named in ``--edit`` too.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ TARGETS = Targets(
     cells=tuple({"battlefield": key} for key in BATTLEFIELDS),
     params={"deck": "regular"},
     target="first_seat_by_battlefield=49..51",
-    edit="second_bonus_tower:0..+6@battlefield",
-    games=640,  # the last racing stage, 10,240 games per battlefield, reads ±1 point: the band is 2 points wide
-    max_edits=8,
+    edit="second_bonus_tower:0..+3@battlefield, second_bonus_wall:0..+10@battlefield",
+    games=1280,  # the first racing stage; the last of four plays 81,920 games a battlefield: ±0.35 point
+    max_edits=8,  # one start value per battlefield
+    stages=4,
+    margin=0.005,  # the held-out check reads ±0.5 point: the band is ±1
 )
