@@ -8,6 +8,8 @@ chunk size, on this process's CPU clock (one thread; the machine is shared), bes
 - ``kernel``: ``fast.run_kernel`` alone (the compiled game loop and its raw arrays);
 - ``engine``: ``fast.play_chunk`` (kernel + the result frame: what ``benchmarks/anchors.py`` times);
 
+the two take turns within each round, so a change in the machine's load falls on both;
+
 and prints games/s against issue 23's "today" (and greedy's 1.5x target), with the load average.
 
 ``--perf`` adds a sampling profile of the kernel by function: it runs itself again under ``perf record``
@@ -49,13 +51,14 @@ def _setup(agent: str, games: int):
     return config, agents, [seeds[i:i + size] for i in range(0, games, size)]
 
 
-def _best(fn, rounds: int) -> float:
-    """The shortest of ``rounds`` calls of ``fn`` in CPU seconds."""
-    best = float("inf")
+def _best(fns: tuple, rounds: int) -> list[float]:
+    """The shortest of ``rounds`` calls of each of ``fns`` in CPU seconds, the calls taking turns (same load)."""
+    best = [float("inf")] * len(fns)
     for _ in range(rounds):
-        t = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t)
+        for i, fn in enumerate(fns):
+            t = time.process_time()
+            fn()
+            best[i] = min(best[i], time.process_time() - t)
     return best
 
 
@@ -65,8 +68,8 @@ def timings(agent: str, games: int, rounds: int) -> dict:
 
     config, agents, chunks = _setup(agent, games)
     fast.play_chunk(config, agents, chunks[0][:50])  # load the compiled kernel
-    kernel = _best(lambda: [fast.run_kernel(config, agents, c) for c in chunks], rounds)
-    engine = _best(lambda: [fast.play_chunk(config, agents, c) for c in chunks], rounds)
+    kernel, engine = _best((lambda: [fast.run_kernel(config, agents, c) for c in chunks],
+                            lambda: [fast.play_chunk(config, agents, c) for c in chunks]), rounds)
     return {"agents": f"{agent} vs {agent}", "games": games, "kernel games/s": games / kernel,
             "engine games/s": games / engine, "frame share": 1 - kernel / engine,
             "× today": games / engine / TODAY[agent]}

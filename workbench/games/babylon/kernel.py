@@ -30,6 +30,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from workbench.core.rng_numba import INLINE as _INLINE
 from workbench.core.rng_numba import JIT as _JIT
 from workbench.core.rng_numba import below as _below
 from workbench.core.rng_numba import mix as _mix
@@ -142,11 +143,22 @@ _W = {name: i for i, name in enumerate(agents.Weights._fields)}
                           "mulligan_cost"))
 N_WEIGHTS = len(_W)
 # after the weights, per seat, tables of the evaluation's sums (filled by _weight_tables from the weights, the same
-# float operations in the same order): the sources' part at t sources, then the k-th hand card's step
+# float operations in the same order): the sources' part at t sources, then the k-th hand card's step, then the
+# sources' and both hands' part at (sources, my hand, their hand) below (MEMO_SRC, MEMO_HAND, MEMO_HAND), worked
+# out the first time it is asked for (NaN until then)
 SRC_CAP = 128
+MEMO_SRC, MEMO_HAND = 32, 16
 T_SOURCES = N_WEIGHTS
 T_HAND = T_SOURCES + SRC_CAP
-WEIGHT_COLS = T_HAND + HCAP + 1
+T_MEMO = T_HAND + HCAP + 1
+# then a minion's board value by (card, zone, sentenced, health lasting) for cards below VALUE_CARDS and health below
+# VALUE_HEALTH, worked out the first time too (_minion_value)
+VALUE_CARDS, VALUE_HEALTH = 128, 16
+T_VALUE = T_MEMO + MEMO_SRC * MEMO_HAND * MEMO_HAND
+# and the board's weight by the turns a seat has taken, below LEFT_CAP (worked out the first time)
+LEFT_CAP = 256
+T_LEFT = T_VALUE + VALUE_CARDS * 3 * 2 * VALUE_HEALTH
+WEIGHT_COLS = T_LEFT + LEFT_CAP
 WIN_VALUE = 1e6  # agents.WIN_VALUE
 SETTLE_STEPS = 12  # agents._settle's bound
 
@@ -179,10 +191,25 @@ def _tally(s, seat, which, n):
 
 @nb.njit(**_JIT)
 def _find(s, uid):
-    """Index of minion ``uid`` in the minion list, -1 when it is not on the board (``rules.minion``)."""
-    for i in range(s[H_MCOUNT]):
-        if s[B_MIN + i * MF + F_UID] == uid:
-            return i
+    """Index of minion ``uid`` in the minion list, -1 when it is not on the board (``rules.minion``).
+
+    The list is in uid order (a minion joins at its end with the next uid) and uids differ, so minion ``uid``
+    stands at least as many places before the end as the last uid is above it: the search starts there.
+    """
+    n = s[H_MCOUNT]
+    if n == 0:
+        return -1
+    gap = s[B_MIN + (n - 1) * MF + F_UID] - uid
+    if gap < 0:
+        return -1
+    i = n - 1 - gap
+    if i < 0:
+        i = 0
+    while i < n:
+        u = s[B_MIN + i * MF + F_UID]
+        if u >= uid:
+            return i if u == uid else -1
+        i += 1
     return -1
 
 
@@ -440,7 +467,14 @@ def _exhaust(s, uid):
 def _damage(s, tab, uid, n, lethal):
     """``rules._damage``: Lethal raises the damage to the minion's whole health."""
     i = _find(s, uid)
-    if i < 0 or n <= 0:
+    if i >= 0:
+        _damage_at(s, tab, i, n, lethal)
+
+
+@nb.njit(**_JIT)
+def _damage_at(s, tab, i, n, lethal):
+    """:func:`_damage` of the minion at index ``i``."""
+    if n <= 0:
         return
     m = B_MIN + i * MF
     damage = s[m + F_DAMAGE] + n
@@ -461,8 +495,13 @@ def _remove_minion(s, i):
 def _kill(s, tab, uid):
     """``rules._kill``: to the discard pile; its Dying Words join the queue."""
     i = _find(s, uid)
-    if i < 0:
-        return
+    if i >= 0:
+        _kill_at(s, tab, i)
+
+
+@nb.njit(**_JIT)
+def _kill_at(s, tab, i):
+    """:func:`_kill` of the minion at index ``i``."""
     card = s[B_MIN + i * MF + F_CARD]
     owner = s[B_MIN + i * MF + F_OWNER]
     _remove_minion(s, i)
@@ -479,7 +518,7 @@ def _check_deaths(s, tab):
     i = 0
     while i < s[H_MCOUNT]:
         if _health_left(s, tab, i) <= 0:
-            _kill(s, tab, s[B_MIN + i * MF + F_UID])
+            _kill_at(s, tab, i)
         else:
             i += 1
 
@@ -612,6 +651,12 @@ def _block_side(s, tab):
     ai = _find(s, s[H_ATTACKER])
     if ai < 0:
         return -1
+    return _block_side_at(s, tab, ai)
+
+
+@nb.njit(**_JIT)
+def _block_side_at(s, tab, ai):
+    """:func:`_block_side` of an attack going on whose attacker stands at index ``ai``."""
     target = s[H_ATARGET]
     if target == NO_TARGET:
         if _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TUNNEL):
@@ -675,8 +720,13 @@ def _cast_witch(s, tab, seat, card):
 
 @nb.njit(**_JIT)
 def _any_witch(s, tab, seat):
-    if not _witch_window(s):
-        return False
+    """``rules.witchery_options`` of ``seat`` are not empty."""
+    return _witch_window(s) and _any_witch_open(s, tab, seat)
+
+
+@nb.njit(**_JIT)
+def _any_witch_open(s, tab, seat):
+    """:func:`_any_witch` once the window is known to be open."""
     off = B_HAND + seat * HCAP
     for k in range(s[_sb(seat) + S_HAND]):
         if _can_witch(s, tab, seat, s[off + k]):
@@ -702,7 +752,15 @@ def _twin_partner(s, tab):
     if not s[H_ATT] or s[H_AENDED]:
         return -1
     ai = _find(s, s[H_ATTACKER])
-    if ai < 0 or not _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TWINSTRIKE):
+    if ai < 0:
+        return -1
+    return _twin_partner_at(s, tab, ai)
+
+
+@nb.njit(**_JIT)
+def _twin_partner_at(s, tab, ai):
+    """:func:`_twin_partner` of an attack going on (not ended) whose attacker stands at index ``ai``."""
+    if not _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TWINSTRIKE):
         return -1
     partner = _clash_partner(s)
     return _find(s, partner) if partner != NO_TARGET else -1
@@ -749,35 +807,41 @@ def _after_attack(s, tab, attacker, partner):
 
 
 @nb.njit(**_JIT)
-def _clash(s, tab):
-    """``rules._clash``: the tower hit, or both minions strike (Twinstrike, Lethal, Crush's excess)."""
+def _clash(s, tab, ai):
+    """``rules._clash`` of the attacker at index ``ai``: the tower hit, or both minions strike (Twinstrike, Lethal...).
+
+    Twinstrike, Lethal and Crush's excess as the rules have them.
+    """
     attacker = s[H_ATTACKER]
-    ai = _find(s, attacker)
     card = s[B_MIN + ai * MF + F_CARD]
     owner = s[B_MIN + ai * MF + F_OWNER]
     might = _cd(tab, card, C_MIGHT)
     lethal = _cd(tab, card, C_LETHAL) != 0
     target = s[H_ATARGET]
     blocker = s[H_ABLOCKER]
-    partner = _clash_partner(s)
-    if partner == NO_TARGET:
+    pi = -1  # _clash_partner's index
+    if blocker != NO_TARGET:
+        pi = _find(s, blocker)
+    elif target != NO_TARGET:
+        pi = _find(s, target)
+    if pi < 0:
         if target == NO_TARGET and blocker == NO_TARGET:
             _hit_tower(s, tab, owner, card, might)
         _after_attack(s, tab, attacker, NO_TARGET)
         return
-    pi = _find(s, partner)
+    partner = s[B_MIN + pi * MF + F_UID]
     left = _health_left(s, tab, pi)
     if tab[X_CRUSH_PRINTED]:
         left += s[B_MIN + pi * MF + F_DAMAGE]
     p_card = s[B_MIN + pi * MF + F_CARD]
     strikes_back = tab[X_NO_CLASH_BACK] == 0 or s[B_MIN + pi * MF + F_STATUS] != EXHAUSTED
-    _damage(s, tab, partner, might, lethal and might > 0)
+    _damage_at(s, tab, pi, might, lethal and might > 0)
     if strikes_back:
-        _damage(s, tab, attacker, _cd(tab, p_card, C_MIGHT), _cd(tab, p_card, C_LETHAL) != 0)
+        _damage_at(s, tab, ai, _cd(tab, p_card, C_MIGHT), _cd(tab, p_card, C_LETHAL) != 0)
     if s[H_ATWIN] != NO_TARGET:
         _damage(s, tab, s[H_ATWIN], might, lethal and might > 0)
     blocked = partner == blocker
-    killed = _health_left(s, tab, _find(s, partner)) <= 0
+    killed = _health_left(s, tab, pi) <= 0  # nobody has left the board yet
     _check_deaths(s, tab)
     if blocked and _cd(tab, card, C_CRUSH) and killed and might > left:
         excess = might - left
@@ -800,7 +864,7 @@ def _continue_attack(s, tab):
     stage = s[H_ASTAGE]
     if stage == ST_BLOCK:
         s[H_ASTAGE] = ST_WITCH
-        if _block_side(s, tab) >= 0:
+        if _block_side_at(s, tab, ai) >= 0:
             for i in range(s[H_MCOUNT]):
                 if _can_block(s, i, defender):
                     s[H_PKIND] = BLOCK
@@ -808,7 +872,7 @@ def _continue_attack(s, tab):
                     return
         return
     if stage == ST_WITCH:
-        if _any_witch(s, tab, defender):
+        if _any_witch_open(s, tab, defender):  # the attacker is there and the attack not ended: the window is open
             s[H_PKIND] = WITCH
             s[H_PSEAT] = defender
         else:
@@ -816,7 +880,7 @@ def _continue_attack(s, tab):
         return
     if stage == ST_TWIN:
         s[H_ASTAGE] = ST_CLASH
-        pi = _twin_partner(s, tab)
+        pi = _twin_partner_at(s, tab, ai)
         if pi >= 0:
             n, first = _twin_count(s, pi)
             if n == 1:
@@ -825,7 +889,7 @@ def _continue_attack(s, tab):
                 s[H_PKIND] = TWIN
                 s[H_PSEAT] = 1 - defender
         return
-    _clash(s, tab)
+    _clash(s, tab, ai)
 
 
 # -- the step machine ---------------------------------------------------------------------------------
@@ -1348,7 +1412,7 @@ def _copy_run(src, dst, start, n):
         dst[base + i] = src[base + i]
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _copy_view(src, dst):
     """Copy the parts of a state a view uses (not the decks, history or flags) from ``src`` to ``dst``."""
     _copy_run(src, dst, 0, HEADER)
@@ -1385,9 +1449,11 @@ def _weight_tables(weights):
         for k in range(HCAP + 1):
             weights[me, T_HAND + k] = step
             step *= weights[me, W_HAND_DECAY]
+        for k in range(T_MEMO, WEIGHT_COLS):
+            weights[me, k] = np.nan
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _evaluate(v, tab, me, weights):
     """``agents.evaluate`` with ``weights[me]``: the same float operations in the same order."""
     if v[H_REASON] != R_NONE:
@@ -1405,24 +1471,72 @@ def _board(v, tab, me, weights, moved, zone):
     board = 0.0
     for i in range(v[H_MCOUNT]):
         m = B_MIN + i * MF
-        card = v[m + F_CARD]
         lasting = _health_left(v, tab, i) - v[m + F_BONUS]  # bonus health ends with the turn
         if lasting <= 0:
             continue  # it dies when its bonus health ends: worth nothing
-        value = weights[me, W_MINION] + weights[me, W_HEALTH] * lasting
-        value = value - (weights[me, W_SENTENCED] if v[m + F_SENTENCED] else 0.0)
         z = zone if i == moved else v[m + F_ZONE]
-        if z == TOWER:
-            value += weights[me, W_BUILDER] * _cd(tab, card, C_CONSTRUCTION)
-        elif z == BATTLEFIELD:
-            value += weights[me, W_RAIDER] * _cd(tab, card, C_MIGHT)
-        else:
-            value += weights[me, W_GUARD] * _cd(tab, card, C_MIGHT)
+        value = _minion_value(tab, me, weights, v[m + F_CARD], z, v[m + F_SENTENCED], lasting)
         if v[m + F_OWNER] == me:
             board += value
         else:
             board += -value
     return board
+
+
+@nb.njit(**_JIT)
+def _minion_value(tab, me, weights, card, z, sentenced, lasting):
+    """A minion's term of :func:`_board` (``lasting`` > 0), from the table after the weights when it is there."""
+    if card < VALUE_CARDS and lasting < VALUE_HEALTH:
+        slot = T_VALUE + ((card * 3 + z) * 2 + (1 if sentenced else 0)) * VALUE_HEALTH + lasting
+        value = weights[me, slot]
+        if value != value:  # NaN: not worked out yet
+            value = _minion_worth(tab, me, weights, card, z, sentenced, lasting)
+            weights[me, slot] = value
+        return value
+    return _minion_worth(tab, me, weights, card, z, sentenced, lasting)
+
+
+@nb.njit(**_JIT)
+def _minion_worth(tab, me, weights, card, z, sentenced, lasting):
+    """``agents.evaluate``'s value of one minion: the same float operations in the same order."""
+    value = weights[me, W_MINION] + weights[me, W_HEALTH] * lasting
+    value = value - (weights[me, W_SENTENCED] if sentenced else 0.0)
+    if z == TOWER:
+        value += weights[me, W_BUILDER] * _cd(tab, card, C_CONSTRUCTION)
+    elif z == BATTLEFIELD:
+        value += weights[me, W_RAIDER] * _cd(tab, card, C_MIGHT)
+    else:
+        value += weights[me, W_GUARD] * _cd(tab, card, C_MIGHT)
+    return value
+
+
+@nb.njit(**_JIT)
+def _hands_and_sources(weights, me, total, mine, theirs):
+    """The sources' and both hands' part of ``agents.evaluate`` (``total`` sources, hands of ``mine``, ``theirs``)."""
+    if total < SRC_CAP:
+        extra = weights[me, T_SOURCES + total]
+    else:
+        extra = 0.0
+        step = weights[me, W_SOURCE]
+        for _ in range(total):
+            extra += step
+            step *= weights[me, W_SOURCE_DECAY]
+    for k in range(mine):  # x + (-1.0 * y) is x - y exactly
+        extra += weights[me, T_HAND + k]
+    for k in range(theirs):
+        extra -= weights[me, T_HAND + k]
+    return extra
+
+
+@nb.njit(**_JIT)
+def _left(tab, me, weights, taken):
+    """``agents.evaluate``'s weight of the board when ``me`` has taken ``taken`` turns."""
+    turns = tab[X_TURNS]
+    share = (turns - taken) / turns
+    left = weights[me, W_LATE]
+    if share > left:
+        left = share
+    return left
 
 
 @nb.njit(**_JIT)
@@ -1433,26 +1547,27 @@ def _evaluate_rest(v, tab, me, weights):
     """
     mb = _sb(me)
     tb = _sb(1 - me)
-    turns = tab[X_TURNS]
-    share = (turns - v[mb + S_TURNS]) / turns
-    left = weights[me, W_LATE]
-    if share > left:
-        left = share
+    taken = v[mb + S_TURNS]
+    if 0 <= taken < LEFT_CAP:
+        left = weights[me, T_LEFT + taken]
+        if left != left:  # NaN: not worked out yet
+            left = _left(tab, me, weights, taken)
+            weights[me, T_LEFT + taken] = left
+    else:
+        left = _left(tab, me, weights, taken)
     total = 0
     for f in range(NF):
         total += v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
-    if total < SRC_CAP:
-        extra = weights[me, T_SOURCES + total]
+    mine = v[mb + S_HAND]
+    theirs = v[tb + S_HAND]
+    if total < MEMO_SRC and mine < MEMO_HAND and theirs < MEMO_HAND:
+        slot = T_MEMO + (total * MEMO_HAND + mine) * MEMO_HAND + theirs
+        extra = weights[me, slot]
+        if extra != extra:  # NaN: not worked out yet
+            extra = _hands_and_sources(weights, me, total, mine, theirs)
+            weights[me, slot] = extra
     else:
-        extra = 0.0
-        step = weights[me, W_SOURCE]
-        for _ in range(total):
-            extra += step
-            step *= weights[me, W_SOURCE_DECAY]
-    for k in range(v[mb + S_HAND]):  # x + (-1.0 * y) is x - y exactly
-        extra += weights[me, T_HAND + k]
-    for k in range(v[tb + S_HAND]):
-        extra -= weights[me, T_HAND + k]
+        extra = _hands_and_sources(weights, me, total, mine, theirs)
     playable = 0
     off = B_HAND + me * HCAP
     for k in range(v[mb + S_HAND]):
@@ -1489,33 +1604,50 @@ def _settle0(x, tab, lg):
 
 
 @nb.njit(**_JIT)
-def _settle1(w, x, tab, me, weights, lg):
-    """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest."""
+def _settle1(w, x, tab, me, weights, lg, keep):
+    """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest.
+
+    Returns whether the settled position's :func:`_evaluate` is known, and that value: when the last option
+    picked left nothing to settle, the position it led to was scored already (and unless ``keep`` asks for the
+    settled position in ``w``, it is not played again).
+    """
     for _ in range(SETTLE_STEPS):
         if _settled(w):
-            return
+            return False, 0.0
         n = _legal(w, tab, lg, 1)
         pick = 0
         if n > 1:
             sign = 1.0 if _decider(w) == me else -1.0
             best = -np.inf
+            known = False
+            value = 0.0
             for i in range(n):
                 _copy_view(w, x)
                 _step(x, tab, lg[1, i, 0], lg[1, i, 1], lg[1, i, 2])
-                _settle0(x, tab, lg)
-                score = sign * _evaluate(x, tab, me, weights)
+                done = _settled(x)
+                if not done:
+                    _settle0(x, tab, lg)
+                e = _evaluate(x, tab, me, weights)
+                score = sign * e
                 if score > best:  # strict: ties keep the legal order
                     best = score
                     pick = i
+                    known = done
+                    value = e
+            if known and not keep:
+                return True, value  # w would become that position and stop there
         _step(w, tab, lg[1, pick, 0], lg[1, pick, 1], lg[1, pick, 2])
+    return False, 0.0
 
 
-@nb.njit(**_JIT)
-def _score(v, tab, me, weights, k, a, b, base, rest, lg, w, x):
+@nb.njit(**_INLINE)
+def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x):
     """``GreedyAgent.rank``'s score of action ``(k, a, b)`` on the view ``v`` scoring ``base`` (``rest``: its terms).
 
     END scores the position; a move only the board with the minion moved (nothing follows a move in the main
-    phase, and the rest of the evaluation does not see it); any other action the settled result less the margin.
+    phase, and the rest of the evaluation does not see it); drawing or an Offering at the start of the turn only
+    the rest with the hand and sources changed (``board``: the view's board sum; :func:`_start_score`); any other
+    action the settled result less the margin.
     """
     if k == K_END:
         return base
@@ -1523,13 +1655,43 @@ def _score(v, tab, me, weights, k, a, b, base, rest, lg, w, x):
     if k == K_MOVE:
         head, left, extra, tail = rest
         return head + left * _board(v, tab, me, weights, _find(v, a), b) + extra + tail - margin
+    if k == K_DRAW or (k == K_OFFER and v[H_PKIND] == START):
+        return _start_score(v, tab, me, weights, k, a, board) - margin
     _copy_view(v, w)
     _step(w, tab, k, a, b)
-    _settle1(w, x, tab, me, weights, lg)
-    if k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION and w[H_REASON] == R_NONE:
+    invocation = k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION
+    known, value = _settle1(w, x, tab, me, weights, lg, invocation)
+    if known:
+        return value - margin
+    if invocation and w[H_REASON] == R_NONE:
         # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
         _run_clause(w, tab, me, a, _cd(tab, a, C_CLAUSE + TR_START_NEXT), NO_TARGET)
     return _evaluate(w, tab, me, weights) - margin
+
+
+@nb.njit(**_JIT)
+def _start_score(v, tab, me, weights, k, a, board):
+    """:func:`_evaluate` after the start decision ``(k, a)`` (draw, or an Offering of card ``a``), on ``v`` itself.
+
+    Neither touches the board or ends the game, and the main phase follows at once (nothing to settle): the
+    hand and the sources change in ``v`` for the evaluation and back after it, the board sum is the view's.
+    """
+    mb = _sb(me)
+    if k == K_DRAW:
+        if v[mb + S_DEND] <= v[mb + S_DTOP]:
+            head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+            return head + left * board + extra + tail
+        _hand_add(v, me, UNKNOWN)
+        head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+        _hand_remove(v, me, UNKNOWN)
+        return head + left * board + extra + tail
+    f = _cd(tab, a, C_FACTION)
+    _hand_remove(v, me, a)
+    v[mb + S_AVAIL + f] += 1
+    head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+    v[mb + S_AVAIL + f] -= 1
+    _hand_add(v, me, a)
+    return head + left * board + extra + tail
 
 
 @nb.njit(**_JIT)
@@ -1537,11 +1699,12 @@ def _rank(s, tab, me, weights, n, lg, v, w, x):
     """``GreedyAgent.rank``'s best index: the first of the highest :func:`_score` in the legal order."""
     _observe(s, v, me)
     rest = _evaluate_rest(v, tab, me, weights)  # a decision is due: the game is running
-    base = rest[0] + rest[1] * _board(v, tab, me, weights, -1, 0) + rest[2] + rest[3]
+    board = _board(v, tab, me, weights, -1, 0)
+    base = rest[0] + rest[1] * board + rest[2] + rest[3]
     best = -np.inf
     pick = 0
     for i in range(n):
-        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, lg, w, x)
+        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, board, lg, w, x)
         if score > best:
             best = score
             pick = i
@@ -1734,6 +1897,8 @@ def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
     _weight_tables(weights)
     _observe(s, v, me)
     rest = _evaluate_rest(v, tab, me, weights)
-    base = rest[0] + rest[1] * _board(v, tab, me, weights, -1, 0) + rest[2] + rest[3]
+    board = _board(v, tab, me, weights, -1, 0)
+    base = rest[0] + rest[1] * board + rest[2] + rest[3]
     for i in range(actions.shape[0]):
-        out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], base, rest, lg, w, x)
+        out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], base, rest, board, lg, w,
+                        x)
