@@ -62,10 +62,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--verify", type=int, default=None, help="most proposals re-played on held-out seeds")
     parser.add_argument("--resume", action="store_true", help="continue the search stored in --out/GAME")
+    parser.add_argument("--retune", type=int, default=None,
+                        help="the weighted tier plays each proposal with weights re-tuned for it, N games each")
     args = parser.parse_args()
     for game in args.games:
         run_case(game, args.out / game, args.seed, args.resume, budget=args.budget, workers=args.workers,
-                 verify=args.verify)
+                 verify=args.verify, retune=args.retune)
 
 
 if __name__ == "__main__":

@@ -427,7 +427,9 @@ class CompiledEngine:
     over ``variants``).  ``agents`` are the agents it plays; ``threads`` says it releases Python's GIL
     (workers are then threads); ``chunk`` is a good chunk size.  ``variants`` names ``module:NAME``, a
     tuple of :class:`Variant` — every rules variant and agent pairing the parity harness plays on both
-    engines.  The module is imported only when a game is played, so declaring costs nothing.
+    engines.  ``warm`` names ``module:function()`` that compiles the engine's other entries a caller uses
+    directly (``workbench compile`` calls it after playing the variants, so no test or page compiles them).
+    The module is imported only when a game is played, so declaring costs nothing.
     """
 
     agents: tuple[str, ...]
@@ -435,6 +437,7 @@ class CompiledEngine:
     threads: bool = True
     chunk: int = 20_000
     variants: str | tuple[Variant, ...] = ()
+    warm: str | None = None
 
 
 @dataclass(frozen=True)

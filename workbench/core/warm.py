@@ -4,9 +4,10 @@ A fresh checkout has no compiled kernels: the first fast game of each game compi
 (seconds to a minute each), in whichever process asks first — two test workers or two studio pages
 asking at once both compile.  :func:`warm` plays two games of every row of each engine's parity
 table (:meth:`GameModel.engine_variants`, every rules variant and agent pairing) and, where core's
-search has compiled rollouts, one game of search agents (its continue-from-a-state kernel), so every
-kernel signature is compiled, in ``jobs`` processes with the largest games first; later processes load the
-cached machine code.  On a warm cache it takes about a second a game.  ``workbench compile`` runs it.
+search has compiled rollouts, one game of search agents (its continue-from-a-state kernel), and calls
+the engine's ``warm`` hook for the entries used directly, so every kernel signature is compiled, in
+``jobs`` processes with the largest games first; later processes load the cached machine code.  On a
+warm cache it takes about a second a game.  ``workbench compile`` runs it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from workbench.core.errors import InputError
 from workbench.core.model import ENV_GAMES, game_names, get_game
+from workbench.core.refs import resolve_ref
 
 __all__ = ["engine_games", "source_digest", "warm", "warm_game"]
 
@@ -78,6 +80,9 @@ def warm_game(name: str) -> float:
         seats = model.players(model.make_config(model.resolve_params()))
         spec = f"search:budget=2,width=2,horizon=2,rollout={hooks.policies[0]}"
         simulate(model, 1, agents=",".join([spec] * seats), engine="reference", progress=False)
+    extra = model.engine.warm if model.engine is not None else None
+    if extra:  # the engine's other entries called directly (a step-by-step check of the kernel against the rules)
+        resolve_ref(extra)()
     return time.perf_counter() - started
 
 

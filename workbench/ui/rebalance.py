@@ -164,12 +164,12 @@ def _budget_params(targets: rb.Targets, tiers: str, seed: int, workers: int) -> 
               1, 10**9),
         Param("games", targets.games, int, "games per cell of the search's first racing stage (every candidate "
               "plays them; the ones still close play more)", 1, 10**7),
-        Param("stages", 3, int, "racing stages, each 4 × the games of the one before", 1, 6),
+        Param("stages", targets.stages, int, "racing stages, each 4 × the games of the one before", 1, 6),
         Param("max_edits", targets.max_edits, int, "most edits a proposal holds", 1, 32),
         Param("verify", 10, int, "most proposals re-played on held-out seeds", 1, 10),
         # 0.1..10.1: the slider beside the box moves in steps of 0.1 from 0.1, so a typed 1 or 2.5 stays as typed
-        Param("margin", 1.0, float, "the held-out games give every targeted rate ± this many points at 50 %",
-              0.1, 10.1),
+        Param("margin", round(100 * targets.margin, 1), float,
+              "the held-out games give every targeted rate ± this many points at 50 %", 0.1, 10.1),
         Param("tiers", tiers, str, "skill tiers of the held-out check, comma-separated (the search plays the "
               "first)"),
         Param("retune_games", 0, int, "re-tune a tier's weight set (e.g. greedy@tuned) for each proposal: 0 = off "

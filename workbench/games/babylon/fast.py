@@ -394,3 +394,21 @@ def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) ->
     K.action_scores(encode_state(config, view.state, view=True), _table(config), int(view.me), weights, acts, out,
                     lg, v, w, x)
     return out.tolist()
+
+
+def warm_steps() -> None:
+    """Compile the kernel's one-step entries (``_legal``, ``_step``) that scenario checks call action by action.
+
+    ``workbench compile`` calls it (the engine's ``warm`` hook): the scenario tests play each hand-traced
+    action on both engines (``tests/games/babylon/twin.py``), and compiling these entries there took each
+    test process most of a minute.
+    """
+    from workbench.games.babylon.model import MODEL
+    from workbench.games.babylon.rules import initial_state, legal_actions
+
+    config = MODEL.make_config(MODEL.resolve_params())
+    state = initial_state(config, 1)
+    tab = _table(config)
+    K._legal(encode_state(config, state), tab, np.zeros((3, legal_capacity(config), 3), np.int64), 0)
+    action = legal_actions(config, state)[0]
+    K._step(encode_state(config, state), tab, int(action.kind), int(action.a), int(action.b))

@@ -131,7 +131,8 @@ class BabylonModel(GameModel):
     reference_chunk = 100  # a reference game takes tens of milliseconds
     # capabilities (card_table above)
     engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.fast:play", chunk=5_000,
-                            variants="workbench.games.babylon.fast:VARIANTS")
+                            variants="workbench.games.babylon.fast:VARIANTS",
+                            warm="workbench.games.babylon.fast:warm_steps")  # the scenario checks' one-step entries
     text = "workbench.games.babylon.text"
     search = babylon_agents.SEARCH  # core's search agent (core/search.py) over these hooks
     targets = "workbench.games.babylon.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
