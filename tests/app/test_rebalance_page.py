@@ -165,7 +165,7 @@ def test_closing_the_page_stops_a_running_search_and_leaves_no_thread(tmp_path):
     deadline = time.perf_counter() + 60
     while panel.job.latest[0] == 0 and time.perf_counter() < deadline:
         time.sleep(0.01)
-    assert panel.job.running
+    assert panel.job.running, (panel.job.error, panel.job.latest, panel.job.status.value)
     panel.close()
     assert not panel.job.running and panel.result is not None and panel.result.stopped
     assert panel.result.games_searched < 10**7

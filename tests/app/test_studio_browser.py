@@ -503,6 +503,8 @@ def test_card_cells_are_checked_as_edited_every_error_listed_and_undo_clears_the
     page.locator("button", has_text="Undo all changes").click()
     listed.wait_for(state="detached")
     page.locator(".wb-cards-note [data-kind=error]").wait_for(state="detached")
+    # the grid is rebuilt from the undone table: its new cells render after the list's removal arrives
+    page.locator(".wb-cell-bad").first.wait_for(state="detached")
     assert page.locator(".wb-cell-bad").count() == 0 and page.locator(".wb-edit-power_cost.wb-row-F1 input") \
         .input_value() == "1"
     _offline_and_clean(recorder)
