@@ -21,7 +21,7 @@ import pytest
 from tests.cardtoss import CardTossRules, load, shipped_cards
 from workbench.core import rebalance as rb
 from workbench.core.cardtable import CardTable
-from workbench.core.errors import InputError
+from workbench.core.errors import DataError, InputError
 from workbench.core.model import FIRST, AgentDecl, Param
 from workbench.core.seeding import game_seeds
 
@@ -462,6 +462,30 @@ def test_a_part_by_part_search_resumed_mid_halving_gives_the_proposals_of_an_uni
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)
     assert resumed.verification.equals(whole.verification)
+
+
+class EdgesRefusing(Edges):
+    """The edges toy whose loader refuses a bonus of 5 with edge 2 (as a game's data check refuses a clash)."""
+
+    name = "cardtoss_edges_refusing"
+
+    def make_config(self, params: dict[str, Any]) -> tuple[float, str]:
+        if params.get("edge") == 2 and params.get("bonus") == 5:
+            raise DataError("cards.csv", None, "bonus", "a bonus of 5 is refused with edge 2")
+        return super().make_config(params)
+
+
+EDGES_REFUSING = EdgesRefusing()
+
+
+def test_an_option_the_game_refuses_is_tried_once_and_the_parts_are_still_composed(tmp_path):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(EDGES_REFUSING, out=tmp_path / "refusing", on_trial=trials.append,
+                          **{**QUICK, "budget": 20_000, "stages": 3, "verify": 1})
+    refused = [t for t in trials if t["edits"] == ((2, 5),)]
+    assert len(refused) == 1 and refused[0]["stage"] == -1 and refused[0]["games"] == 0
+    assert ((0, 1), (1, 2), (2, 3)) in [t["edits"] for t in trials]
+    assert result.proposals.row(0, named=True)["holds"]
 
 
 def test_a_target_pooled_over_the_parts_is_not_searched_part_by_part(tmp_path):

@@ -61,6 +61,7 @@ each proposal's card set saved as a CSV under ``<out>/proposals/`` (never over a
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import json
 import math
 import re
@@ -525,7 +526,8 @@ def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, 
         for stage in range(last + 1):
             for g, group in enumerate(groups):
                 for option in _alive(race, g, _options(group, dims), stage):
-                    if race.cache.get(option, (-1,))[0] < stage:
+                    # an option the game refused is in the race at stage -1: never proposed again
+                    if option not in race.cache if stage == 0 else race.cache[option][0] < stage:
                         return option, stage
         composed = _compose(race, groups, dims, last)
         if composed not in race.cache:
@@ -915,7 +917,8 @@ class _Race:
     rungs: dict[int, list[float]] = field(default_factory=dict)
 
     # a separable space's parts (:class:`_Group`): each part's best distance at the last stage, its stages'
-    # distances, and each candidate's (stage, distance) on the part's own items — the baseline's included
+    # distances, and each candidate's (stage, distance, robust distance, gap) on the part's own items — the
+    # baseline's included
     group_best: dict[int, float] = field(default_factory=dict)
     group_rungs: dict[tuple[int, int], list[float]] = field(default_factory=dict)
     group_values: dict[tuple[int, Candidate], tuple[int, float, float, float]] = field(default_factory=dict)
@@ -1017,8 +1020,6 @@ def _separable(ctx: _Context, agent: str, master: int, plan: list[int], slots: i
 
 def _options(group: _Group, dims: Sequence[Dim]) -> list[Candidate]:
     """Every combination of one part's steps (not all zero, at most ``group.most`` edits), smallest first."""
-    import itertools
-
     found = []
     for steps in itertools.product(*[(0, *dims[i].deltas) for i in group.dims]):
         if any(steps) and sum(1 for d in steps if d) <= group.most:
