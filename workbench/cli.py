@@ -131,8 +131,7 @@ def _dispatch(argv: list[str]) -> int:
     comp.add_argument("games", nargs="*", help="games (default: every game with a compiled engine)")
     comp.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     # a core command needs no game's own commands: importing every game to list them cost seconds a call
-    core = bool(argv) and argv[0] in CORE_COMMANDS and not {"-h", "--help"} & set(argv[:1])
-    game_commands = {} if core else _game_commands()
+    game_commands = {} if argv[:1] and argv[0] in CORE_COMMANDS else _game_commands()
     for command in game_commands.values():
         command.add_arguments(sub.add_parser(command.name, help=command.help))
     known, rest = top.parse_known_args(argv)
