@@ -22,10 +22,10 @@ import polars as pl
 from workbench.core.rebalance import proposals_table, rebalance, verification_table
 
 CASES = {
-    # game: settings of the number (the game's declared target and edit space unless given)
-    "duel": {"budget": 8_000_000, "tiers": "greedy,greedy@tuned", "workers": 2},
-    "babel": {"budget": 3_000_000, "tiers": "greedy,greedy@tuned", "workers": 2},
-    "babylon": {"budget": 2_500_000, "max_edits": 4, "tiers": "greedy,greedy@tuned", "workers": 2},
+    # game: settings of the number (the game's declared target, edit space and budget unless given)
+    "duel": {"tiers": "greedy,greedy@tuned", "workers": 2},
+    "babel": {"tiers": "greedy,greedy@tuned", "workers": 2},
+    "babylon": {"max_edits": 4, "tiers": "greedy,greedy@tuned", "workers": 2},
 }
 
 

@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "parameter with @P gives one per value of P, e.g. second_bonus_tower:0..+6@battlefield "
                              "(default: the game's)")
     parser.add_argument("--cards", default=None, help="card keys or patterns to edit, e.g. 'F*,S*' (default: all)")
-    parser.add_argument("--budget", type=int, default=100_000, help="games the search may play (default 100000)")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="games the search may play (default: the game's, 100000 unless it says)")
     parser.add_argument("--seed", type=int, default=0, help="the rebalance seed (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="output folder: search.db (resumable), proposals/, "
                                                                 "proposals.csv, verification.csv")

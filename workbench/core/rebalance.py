@@ -167,6 +167,7 @@ class Targets:
         max_edits: most edits a candidate holds (the sparse search's slots).
         stages: racing stages (each ``factor`` times the games of the one before).
         margin: the held-out check's games give every targeted item ± this at 50 % (0.01: ±1 point).
+        budget: the games a full search may play (the command's default for this game).
     """
 
     metrics: tuple[Metric, ...] = ()
@@ -180,6 +181,7 @@ class Targets:
     max_edits: int = 6
     stages: int = 3
     margin: float = 0.01
+    budget: int = 100_000
 
     def all_metrics(self) -> dict[str, Metric]:
         """The metrics by name, core's ``first_seat`` added when the game declares none of that name."""
@@ -1145,7 +1147,8 @@ def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[
 
 
 def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | None = None,
-              cards: str | None = None, budget: int = 100_000, seed: int = 0, tiers: str | Sequence[str] | None = None,
+              cards: str | None = None, budget: int | None = None, seed: int = 0,
+              tiers: str | Sequence[str] | None = None,
               out: str | Path, resume: bool = False, max_edits: int | None = None, games: int | None = None,
               stages: int | None = None, factor: int = 4, population: int = 24, verify: int = 10,
               margin: float | None = None,
@@ -1162,7 +1165,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         target: bands, e.g. ``"first_seat=49..51"`` (default: the game's).
         edit: the edit spec, e.g. ``"power_cost:-1..+1, might:-1..+1"`` (default: the game's).
         cards: card key patterns, e.g. ``"F*,S*"`` (default: the game's, usually every card).
-        budget: games the search may play (the verification plays more, on held-out seeds).
+        budget: games the search may play (the verification plays more, on held-out seeds; default: the game's).
         seed: the rebalance seed (search seeds, held-out seeds and the sampler all derive from it).
         tiers: skill tiers for the verification (``core/tiers.py``); the search plays the first.
         out: the output folder (``search.db``, ``settings.json``, ``proposals/``).
@@ -1199,6 +1202,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
     dims = edit_space(model, edit, cards, targets)
     table = card_table(model)
     stages = targets.stages if stages is None else stages
+    budget = targets.budget if budget is None else budget
     margin = targets.margin if margin is None else margin
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 0.5:
         raise InputError(f"margin must be a fraction between 0 and 0.5 (0.01: ±1 point), got {margin!r}")

@@ -35,6 +35,7 @@ TARGETS = Targets(
     edit="hand_start:-2..+5@start_hands, hand_other:-2..+5@start_hands",
     games=640,  # the last of four racing stages, 40,960 games per variant, reads ±0.5 point: the band is ±1
     max_edits=4,
+    budget=3_000_000,  # a full search (workbench rebalance babel's default; benchmarks/rebalance.py)
     stages=4,
     margin=0.005,
 )

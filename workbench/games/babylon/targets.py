@@ -62,4 +62,5 @@ TARGETS = Targets(
     aliases={"cost": ("power_cost", "specific_cost", "tp_cost"), "stats": ("construction", "might", "health")},
     games=64,
     max_edits=4,
+    budget=2_500_000,  # a full search (workbench rebalance babylon's default; benchmarks/rebalance.py)
 )

@@ -37,6 +37,7 @@ TARGETS = Targets(
     edit="second_bonus_tower:0..+3@battlefield, second_bonus_wall:0..+10@battlefield",
     games=1280,  # the first racing stage; the last of four plays 81,920 games a battlefield: ±0.35 point
     max_edits=8,  # one start value per battlefield
+    budget=8_000_000,  # a full search (workbench rebalance duel's default; benchmarks/rebalance.py)
     stages=4,
     margin=0.005,  # the held-out check reads ±0.5 point: the band is ±1
 )
