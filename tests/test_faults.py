@@ -71,6 +71,7 @@ def test_two_simulate_runs_on_one_file_the_second_is_refused_at_once_and_nothing
     first.send_signal(signal.SIGINT)
     _, stderr = first.communicate(timeout=60)
     assert first.returncode == 130, stderr
+    assert out.is_file(), (stderr, _parts(parts) if parts.exists() else "no parts folder")
     kept = pl.read_parquet(out)
     assert kept.height >= before * 2000 and kept.height % 2000 == 0 and _contiguous(kept)  # nothing lost or doubled
     assert_frame_equal(kept.head(300), simulate("toy", 300, seed=9, progress=False))
