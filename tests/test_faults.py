@@ -112,6 +112,21 @@ def test_a_report_folder_is_written_by_one_run_and_sigterm_leaves_nothing_behind
     assert list(tmp_path.iterdir()) == []  # no report, no .rep.staging-*, no lock
 
 
+def test_a_stop_that_lands_in_code_run_by_exec_still_exits_130_under_python_m(tmp_path):
+    # A stop arriving while exec'd code runs (dataclasses and numba build functions that way) left
+    # CPython's "unhandled KeyboardInterrupt" mark set, and `python -m` then ended the handled stop
+    # by SIGINT (status -2): one early stop of `report babylon` in eight under load.
+    (tmp_path / "stopped_in_exec.py").write_text(
+        "import sys\nfrom workbench import cli\n"
+        "cli._dispatch = lambda argv: exec('raise KeyboardInterrupt')\n"
+        "sys.exit(cli.main([]))\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+    ran = subprocess.run([sys.executable, "-m", "stopped_in_exec"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 130, ran.stderr
+    assert ran.stderr.strip() == "workbench: stopped; finished work is kept and nothing was left half-written"
+
+
 # -- D2: parts of another run are never deleted silently ------------------------------------------------
 def test_parts_of_a_killed_run_survive_a_rerun_with_other_settings_and_resume(tmp_path):
     out = tmp_path / "run.parquet"

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from workbench.core.stopping import check as check_stop
+
 __all__ = ["LineProgress", "Rate", "StepProgress", "progress", "step", "tick"]
 
 EVERY = float(os.environ.get("WORKBENCH_PROGRESS_EVERY", "10"))  # seconds between plain lines
@@ -205,9 +207,14 @@ _steps: list[StepProgress] = []
 
 
 def tick(n: int, done: int | None = None, total: int | None = None) -> None:
-    """Count ``n`` finished games for the :func:`step` running now (nothing when none runs)."""
+    """Count ``n`` finished games for the :func:`step` running now (nothing when none runs).
+
+    A runner calls it after each finished chunk, a point where stopping is safe: a stop requested
+    by Ctrl-C or SIGTERM is raised here (:mod:`workbench.core.stopping`).
+    """
     if _steps:
         _steps[-1].tick(n, done, total)
+    check_stop()
 
 
 @contextmanager

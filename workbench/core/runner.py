@@ -129,12 +129,17 @@ def drain(results: Iterator[tuple[int, pl.DataFrame]], jobs: int,
     """``(i, frame)`` of :func:`execute`'s results as they finish, for a caller that keeps counts, not frames.
 
     After each one the caller has handled, ``should_stop()`` is asked (unless it was the last of
-    ``jobs``); true raises :class:`KeyboardInterrupt` into the caller's loop, as Ctrl-C would.  The
-    results are closed however the loop ends, so chunks not started are cancelled.
+    ``jobs``); true raises :class:`KeyboardInterrupt` into the caller's loop, as Ctrl-C would, and
+    so does a stop Ctrl-C or SIGTERM requested (:mod:`workbench.core.stopping`).  The results are
+    closed however the loop ends, so chunks not started are cancelled.
     """
+    from workbench.core.stopping import check
+
     try:
         for finished, item in enumerate(results, start=1):
             yield item
+            if finished < jobs:
+                check()
             if should_stop is not None and finished < jobs and should_stop():
                 raise KeyboardInterrupt
     finally:
