@@ -78,9 +78,8 @@ def test_a_stopped_stream_keeps_the_chunk_that_was_running_and_every_one_before(
         if len(seen) == 3:  # Ctrl-C while the fourth chunk is about to be played
             os.kill(os.getpid(), signal.SIGINT)
 
-    with deferred_stops(), pytest.raises(RunInterrupted) as info:
-        simulate_to_parquet("toy", 10**9, out, chunk_size=500, workers=1, progress=False,
-                            on_progress=on_progress)
+    with deferred_stops(), pytest.raises(RunInterrupted) as info:  # 40 chunks: it ends, stopped or not
+        simulate_to_parquet("toy", 20_000, out, chunk_size=500, workers=1, progress=False, on_progress=on_progress)
     assert info.value.done == 4 * 500  # the fourth chunk was finished and kept, no fifth was started
     kept = pl.read_parquet(out)
     assert kept["game_index"].to_list() == list(range(2000))
