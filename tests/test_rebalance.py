@@ -10,9 +10,10 @@ The fair settings one edit away are exactly two: lead power 3, or answer power 4
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -22,7 +23,8 @@ from tests.cardtoss import CardTossRules, load, shipped_cards
 from workbench.core import rebalance as rb
 from workbench.core.cardtable import CardTable
 from workbench.core.errors import DataError, InputError
-from workbench.core.model import FIRST, AgentDecl, Param
+from workbench.core.model import CHANCE, FIRST, TERMINAL, AgentDecl, Param, first_seat, seat_name
+from workbench.core.rng import SplitMix64
 from workbench.core.seeding import game_seeds
 
 CARDS = shipped_cards(Path(tempfile.gettempdir()) / "workbench-test-rebalance")
@@ -506,3 +508,114 @@ def test_a_search_kept_in_memory_proposes_what_one_on_disk_does_and_writes_no_da
     assert in_memory.verification.equals(on_disk.verification)
     with pytest.raises(InputError, match="cannot be resumed"):
         rb.rebalance(MODEL, out=tmp_path / "memory", keep=False, resume=True, **QUICK)
+
+
+# -- a search at every tier ---------------------------------------------------------------------------------
+class Pressed(NamedTuple):
+    seed: int
+    first: int
+    pressed: int | None
+    winner: int | None
+
+
+class PressAgent:
+    """Always presses."""
+
+    def act(self, observation: Any, legal: Any, config: Any, rng: Any) -> int:
+        return 1
+
+
+class PressToss(CardTossRules):
+    """The first seat decides to press (1) or not (0), then one coin decides: the first seat wins with probability
+    0.665 − 0.08 × pressed − 0.03 × bonus.  Worked out by hand, per tier and bonus (band 45..55):
+
+    ========  =====  ======  ======  ======  ======
+    tier      bonus  1       2       3       4
+    ========  =====  ======  ======  ======  ======
+    press     (1)    55.5 ✗  52.5 ✓  49.5 ✓  46.5 ✓
+    random    (½)    59.5 ✗  56.5 ✗  53.5 ✓  50.5 ✓
+    ========  =====  ======  ======  ======  ======
+
+    A search at the press tier alone takes the smallest edit inside its band, bonus 2, which misses at random
+    by 1.5 points; a search at both tiers takes bonus 3, which holds at both.
+    """
+
+    name = "presstoss"
+    title = "Press toss (test)"
+    rules_version = "presstoss-1"
+    cards_file = CARDS
+    params = (FIRST, Param("bonus", 0, int, "points the second seat gets back", 0, 6))
+    agent_types = (AgentDecl("press", PressAgent, "always presses"),)
+    targets = rb.Targets(target="first_seat=45..55", edit="bonus:0..+6", games=400, stages=3, max_edits=1)
+
+    def max_length(self, params: dict[str, Any]) -> int:
+        return 2
+
+    def make_config(self, params: dict[str, Any]) -> tuple[float, str]:
+        return 0.665 - 0.03 * params.get("bonus", 0), params.get("first", "random")
+
+    def initial_state(self, config: tuple[float, str], seed: int) -> Pressed:
+        return Pressed(seed, first_seat(config[1], seed), None, None)
+
+    def current_player(self, config: Any, state: Pressed) -> int:
+        if state.pressed is None:
+            return state.first
+        return TERMINAL if state.winner is not None else CHANCE
+
+    def legal_actions(self, config: Any, state: Pressed, seat: int) -> tuple[int, ...]:
+        return (0, 1)
+
+    def observation(self, config: Any, state: Pressed, seat: int) -> None:
+        return None
+
+    def chance_outcomes(self, config: tuple[float, str], state: Pressed) -> list[tuple[Any, float]]:
+        p = config[0] - 0.08 * state.pressed
+        return [(state.first, p), (1 - state.first, 1 - p)]
+
+    def sample_chance(self, config: tuple[float, str], state: Pressed) -> tuple[Any, Pressed]:
+        won = SplitMix64.for_stream(state.seed, 1).random() < config[0] - 0.08 * state.pressed
+        return (state.first if won else 1 - state.first), state
+
+    def apply(self, config: Any, state: Pressed, action: int) -> Pressed:
+        return state._replace(pressed=action) if state.pressed is None else state._replace(winner=action)
+
+    def result_row(self, config: Any, state: Pressed) -> dict[str, Any]:
+        return {"winner": seat_name(state.winner), "reason": "toss", "length": 2, "first_seat": seat_name(state.first)}
+
+
+class PressTossAtEveryTier(PressToss):
+    name = "presstoss_tiers"
+    targets = dataclasses.replace(PressToss.targets, search_tiers=True)
+
+
+PRESS, PRESS_TIERS = PressToss(), PressTossAtEveryTier()
+TIERED = {"budget": 300_000, "tiers": "press,random", "margin": 0.01, "seed": 5, "verify": 2, "population": 8}
+
+
+def test_a_search_at_the_first_tier_alone_proposes_an_edit_that_misses_at_the_second(tmp_path):
+    result = rb.rebalance(PRESS, out=tmp_path / "first", **TIERED)
+    best = result.proposals.row(0, named=True)
+    assert best["edits"] == "Bonus: 0 → 2" and not best["holds"]
+    assert best["verdict"] == "meets the target only at press (held-out seeds)"
+    missed = result.verification.filter((pl.col("proposal") == 1) & (pl.col("tier") == "random")).row(0, named=True)
+    assert abs(missed["after_score"] - 0.565) < 0.015 and not missed["after_inside"]  # 56.5 % by hand
+
+
+def test_a_search_at_every_tier_proposes_the_edit_that_holds_at_both(tmp_path):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(PRESS_TIERS, out=tmp_path / "every", on_trial=trials.append, **TIERED)
+    best = result.proposals.row(0, named=True)
+    assert best["edits"] == "Bonus: 0 → 3" and best["holds"]
+    assert best["verdict"] == "meets the target at every tier on held-out seeds"
+    after = result.verification.filter(pl.col("proposal") == 1).sort("tier")
+    assert after["tier"].to_list() == ["press", "random"]
+    assert np.allclose(after["after_score"].to_numpy(), [0.495, 0.535], atol=0.015)  # by hand, as above
+    # the search read each tier apart, on the same games: its baseline has an item per tier, in plain words
+    baseline = result.baseline.sort("item")
+    assert baseline["item"].to_list() == ["all games · press", "all games · random"]
+    assert baseline["item_title"].to_list() == ["all games, at press", "all games, at random"]
+    assert baseline["n"].to_list() == [6400, 6400] and trials[0]["games"] == 2 * 6400
+    assert np.allclose(baseline["score"].to_numpy(), [0.585, 0.625], atol=0.015)
+    # its stored settings name both tiers: the same search resumes (nothing left to play) to the same proposals
+    again = rb.rebalance(PRESS_TIERS, out=tmp_path / "every", resume=True, **TIERED)
+    assert again.trials.equals(result.trials) and again.proposals.equals(result.proposals)

@@ -168,6 +168,9 @@ class Targets:
         stages: racing stages (each ``factor`` times the games of the one before).
         margin: the held-out check's games give every targeted item ± this at 50 % (0.01: ±1 point).
         budget: the games a full search may play (the command's default for this game).
+        search_tiers: the search plays every verification tier, each tier's items kept apart (``"3/5 ·
+            greedy@tuned"``), so the proposal it picks holds at every tier and not at the first alone; it plays
+            that many times the games.  For a game whose tiers disagree by about the band's width (Babel).
     """
 
     metrics: tuple[Metric, ...] = ()
@@ -182,6 +185,7 @@ class Targets:
     stages: int = 3
     margin: float = 0.01
     budget: int = 100_000
+    search_tiers: bool = False
 
     def all_metrics(self) -> dict[str, Metric]:
         """The metrics by name, core's ``first_seat`` added when the game declares none of that name."""
@@ -673,6 +677,14 @@ class _Context:
 
 
 Counts = dict[str, dict[str, list[int]]]  # metric → item → [n, wins, draws]
+# what the search plays: one agent spec, or (tier label, spec) of every tier (``Targets.search_tiers``)
+SearchAgent = str | tuple[tuple[str, str], ...]
+TIER_SEP = " · "  # an item read at one tier of a search at every tier: "3/5 · greedy@tuned"
+
+
+def _tiered(counts: Counts, label: str) -> Counts:
+    """``counts`` with each item named for the tier that played it."""
+    return {m: {f"{item}{TIER_SEP}{label}": list(v) for item, v in items.items()} for m, items in counts.items()}
 
 
 def _add(total: Counts, more: Counts) -> Counts:
@@ -700,17 +712,26 @@ def _cell_key(agent: str, master: int, start: int, stop: int, resolved: dict[str
     return json.dumps([agent, master, start, stop, sorted((k, repr(v)) for k, v in resolved.items())])
 
 
-def _play(ctx: _Context, candidate: Candidate, agent: str, master: int, start: int, stop: int,
+def _play(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, start: int, stop: int,
           metric_names: Sequence[str]) -> tuple[Counts, int, dict[str, Counts]]:
     """Games ``start..stop-1`` of every cell on master seed ``master`` (common random numbers), as counts.
 
     Returns ``(counts, games played, the cells played here by their memo key)``.  A cell whose games were
     played before with the same parameters (another candidate that leaves it alone: the duel's edits are
-    per battlefield) is read from ``ctx.memo`` and costs nothing; the counts are the same either way.
+    per battlefield) is read from ``ctx.memo`` and costs nothing; the counts are the same either way.  With
+    every tier's agent (a search at every tier) each tier plays the same games and counts its own items.
     """
+    if not isinstance(agent, str):
+        total: Counts = {}
+        played, new = 0, {}
+        for label, spec in agent:
+            counts, games, cells = _play(ctx, candidate, spec, master, start, stop, metric_names)
+            total, played = _add(total, _tiered(counts, label)), played + games
+            new.update(cells)
+        return total, played, new
     model, metrics = ctx.model, ctx.targets.all_metrics()
     jobs, owner, keys = [], [], []
-    total: Counts = {}
+    total = {}
     cells = ctx.cells(candidate)
     # enough chunks to keep every worker busy, and no more: a chunk costs a kernel call and a frame, so with
     # at least two cells per worker each cell is one chunk (the same games either way: the seeds are per game)
@@ -759,8 +780,10 @@ def measure(counts: Counts, bands: Sequence[Band], metrics: dict[str, Metric],
             low, high = wilson(score, n) if n else (0.0, 1.0)
             near_low, near_high = wilson(score, n, race_confidence) if n else (0.0, 1.0)
             rate = score / n if n else float("nan")
+            base, _, tier = item.partition(TIER_SEP)
+            title = metrics[band.metric].item_label(base) + (f", at {tier}" if tier else "")
             rows.append({"metric": band.metric, "metric_title": metrics[band.metric].title, "item": item,
-                         "item_title": metrics[band.metric].item_label(item), "n": n, "wins": w, "draws": d,
+                         "item_title": title, "n": n, "wins": w, "draws": d,
                          "score": rate, "score_low": low, "score_high": high, "band_low": band.low,
                          "band_high": band.high, "inside": bool(band.low <= rate <= band.high),
                          "distance": 100 * max(0.0, band.low - rate, rate - band.high),
@@ -843,11 +866,11 @@ def _optuna() -> Any:
 
 
 def _settings(model: GameModel, bands: Sequence[Band], dims: Sequence[Dim], seed: int, games: int, stages: int,
-              factor: int, slots: int | None, agent: str, targets: Targets) -> dict[str, Any]:
+              factor: int, slots: int | None, agent: SearchAgent, targets: Targets) -> dict[str, Any]:
     return {"game": model.name, "rules_version": model.rules_version,
             "bands": [[b.metric, b.low, b.high] for b in bands],
             "dims": [[d.label, d.base, list(d.deltas)] for d in dims], "seed": seed, "games": games, "stages": stages,
-            "factor": factor, "slots": slots, "agent": agent,
+            "factor": factor, "slots": slots, "agent": agent if isinstance(agent, str) else [list(a) for a in agent],
             "cells": json.loads(json.dumps([{**targets.params, **c} for c in targets.cells], default=str))}
 
 
@@ -973,7 +996,8 @@ class _Group:
     most: int  # most edits of one option: a candidate's slots shared among the parts (all its dims when dense)
 
 
-def _separable(ctx: _Context, agent: str, master: int, plan: list[int], slots: int | None) -> list[_Group] | None:
+def _separable(ctx: _Context, agent: SearchAgent, master: int, plan: list[int],
+               slots: int | None) -> list[_Group] | None:
     """The edit space's parts when it is separable, else None (read from the baseline's first stage).
 
     A space is separable when every edit is a parameter scoped to some cells (``second_bonus_wall@battlefield``),
@@ -1001,10 +1025,14 @@ def _separable(ctx: _Context, agent: str, master: int, plan: list[int], slots: i
                 owner[c] = g
     names = [b.metric for b in ctx.bands]
     parts: dict[tuple[str, str], set[int]] = {}
+    tiers = [("", agent)] if isinstance(agent, str) else list(agent)
     for c, params in enumerate(cells):
-        counts = ctx.memo.get(_cell_key(agent, master, 0, plan[0], ctx.model.resolve_params(params)))
-        if counts is None:
-            return None
+        counts: Counts = {}
+        for label, spec in tiers:
+            found = ctx.memo.get(_cell_key(spec, master, 0, plan[0], ctx.model.resolve_params(params)))
+            if found is None:
+                return None
+            counts = _add(counts, _tiered(found, label) if label else found)
         for metric in names:
             for item in counts.get(metric, {}):
                 parts.setdefault((metric, item), set()).add(owner.get(c, -1))
@@ -1053,7 +1081,8 @@ def _group_distance(table: pl.DataFrame, group: _Group) -> tuple[float, float, f
     return float(rows["distance"].sum()), float(rows["reach"].sum()), float(robust), float(gap)
 
 
-def _known_groups(ctx: _Context, race: _Race, agent: str, master: int, plan: list[int], slots: int | None) -> None:
+def _known_groups(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
+                  slots: int | None) -> None:
     """Work out the parts once the baseline has its last stage (live or resumed) and record its part distances."""
     last = len(plan) - 1
     if ctx.groups_known or race.cache.get((), (-1,))[0] != last:
@@ -1077,7 +1106,7 @@ def _compose(race: _Race, groups: list[_Group], dims: Sequence[Dim], last: int) 
     return _canonical(pairs, dims)
 
 
-def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: str, master: int, plan: list[int],
+def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAgent, master: int, plan: list[int],
               factor: int, group: int | None = None, limit: int | None = None) -> tuple[
                   int, Counts, float, int, list[list[float]], dict[str, Counts], list[list[float]]]:
     """Race a candidate (see :class:`_Race`); one that edits one part of a separable space (``group``) on that part.
@@ -1167,7 +1196,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         cards: card key patterns, e.g. ``"F*,S*"`` (default: the game's, usually every card).
         budget: games the search may play (the verification plays more, on held-out seeds; default: the game's).
         seed: the rebalance seed (search seeds, held-out seeds and the sampler all derive from it).
-        tiers: skill tiers for the verification (``core/tiers.py``); the search plays the first.
+        tiers: skill tiers for the verification (``core/tiers.py``); the search plays the first (every one
+            when the game declares ``search_tiers``).
         out: the output folder (``search.db``, ``settings.json``, ``proposals/``).
         resume: continue the search stored in ``out``.
         max_edits: most edits per candidate (default: the game's).
@@ -1220,7 +1250,9 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
                              f"{', '.join(t.agent for t in tier_list)}; or leave retune at 0")
         for agent in weighted:  # too small a budget is refused before any game
             retune_plan(model, agent, retune, len(targets.cells))
-    search_agent = agents[tier_list[0].label]
+    # the search plays the first tier, or every tier (each tier's items apart) when the game declares so
+    search_agent: SearchAgent = agents[tier_list[0].label] if not targets.search_tiers or len(tier_list) < 2 else \
+        tuple((t.label, agents[t.label]) for t in tier_list)
     max_edits = max_edits or targets.max_edits
     slots = None if len(dims) <= max_edits else max_edits
     first = games or targets.games
@@ -1285,7 +1317,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
             storage.engine.dispose()
 
 
-def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: str, master: int, seed: int,
+def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: SearchAgent, master: int, seed: int,
             budget: int, slots: int | None, population: int, used: list[int],
             on_trial: Callable[[dict[str, Any]], None] | None, screen: bool = True, factor: int = 4) -> bool:
     """Ask, race and tell trials until the budget is spent; True when a trial was stopped."""
