@@ -71,7 +71,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
                    "one (`workbench tune babel`).", size["tier_games"])
     add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=workers)
     add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=workers,  # three stages (the full search: four)
-                          **({} if quick else {"budget": 600_000, "stages": 3}))
+                          **({} if quick else {"budget": 1_200_000, "stages": 3}))
     return rep.write(out_dir)
 
 
