@@ -170,7 +170,8 @@ class Targets:
         budget: the games a full search may play (the command's default for this game).
         search_tiers: the search plays every verification tier, each tier's items kept apart (``"3/5 ·
             greedy@tuned"``), so the proposal it picks holds at every tier and not at the first alone; it plays
-            that many times the games.  For a game whose tiers disagree by about the band's width (Babel).
+            that many times the games.  For a game whose tiers disagree by a good part of the band (the duel,
+            Babel).  A metric's items (raw keys) must then not contain ``" · "``.
     """
 
     metrics: tuple[Metric, ...] = ()
@@ -780,7 +781,9 @@ def measure(counts: Counts, bands: Sequence[Band], metrics: dict[str, Metric],
             low, high = wilson(score, n) if n else (0.0, 1.0)
             near_low, near_high = wilson(score, n, race_confidence) if n else (0.0, 1.0)
             rate = score / n if n else float("nan")
-            base, _, tier = item.partition(TIER_SEP)
+            base, tiered, tier = item.rpartition(TIER_SEP)  # "3/5 · greedy@tuned": read at one tier
+            if not tiered:
+                base = item
             title = metrics[band.metric].item_label(base) + (f", at {tier}" if tier else "")
             rows.append({"metric": band.metric, "metric_title": metrics[band.metric].title, "item": item,
                          "item_title": title, "n": n, "wins": w, "draws": d,
