@@ -16,8 +16,13 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 os.environ.setdefault("WORKBENCH_GAMES", "tests.toygame.model")  # the toy game: see tests/toygame/model.py
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
-# A suite started in the background (`nohup make test &`, a non-interactive shell's `&`) inherits
-# Ctrl-C ignored, and so would every run a test starts; the tests that stop runs with SIGINT test
-# what a terminal's Ctrl-C does, so it is delivered here as in a terminal.
-if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def terminal_ctrl_c() -> None:
+    """``preexec_fn`` of a run a test stops with SIGINT: Ctrl-C reaches it as from a terminal.
+
+    A suite started in the background (`nohup make test &`, a non-interactive shell's `&`) inherits
+    Ctrl-C ignored, and so would the runs it starts; only the runs that test Ctrl-C get it back (the
+    studio's servers and kernels keep what the suite was given).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from tests.conftest import REPO
+from tests.conftest import REPO, terminal_ctrl_c
 from workbench.cli import main
 from workbench.core import study as study_mod
 from workbench.core.errors import RunInterrupted
@@ -128,7 +128,7 @@ def test_a_huge_run_streams_to_disk_in_bounded_memory_and_keeps_its_prefix_when_
     env = {**os.environ, "WORKBENCH_PROGRESS_EVERY": "0.2"}
     proc = subprocess.Popen([*WORKBENCH, "simulate", "toy", "--games", "1000000000000", "--chunk-size", "2000",
                              "--out", str(out)], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=terminal_ctrl_c)
     parts = tmp_path / "huge.parquet.parts"
     deadline = time.monotonic() + 90
     while len(list(parts.glob("0*.parquet"))) < 15:

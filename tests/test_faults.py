@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from tests.conftest import REPO
+from tests.conftest import REPO, terminal_ctrl_c
 from workbench.cli import main
 from workbench.core.errors import RunInterrupted
 from workbench.core.runner import simulate
@@ -33,7 +33,7 @@ HUGE = str(10**12)  # a run that would never finish: the tests stop it
 
 def _start(args: list[str], **env: str) -> subprocess.Popen:
     return subprocess.Popen([*WORKBENCH, *args], cwd=REPO, env={**os.environ, **env}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=terminal_ctrl_c)
 
 
 def _wait_for(what, proc: subprocess.Popen, timeout: float = 120) -> None:

@@ -14,6 +14,14 @@ from workbench.core.stopping import check, deferred_stops, requested
 from workbench.core.stream import simulate_to_parquet
 
 
+@pytest.fixture(autouse=True)
+def _terminal_ctrl_c():
+    """Ctrl-C as in a terminal, even when the suite runs where it is ignored (``nohup make test &``)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _busy(seconds: float) -> int:
     """Python bytecode for a while: where a signal's handler runs."""
     n, end = 0, time.monotonic() + seconds
