@@ -534,7 +534,7 @@ def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, 
             for g, group in enumerate(groups):
                 for option in _alive(race, g, _options(group, dims), stage):
                     # an option the game refused is in the race at stage -1: never proposed again
-                    if option not in race.cache if stage == 0 else race.cache[option][0] < stage:
+                    if (option not in race.cache) if stage == 0 else (race.cache[option][0] < stage):
                         return option, stage
         composed = _compose(race, groups, dims, last)
         if composed not in race.cache:

@@ -140,8 +140,8 @@ def drain(results: Iterator[tuple[int, pl.DataFrame]], jobs: int,
             yield item
             if finished < jobs:
                 check()
-            if should_stop is not None and finished < jobs and should_stop():
-                raise KeyboardInterrupt
+                if should_stop is not None and should_stop():
+                    raise KeyboardInterrupt
     finally:
         close = getattr(results, "close", None)
         if close is not None:
