@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.core.rebalance import proposals_table, rebalance, verification_table
+from workbench.core.rebalance import additive_table, proposals_table, rebalance, verification_table
 
 CASES = {
     # game: settings of the number (the game's declared target, edit space and budget unless given)
@@ -43,6 +43,9 @@ def run_case(game: str, out: Path, seed: int, resume: bool = False, **overrides:
         print(result.summary())
         print(proposals_table(result))
         print(verification_table(result))
+        if result.additive_note:
+            print(result.additive_note)
+            print(additive_table(result))
         t = result.trials
         print(f"searched: {t.height} trials, {t['edits'].n_unique()} distinct candidates, "
               f"{result.games_searched:,} games; distance (points outside) min {t['distance'].min():.2f}, "

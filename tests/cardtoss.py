@@ -24,23 +24,23 @@ from workbench.core.rng import SplitMix64
 SHIPPED = "key,name,power,cost\nlead,Lead card,4,0\nanswer,Answer card,3,0\n"
 
 
-def shipped_cards(folder: Path) -> Path:
-    """The shipped cards file in ``folder`` (written when missing or changed)."""
+def shipped_cards(folder: Path, text: str = SHIPPED) -> Path:
+    """The shipped cards file (``text``) in ``folder`` (written when missing or changed)."""
     folder.mkdir(parents=True, exist_ok=True)
     cards = folder / "cards.csv"
-    if not cards.is_file() or cards.read_text(encoding="utf-8") != SHIPPED:
-        cards.write_text(SHIPPED, encoding="utf-8")
+    if not cards.is_file() or cards.read_text(encoding="utf-8") != text:
+        cards.write_text(text, encoding="utf-8")
     return cards
 
 
-def load(path: Path) -> dict[str, int]:
+def load(path: Path, keys: tuple[str, ...] = ("lead", "answer")) -> dict[str, int]:
     """The cards' powers; a power or a cost outside 0..9 is refused (the game's declared range)."""
     out = {}
     for row in read_table(Path(path), ("key", "power", "cost"), keep_extra=True):
         row.integer("cost", 0, 9)
         out[row.cells["key"]] = row.integer("power", 0, 9)
-    if set(out) != {"lead", "answer"}:
-        raise DataError(path, None, "key", "needs the cards lead and answer")
+    if set(out) != set(keys):
+        raise DataError(path, None, "key", f"needs the cards {', '.join(keys)}")
     return out
 
 

@@ -11,6 +11,7 @@ The fair settings one edit away are exactly two: lead power 3, or answer power 4
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -110,6 +111,20 @@ def test_held_out_seeds_are_disjoint_from_the_search_seeds(found):
 
 class Interrupt(Exception):
     pass
+
+
+def _stopped_then_resumed(model: Any, out: Path, after: int, **settings: Any) -> rb.RebalanceResult:
+    """A search interrupted after its ``after``-th trial (as Ctrl-C would), then resumed from its store."""
+    seen: list[dict[str, Any]] = []
+
+    def stop(trial: dict[str, Any]) -> None:
+        seen.append(trial)
+        if len(seen) == after:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        rb.rebalance(model, out=out, on_trial=stop, **settings)
+    return rb.rebalance(model, out=out, resume=True, **settings)
 
 
 def test_a_resumed_search_gives_the_proposals_of_an_uninterrupted_one(found, tmp_path):
@@ -384,8 +399,15 @@ TWO_CELLS = TwoCells()
 
 def test_a_cell_another_candidate_played_with_the_same_parameters_is_not_played_again(tmp_path):
     trials: list[dict[str, Any]] = []
+    bar: list[tuple[int, int, str]] = []
     result = rb.rebalance(TWO_CELLS, out=tmp_path / "cells", on_trial=trials.append,
+                          on_progress=lambda done, total, phase: bar.append((done, total, phase)),
                           **{**QUICK, "budget": 3000, "verify": 1})
+    # the search's bar counts games played (a cell read from the memo costs none), the verification's every cell
+    searched = [done for done, _, phase in bar if phase == "search"]
+    assert searched[-1] == min(result.games_searched, 3000) == sum(t["games"] for t in trials)
+    verified = [(done, total) for done, total, phase in bar if phase == "verify"]
+    assert verified[-1][0] == verified[-1][1]  # the bar ends full
     base = trials[0]
     assert base["edits"] == () and base["games"] > 0  # the baseline plays both cells to the last stage
     last = base["stage"]
@@ -450,16 +472,8 @@ def test_a_separable_space_is_searched_part_by_part_and_its_best_composed(tmp_pa
 def test_a_part_by_part_search_resumed_mid_halving_gives_the_proposals_of_an_uninterrupted_one(tmp_path):
     settings = {**QUICK, "budget": 20_000, "stages": 3, "verify": 2}
     whole = rb.rebalance(EDGES, out=tmp_path / "whole", **settings)
-    seen = []
-
-    def stop_in_the_halving(trial: dict[str, Any]) -> None:  # trial 20: the second stage of the first cell
-        seen.append(trial)
-        if len(seen) == 20:
-            raise Interrupt
-
-    with pytest.raises(Interrupt):
-        rb.rebalance(EDGES, out=tmp_path / "cut", on_trial=stop_in_the_halving, **settings)
-    resumed = rb.rebalance(EDGES, out=tmp_path / "cut", resume=True, **settings)
+    # trial 20: the second stage of the first cell
+    resumed = _stopped_then_resumed(EDGES, tmp_path / "cut", 20, **settings)
     assert whole.trials.height > 31  # the screen (1 + 15 + 9 + 6), the composition and its neighbours
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)
@@ -599,6 +613,9 @@ def test_a_search_at_the_first_tier_alone_proposes_an_edit_that_misses_at_the_se
     assert best["verdict"] == "meets the target only at press (held-out seeds)"
     missed = result.verification.filter((pl.col("proposal") == 1) & (pl.col("tier") == "random")).row(0, named=True)
     assert abs(missed["after_score"] - 0.565) < 0.015 and not missed["after_inside"]  # 56.5 % by hand
+    # read at one tier, an item is titled by its own label alone (no tier named after it)
+    assert result.baseline["item_title"].to_list() == ["all games"]
+    assert set(result.verification["item_title"]) == {"all games"}
 
 
 def test_a_search_at_every_tier_proposes_the_edit_that_holds_at_both(tmp_path):
@@ -619,3 +636,132 @@ def test_a_search_at_every_tier_proposes_the_edit_that_holds_at_both(tmp_path):
     # its stored settings name both tiers: the same search resumes (nothing left to play) to the same proposals
     again = rb.rebalance(PRESS_TIERS, out=tmp_path / "every", resume=True, **TIERED)
     assert again.trials.equals(result.trials) and again.proposals.equals(result.proposals)
+
+
+# -- the additive model --------------------------------------------------------------------------------------
+def _random_model(seed: int, values: int = 9, items: int = 4) -> rb._Additive:
+    """An additive model of ``values`` editable values (each −1 or +1; the last one +1 only) over ``items`` items."""
+    rng = np.random.default_rng(seed)
+    edits = tuple(((i, d),) for i in range(values) for d in ((-1, 1) if i < values - 1 else (1,)))
+    effect = rng.normal(0, 2.0, (len(edits), items))
+    return rb._Additive(items=tuple(("m", f"i{k}") for k in range(items)), base=rng.uniform(44, 58, items),
+                        low=np.full(items, 48.0), high=np.full(items, 52.0), edits=edits, effect=effect,
+                        se=rng.uniform(0.2, 1.0, effect.shape), stage=np.zeros(len(edits), dtype=int))
+
+
+def _by_enumeration(model: rb._Additive, slots: int) -> list[tuple[float, rb.Candidate]]:
+    """Every combination of at most ``slots`` single edits, one step per value, by predicted distance (+ penalty)."""
+    out = []
+    for k in range(1, slots + 1):
+        for combo in itertools.combinations(range(len(model.edits)), k):
+            pairs = [model.edits[e][0] for e in combo]
+            if len({i for i, _ in pairs}) < k:
+                continue  # two steps of one value
+            score = model.base + model.effect[list(combo)].sum(axis=0)
+            distance = float(np.maximum(0, np.maximum(model.low - score, score - model.high)).sum())
+            out.append((distance + rb.EDIT_PENALTY * k, tuple(sorted(pairs))))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_additive_models_best_combinations_are_those_an_enumeration_of_every_combination_ranks_first(seed):
+    model = _random_model(seed)
+    solutions, optimal = rb._solve_additive(model, slots=3, top=6)
+    ranked = _by_enumeration(model, 3)
+    assert optimal
+    assert [c for c, _ in solutions] == [c for _, c in ranked[:6]]
+    assert np.allclose([d for _, d in solutions], [d - rb.EDIT_PENALTY * len(c) for d, c in ranked[:6]], atol=1e-6)
+    # the optimistic model (every effect 1.96 standard errors its favourable way) lies below every prediction
+    bound, _ = rb._solve_additive(model, slots=3, top=1, slack=1.96)
+    assert bound[0][1] <= ranked[0][0] + 1e-9
+
+
+def test_the_additive_model_never_takes_two_steps_of_one_value_nor_more_edits_than_the_slots():
+    model = _random_model(7, values=6)
+    for combo, _ in rb._solve_additive(model, slots=2, top=10)[0]:
+        assert 1 <= len(combo) <= 2 and len({i for i, _ in combo}) == len(combo)
+
+
+BOARD_KEYS = ("ax", "ay", "az", "g", "d1", "d2")
+BOARD_CARDS = shipped_cards(Path(tempfile.gettempdir()) / "workbench-test-rebalance-boards",
+                            "key,name,power,cost\nax,Card of board 0,6,0\nay,Card of board 1,6,0\n"
+                            "az,Card of board 2,6,0\ng,Shared card,5,0\nd1,Idle card,3,0\nd2,Other idle card,3,0\n")
+
+
+def load_boards(path: Path) -> dict[str, int]:
+    return load(path, BOARD_KEYS)
+
+
+class Boards(CardTossRules):
+    """The toss on three boards (0, 1, 2), each with its own card; card ``g`` is shared by boards 0 and 1.
+
+    The first seat wins on board b with probability 0.5 + 0.25 × (power of b's card − 5) + 0.08 × (power of g − 5)
+    (the last term on boards 0 and 1 only).  Shipped: every board's card power 6, g 5: 75 % on every board, 45 points
+    outside 40..60.  Worked out by hand, over every combination of at most three ±1 edits of power and cost (cost and
+    the idle cards play no part): one board's card −1 brings that board to 50 (30 points outside); g −1 brings boards
+    0 and 1 to 67 (29 outside: the best single edit); board 2 is inside only with its own card −1, and boards 0 and 1
+    each need their own card −1 too (with g −1 as well that is four edits), so the only combination of at most three
+    inside every band is the three boards' cards −1 each (50, 50, 50); the next best, 7 points outside, are g −1 with
+    board 2's card and one of the others (42 and 67).  The best single edits combined greedily (g first) never get
+    there; the additive model does.
+    """
+
+    name = "cardtoss_boards"
+    title = "Card toss on three boards (test)"
+    rules_version = "cardtoss-boards-1"
+    cards_file = BOARD_CARDS
+    params = (Param("cards", None, str, "cards CSV", optional=True), FIRST, Param("board", 0, int, "board", 0, 2))
+    card_table = CardTable("cards", BOARD_CARDS, key=("key",), editable=("power", "cost"), shown=("name",),
+                           validate=load_boards)
+    targets = rb.Targets(metrics=(rb.first_seat_metric("board", "first_seat_by_board", "First seat's score by board"),),
+                         cells=({"board": 0}, {"board": 1}, {"board": 2}), target="first_seat_by_board=40..60",
+                         edit="power:-1..+1, cost:-1..+1", games=100, stages=2, max_edits=3)
+
+    def make_config(self, params: dict[str, Any]) -> tuple[float, str]:
+        powers = load_boards(params.get("cards") or self.cards_file)
+        board = params.get("board", 0)
+        p = 0.5 + 0.25 * (powers[("ax", "ay", "az")[board]] - 5) + (0.08 * (powers["g"] - 5) if board < 2 else 0.0)
+        return p, params.get("first", "random")
+
+
+BOARDS = Boards()
+BOARD_RUN = {"budget": 30_000, "factor": 4, "population": 8, "tiers": "random", "margin": 0.03, "seed": 3,
+             "verify": 2}
+
+
+def _label(result: rb.RebalanceResult, candidate: Any) -> set[str]:
+    return {result.dims[i].label + f"{d:+d}" for i, d in candidate}
+
+
+def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combination(tmp_path):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(BOARDS, out=tmp_path / "boards", on_trial=trials.append, **BOARD_RUN)
+    # the baseline, then every single edit (6 powers −1/+1, 6 costs +1: a cost below 0 is refused by the loader)
+    assert trials[0]["edits"] == ()
+    singles = [t for t in trials[1:] if len(t["edits"]) == 1]
+    assert len({t["edits"] for t in singles}) == 18
+    # the first combination played is the model's best: the three boards' cards −1 (not g, the best single edit)
+    first = next(t for t in trials if len(t["edits"]) > 1)
+    assert _label(result, first["edits"]) == {"ax.power-1", "ay.power-1", "az.power-1"}
+    assert first["stage"] == 1 and first["distance"] == 0
+    best = result.proposals.row(0, named=True)
+    assert best["n_edits"] == 3 and best["holds"] and "Card of board 2 (az): power 6 → 5" in best["edits"]
+    # the evidence: the model's ranking over all 885 combinations of at most 3 of the 18 single edits (by hand:
+    # 18 + 147 pairs + 720 triples), proven optimal, its best predicted inside and measured inside
+    top = result.additive.row(0, named=True)
+    assert top["predicted"] < 1.0 and top["measured"] == 0.0
+    assert "the best of all 885 combinations of at most 3 edits" in result.additive_note
+    assert "(proven optimal by the solver)" in result.additive_note
+    # the runner-up holds g and misses (7 points outside by hand)
+    second = result.additive.row(1, named=True)
+    assert "Shared card (g): power 5 → 4" in second["edits"] and second["measured"] > 0
+    assert not rb.additive_table(result).is_empty()
+
+
+def test_a_search_resumed_among_the_additive_models_combinations_gives_the_proposals_of_an_uninterrupted_one(tmp_path):
+    whole = rb.rebalance(BOARDS, out=tmp_path / "whole", **BOARD_RUN)
+    # after the baseline, the 18 single edits and the model's first two combinations
+    resumed = _stopped_then_resumed(BOARDS, tmp_path / "cut", 21, **BOARD_RUN)
+    assert resumed.trials.equals(whole.trials)
+    assert resumed.proposals.equals(whole.proposals)
+    assert resumed.additive.equals(whole.additive) and resumed.additive_note == whole.additive_note

@@ -89,7 +89,7 @@ def _print(frame: pl.DataFrame) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``workbench rebalance`` on parsed arguments; print the proposals and where they were saved."""
-    from workbench.core.rebalance import proposals_table, rebalance, verification_table
+    from workbench.core.rebalance import additive_table, proposals_table, rebalance, verification_table
 
     bars = _Bars()
     try:
@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
     if result.proposals.height:
         print("\nProposals (a score counts a draw as half a win; points outside the bands, summed over items):")
         _print(proposals_table(result))
+    if result.additive_note:
+        print(f"\n{result.additive_note}")
+        _print(additive_table(result))
     table = verification_table(result)
     if table.height:
         lo, hi = result.holdout_seed_range

@@ -23,6 +23,17 @@ searched sparsely — a candidate is at most ``max_edits`` slots, each one edit 
 the baseline, every one-edit candidate is played first (``screen``): the optimiser's first
 generations are each edit's own effect, which crossover then combines.
 
+**The additive model** (:func:`_additive_step`, sparse spaces): once every single edit is played, each one's
+effect on every targeted item is read against the unedited game on the same games, and a mixed-integer
+program (SciPy's ``milp``, HiGHS) finds, exactly, the combinations of at most ``max_edits`` single edits
+whose summed effects put the items nearest their bands — over every combination, which no sampler can
+enumerate (Babylon: 1.8 billion).  The single edits the best combination holds are first played on to the
+last stage (their effects then read on every search game) and the model solved again; then its best
+``ADDITIVE_TOP`` combinations are played to the last stage, and NSGA-II goes on from there.  Their measured
+distances, not the model's, decide what is proposed; the result keeps the model's ranking beside the
+measurements and a note of what was covered (:func:`_additive_evidence`) — the evidence of a search that
+finds nothing inside the bands.
+
 A **separable** space is searched part by part instead (:func:`_separable`): when every edit is a
 parameter scoped to some cells (``second_bonus_wall@battlefield``) and each targeted item is counted in
 one part's cells only, the distance is a sum over the parts and each part is moved by its own edits
@@ -34,9 +45,11 @@ already measured).  The duel's start values per battlefield
 and Babel's hands per variant are searched this way.
 
 Every candidate is played on **common random numbers** — the same game seeds, from one master seed,
-in every cell — and **raced**: a first stage of ``games`` games per cell, then ``factor`` times more
-only while the candidate's 50 % intervals could still beat the best distance found so far and its
-distance is among the best ``1/factor`` at its stage (asynchronous successive halving; the baseline
+in every cell (a card edit only in the cells whose games can use the card, when the game declares
+``Targets.uses_card``; the others are the unedited game's, read from the memo) — and **raced**: a
+first stage of ``games`` games per cell, then ``factor`` times more only while the candidate's 50 %
+intervals could still beat the best distance found so far and its distance is among the best
+``1/factor`` at its stage (asynchronous successive halving; the baseline
 is always played to the last stage first).  Games are played through the runner's
 :func:`~workbench.core.runner.execute`, so ``workers`` and ``backend="dask"`` work as for ``simulate``
 and give the same counts.  ``should_stop()`` (the studio's Stop) or Ctrl-C ends the search keeping
@@ -66,8 +79,9 @@ import json
 import math
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +110,7 @@ from workbench.core.seeding import game_seeds
 from workbench.core.stats import games_for_margin, wilson
 from workbench.core.store import write_atomic
 
-__all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "add_report_section", "edit_space",
+__all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "add_report_section", "additive_table", "edit_space",
            "first_seat_metric", "measure", "metric_counts", "parse_edit", "parse_target", "rebalance", "report_section",
            "targets_of"]
 
@@ -172,6 +186,11 @@ class Targets:
             greedy@tuned"``), so the proposal it picks holds at every tier and not at the first alone; it plays
             that many times the games.  For a game whose tiers disagree by a good part of the band (the duel,
             Babel).  A metric's items (raw keys) must then not contain ``" · "``.
+        uses_card: ``uses_card(cell_params, card_key)``: whether a cell's games can ever use the card (None: every
+            cell may use every card).  A card edit is then played only in the cells that use the card; every other
+            cell is the unedited game's, read from the cells' memo at no cost (Babylon: a card outside both decks
+            of a pairing).  Declare it only where an unused card's values change nothing in a cell's games, and
+            show that with a test of frames (``tests/games/babylon/test_babylon_targets.py``).
     """
 
     metrics: tuple[Metric, ...] = ()
@@ -187,6 +206,7 @@ class Targets:
     margin: float = 0.01
     budget: int = 100_000
     search_tiers: bool = False
+    uses_card: Callable[[dict[str, Any], str], bool] | None = None
 
     def all_metrics(self) -> dict[str, Metric]:
         """The metrics by name, core's ``first_seat`` added when the game declares none of that name."""
@@ -516,14 +536,17 @@ def _zero_params(dims: Sequence[Dim], slots: int | None) -> dict[str, int]:
 
 
 def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, screen: bool,
-                groups: list[_Group] | None = None) -> tuple[Candidate, int | None] | None:
+                groups: list[_Group] | None = None,
+                additive: Callable[[], tuple[Candidate, int] | None] | None = None
+                ) -> tuple[Candidate, int | None] | None:
     """The next candidate the search plays without asking the sampler and the stage to play it to, or None.
 
     First the baseline; then, with ``screen``, every single edit in the edit space's order — or, in a
     separable space (``groups``), the part-by-part screen: every combination of each part's steps at the
     first stage, then successive halving within each part (the better half by the part's own distance
     goes on to the next stage, stage by stage, every part in turn), then the composition of each part's
-    best (:func:`_compose`); then the forward combination of the best single edits and the best
+    best (:func:`_compose`); then, after the single edits, the ``additive`` model's combinations
+    (:func:`_additive_step`); then the forward combination of the best single edits and the best
     candidate's one-step neighbours (:func:`_local_steps`).  The first one not played yet is next;
     None: NSGA-II proposes.
     """
@@ -544,6 +567,9 @@ def _next_fixed(race: _Race, dims: Sequence[Dim], slots: int | None, last: int, 
             for d in dim.deltas:
                 if ((i, d),) not in race.cache:
                     return ((i, d),), None
+        step = additive() if additive is not None else None
+        if step is not None:
+            return step
     steps = _local_steps(race, dims, slots, last)
     return (steps[0], None) if steps else None
 
@@ -632,6 +658,277 @@ def _forward(race: _Race, dims: Sequence[Dim], slots: int | None) -> list[Candid
     return [_canonical(chain[:k], dims) for k in range(2, len(chain) + 1)]
 
 
+# -- the additive model: every single edit's measured effect, combined exactly ---------------------------------
+ADDITIVE_TOP = 12  # the additive model's best combinations the search plays to the last stage
+ADDITIVE_REFINE = 64  # most single edits read at the last stage before the model stops firming up its effects
+ADDITIVE_SECONDS = 600.0  # HiGHS's time limit per solve: a safety only (a limit reached makes the result machine-bound)
+EDIT_PENALTY = 1e-3  # points the model charges per edit step: of two combinations equally close, the smaller
+
+
+@dataclass(frozen=True)
+class _Additive:
+    """The additive model of a sparse search: each screened single edit's effect on every targeted item.
+
+    ``effect[e, i]`` is single edit ``edits[e]``'s score minus the baseline's on item ``items[i]``, both read
+    on the same search games (the edit's stage ``stage[e]``; common random numbers), in points; ``se`` its
+    standard error (unpaired, so an over-estimate).  A combination is predicted at the baseline's last-stage
+    scores plus its edits' effects; :func:`_solve_additive` finds the combinations of at most ``slots`` edits
+    that the model puts closest to the bands, exactly (a mixed-integer program over every combination).
+    """
+
+    items: tuple[tuple[str, str], ...]
+    base: np.ndarray  # per item, the baseline's score at the last stage, points
+    low: np.ndarray  # per item, the band, points
+    high: np.ndarray
+    edits: tuple[Candidate, ...]
+    effect: np.ndarray  # edits × items, points
+    se: np.ndarray  # edits × items, points
+    stage: np.ndarray  # per edit, the stage its effect is read at
+    solutions: tuple[tuple[Candidate, float], ...] = ()  # best first: (combination, predicted distance in points)
+    optimal: bool = False  # the solver proved the first solution optimal
+    bound: float | None = None  # the optimistic model's optimum: every effect at its 95 % interval's favourable end
+    bound_optimal: bool = False
+
+    def predict(self, candidate: Candidate) -> float | None:
+        """The model's distance for ``candidate`` (points), or None when one of its edits was never read alone."""
+        index = {c[0]: e for e, c in enumerate(self.edits)}
+        if any(p not in index for p in candidate):
+            return None
+        score = self.base + sum((self.effect[index[p]] for p in candidate), np.zeros_like(self.base))
+        return float(np.maximum(0.0, np.maximum(self.low - score, score - self.high)).sum())
+
+
+def _stage_counts(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, plan: list[int],
+                  stage: int) -> Counts | None:
+    """A candidate's counts over the search games of stages ``0..stage``, read from the cells' memo (None: not kept)."""
+    total: Counts = {}
+    tiers = [("", agent)] if isinstance(agent, str) else list(agent)
+    cells = [ctx.model.resolve_params(params) for params in ctx.cells(candidate)]
+    for k in range(stage + 1):
+        start, stop = (plan[k - 1] if k else 0), plan[k]
+        for label, spec in tiers:
+            for resolved in cells:
+                found = ctx.memo.get(_cell_key(spec, master, start, stop, resolved))
+                if found is None:
+                    return None
+                total = _add(total, _tiered(found, label) if label else found)
+    return total
+
+
+def _scores(counts: Counts, items: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per item, the score (a draw counts half) and n."""
+    n = np.array([counts.get(m, {}).get(i, [0, 0, 0])[0] for m, i in items], dtype=float)
+    points = np.array([(lambda v: v[1] + v[2] / 2)(counts.get(m, {}).get(i, [0, 0, 0])) for m, i in items],
+                      dtype=float)
+    return points / np.maximum(n, 1), n
+
+
+def _additive_model(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int]) -> _Additive | None:
+    """The additive model from the single edits played so far (None before the baseline's last stage)."""
+    last = len(plan) - 1
+    if race.cache.get((), (-1,))[0] != last:
+        return None
+    items = tuple((b.metric, i) for b in ctx.bands for i in sorted(race.cache[()][1].get(b.metric, {})))
+    if not items:
+        return None
+    band = {b.metric: b for b in ctx.bands}
+    base, _ = _scores(race.cache[()][1], items)
+    baselines: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
+    edits, effect, se, stages = [], [], [], []
+    for candidate, (stage, counts, distance) in sorted(race.cache.items()):
+        if len(candidate) != 1 or stage < 0 or distance >= INFEASIBLE:
+            continue
+        if stage not in baselines:
+            found = _stage_counts(ctx, (), agent, master, plan, stage)
+            baselines[stage] = None if found is None else _scores(found, items)
+        if baselines[stage] is None:
+            continue
+        (b, nb), (x, nx) = baselines[stage], _scores(counts, items)
+        edits.append(candidate)
+        effect.append(100 * (x - b))
+        se.append(100 * np.sqrt(b * (1 - b) / np.maximum(nb, 1) + x * (1 - x) / np.maximum(nx, 1)))
+        stages.append(stage)
+    shape = (len(edits), len(items))
+    return _Additive(items, 100 * base, np.array([100 * band[m].low for m, _ in items]),
+                     np.array([100 * band[m].high for m, _ in items]), tuple(edits),
+                     np.array(effect, dtype=float).reshape(shape), np.array(se, dtype=float).reshape(shape),
+                     np.array(stages, dtype=int))
+
+
+def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0) -> tuple[
+        list[tuple[Candidate, float]], bool]:
+    """The ``top`` combinations of at most ``slots`` single edits (one step per value) the model puts nearest the bands.
+
+    A mixed-integer program (SciPy's ``milp``, HiGHS): a 0/1 choice per single edit, a distance per item
+    (above the band's low end minus the predicted score, and the predicted score minus the high end), at
+    most ``slots`` choices and one step per value; minimise the summed distance plus ``EDIT_PENALTY`` per
+    edit step.  Each next solution excludes exactly the ones found before.  With ``slack`` every effect
+    may move by ``slack`` standard errors in whichever direction helps each side of a band: the optimistic
+    model, whose optimum no combination's predicted distance can beat.  Returns the solutions (each with
+    the plain model's predicted distance) and whether the first was proven optimal.
+    """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n_e, n_i = model.effect.shape
+    if n_e == 0:
+        return [], True
+    up = model.effect + slack * model.se  # the effect as high as it may be
+    down = model.effect - slack * model.se
+    rows, lows, highs = [], [], []
+    for i in range(n_i):
+        unit = np.zeros(n_i)
+        unit[i] = 1.0
+        rows.append(np.concatenate([up[:, i], unit]))  # s_i + sum z·up ≥ low - base
+        lows.append(model.low[i] - model.base[i])
+        highs.append(np.inf)
+        rows.append(np.concatenate([-down[:, i], unit]))  # s_i - sum z·down ≥ base - high
+        lows.append(model.base[i] - model.high[i])
+        highs.append(np.inf)
+    rows.append(np.concatenate([np.ones(n_e), np.zeros(n_i)]))
+    lows.append(0.0)
+    highs.append(float(slots))
+    dims: dict[int, list[int]] = {}
+    for e, ((dim, _),) in enumerate(model.edits):
+        dims.setdefault(dim, []).append(e)
+    for members in dims.values():
+        if len(members) > 1:
+            row = np.zeros(n_e + n_i)
+            row[members] = 1.0
+            rows.append(row)
+            lows.append(0.0)
+            highs.append(1.0)
+    size = np.array([abs(c[0][1]) for c in model.edits], dtype=float)
+    cost = np.concatenate([EDIT_PENALTY * size, np.ones(n_i)])
+    integrality = np.concatenate([np.ones(n_e), np.zeros(n_i)])
+    bounds = Bounds(np.zeros(n_e + n_i), np.concatenate([np.ones(n_e), np.full(n_i, np.inf)]))
+    found: list[tuple[Candidate, float]] = []
+    optimal = False
+    for k in range(top):
+        result = milp(cost, integrality=integrality, bounds=bounds,
+                      constraints=LinearConstraint(np.array(rows), lows, highs),
+                      options={"time_limit": ADDITIVE_SECONDS, "disp": False})
+        if result.x is None:
+            break
+        if k == 0:
+            optimal = result.status == 0
+        chosen = [e for e in range(n_e) if result.x[e] > 0.5]
+        candidate = tuple(sorted(p for e in chosen for p in model.edits[e]))
+        if not candidate:
+            break
+        found.append((candidate, model.predict(candidate) if not slack else float(result.x[n_e:].sum())))
+        cut = np.zeros(n_e + n_i)  # exclude exactly this choice: its edits all on and every other edit off
+        cut[:n_e] = -1.0
+        cut[chosen] = 1.0
+        rows.append(cut)
+        lows.append(-np.inf)
+        highs.append(len(chosen) - 1.0)
+    return found, optimal
+
+
+def _additive_step(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
+                   slots: int | None) -> tuple[Candidate, int] | None:
+    """The additive model's next candidate, played to the last stage: a single edit to firm up, or a combination.
+
+    The model's best combination is worked out from the single edits' effects; while it holds a single edit
+    read before the last stage, that edit is played on first (its effect is then read on every search game)
+    and the model is solved again (at most until ``ADDITIVE_REFINE`` single edits are read at the last
+    stage).  Then the model's ``ADDITIVE_TOP`` best combinations are played, each not played yet in turn:
+    their measured distances, not the model's, decide what is proposed.  Decided from the finished trials
+    alone, so a resumed search plays the same.
+    """
+    if slots is None or slots < 2:
+        return None
+    last = len(plan) - 1
+    key = tuple(sorted((c, v[0]) for c, v in race.cache.items() if len(c) <= 1))
+    if ctx.additive_key != key:
+        ctx.additive, ctx.additive_key = _additive_model(ctx, race, agent, master, plan), key
+        ctx.additive_top = None
+    model = ctx.additive
+    if model is None or not model.edits:
+        return None
+    stage_of = {c: int(s) for c, s in zip(model.edits, model.stage, strict=True)}
+    if int((model.stage == last).sum()) < ADDITIVE_REFINE:
+        best, _ = _solve_additive(model, slots, 1)
+        for candidate, _ in best:
+            for p in candidate:
+                if stage_of[(p,)] < last:
+                    return (p,), last
+    if ctx.additive_top is None:
+        solutions, optimal = _solve_additive(model, slots, ADDITIVE_TOP)
+        ctx.additive = model = replace(model, solutions=tuple(solutions), optimal=optimal)
+        ctx.additive_top = True
+    for candidate, _ in model.solutions:
+        if candidate not in race.cache:
+            return candidate, last
+    return None
+
+
+def _combinations(model: _Additive, slots: int) -> int:
+    """How many combinations of 1..``slots`` single edits the model ranks (one step per value)."""
+    per = list(Counter(i for ((i, _),) in model.edits).values())
+    ways = [1] + [0] * slots  # ways[k]: combinations of k edits over the values seen so far
+    for n in per:
+        for k in range(slots, 0, -1):
+            ways[k] += ways[k - 1] * n
+    return sum(ways[1:])
+
+
+def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
+                       slots: int) -> tuple[pl.DataFrame, str]:
+    """The additive model at the search's end: its best combinations (predicted, measured) and a note in words.
+
+    The note says what the search covered: how many single edits were read alone and on how many games,
+    the model's best predicted distance over every combination of at most ``slots`` of them (proven
+    optimal or not), the best measured distance of the combinations played, and the optimistic model's
+    optimum (every effect at the favourable end of its 95 % interval), below which no combination's
+    prediction can fall.
+    """
+    model = _additive_model(ctx, race, agent, master, plan)
+    schema = {"rank": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "predicted": pl.Float64,
+              "measured": pl.Float64, "stage": pl.Int64}
+    if model is None or not model.edits:
+        return pl.DataFrame(schema=schema), ""
+    last = len(plan) - 1
+    solutions, optimal = _solve_additive(model, slots, ADDITIVE_TOP)
+    bound, bound_optimal = _solve_additive(model, slots, 1, slack=1.96)
+    rows = []
+    for rank, (candidate, predicted) in enumerate(solutions, 1):
+        stage, _, distance = race.cache.get(candidate, (-1, {}, math.nan))
+        rows.append({"rank": rank, "edits": "; ".join(ctx.dims[i].describe(d) for i, d in candidate),
+                     "n_edits": len(candidate), "predicted": predicted,
+                     "measured": distance if stage == last and distance < INFEASIBLE else None, "stage": stage})
+    frame = pl.DataFrame(rows, schema=schema)
+    firm = int((model.stage == last).sum())
+    per = len(ctx.targets.cells) * (1 if isinstance(agent, str) else len(agent))  # games per game index
+    games = [plan[int(s)] * per for s in model.stage]
+    note = (f"Additive model: each of the {len(model.edits):,} single edits was played alone on the search games "
+            f"({min(games):,} to {max(games):,} games each; {firm} of them on all {plan[-1] * per:,}) "
+            f"and its effect on every targeted item read against the unedited game on the same games. Adding "
+            f"effects, the best of all {_combinations(model, slots):,} combinations of at most {slots} edits is "
+            f"predicted {solutions[0][1]:.2f} points outside" if solutions else "")
+    if solutions:
+        note += " (proven optimal by the solver)" if optimal else " (the solver's best; optimality not proven)"
+        measured = frame.filter(pl.col("measured").is_not_null())
+        if measured.height:
+            note += (f"; the model's {measured.height} best combinations, played on every search game, measure "
+                     f"{measured['measured'].min():.2f} to {measured['measured'].max():.2f} points outside")
+        if bound:
+            note += (f". With every effect at the favourable end of its 95 % interval, no combination is predicted "
+                     f"below {bound[0][1]:.2f} points" + ("" if bound_optimal else " (not proven)"))
+        note += "."
+    return frame, note
+
+
+def additive_table(result: RebalanceResult) -> pl.DataFrame:
+    """The additive model's best combinations as a person reads them (empty when the search used no model)."""
+    a = result.additive
+    if a.height == 0:
+        return pl.DataFrame()
+    return a.select(pl.col("rank").alias("Rank"), pl.col("edits").alias("Edits"),
+                    pl.col("predicted").round(2).alias("Predicted: points outside"),
+                    pl.col("measured").round(2).alias("Measured on the search games: points outside"))
+
+
 def _objectives(distance: float, candidate: Candidate) -> tuple[float, float, float]:
     return distance, float(len(candidate)), float(sum(abs(d) for _, d in candidate))
 
@@ -655,6 +952,12 @@ class _Context:
     # the edit space's separate parts (:func:`_separable`), worked out once the baseline is played; None: not separable
     groups: list[_Group] | None = None
     groups_known: bool = False
+    # the additive model (:func:`_additive_step`) and what it was worked out from (the single edits and their stages)
+    additive: _Additive | None = None
+    additive_key: Any = None
+    additive_top: bool | None = None  # the model's best combinations are worked out (for this key)
+    # told the games of a cell read from the memo (the verification's bar counts them; the search's counts games played)
+    on_memo: Callable[[int], None] = field(default=lambda n: None)
 
     def cells(self, candidate: Candidate) -> list[dict[str, Any]]:
         """Every cell's parameters with the candidate's edits (card edits as an edited table's path)."""
@@ -664,15 +967,17 @@ class _Context:
             if dim.kind == "card":
                 card_edits.setdefault(dim.key, {})[dim.column] = str(dim.base + d)
         out = []
+        uses = self.targets.uses_card
         for cell in self.targets.cells:
             params = {**self.targets.params, **cell}
             for i, d in candidate:
                 dim = self.dims[i]
                 if dim.kind == "param" and all(params.get(k) == v for k, v in dim.scope):
                     params[dim.key] = dim.base + d
-            if card_edits and self.table is not None:
-                params[self.table.param] = str(edited_cards(self.table, card_edits,
-                                                            namespace=f"{self.model.name}-rebalance"))
+            # a cell whose games use none of the edited cards plays the unedited cards (the same games, memo hits)
+            mine = card_edits if uses is None else {k: v for k, v in card_edits.items() if uses(params, k)}
+            if mine and self.table is not None:
+                params[self.table.param] = str(edited_cards(self.table, mine, namespace=f"{self.model.name}-rebalance"))
             out.append(params)
         return out
 
@@ -742,7 +1047,7 @@ def _play(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, 
         key = _cell_key(agent, master, start, stop, resolved)
         if key in ctx.memo:
             total = _add(total, ctx.memo[key])
-            ctx.progress(stop - start)
+            ctx.on_memo(stop - start)
             continue
         specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(resolved))), resolved)
         engine = model.resolve_engine(None, specs, resolved)
@@ -782,8 +1087,8 @@ def measure(counts: Counts, bands: Sequence[Band], metrics: dict[str, Metric],
             near_low, near_high = wilson(score, n, race_confidence) if n else (0.0, 1.0)
             rate = score / n if n else float("nan")
             base, tiered, tier = item.rpartition(TIER_SEP)  # "3/5 · greedy@tuned": read at one tier
-            if not tiered:
-                base = item
+            if not tiered:  # an item the search read at one tier only: rpartition leaves it whole in ``tier``
+                base, tier = item, ""
             title = metrics[band.metric].item_label(base) + (f", at {tier}" if tier else "")
             rows.append({"metric": band.metric, "metric_title": metrics[band.metric].title, "item": item,
                          "item_title": title, "n": n, "wins": w, "draws": d,
@@ -831,6 +1136,9 @@ class RebalanceResult:
     files: list[Path] = field(default_factory=list)
     retune: int = 0  # games each re-tune of a tier's weight set for a proposal may play (0: none)
     retuned: dict[tuple[int, str], Retune] = field(default_factory=dict)  # (proposal, tier) → the re-tuned weights
+    # the additive model's evidence (:func:`_additive_evidence`): its best combinations, predicted and measured
+    additive: pl.DataFrame = field(default_factory=pl.DataFrame)
+    additive_note: str = ""
 
     def retunes(self) -> pl.DataFrame:
         """Per proposal and tier whose weight set was re-tuned: the set, the weights played, seed, games, held out."""
@@ -1277,6 +1585,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
                 on_progress(min(played[i], state["total"]), state["total"], state["phase"])
 
         ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
+        ctx.on_memo = lambda n: tick(n) if state["phase"] == "verify" else None  # the search's budget: games played
         race = _Race()
         used = [_replay(study, dims, race, len(plan) - 1, ctx.memo)]
         played[0] = used[0]
@@ -1312,6 +1621,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
             result.proposals = _proposal_rows(chosen, dims, race, plan, {}, result.tiers, verified=False)
         result.games_verified = played[1]
+        if slots is not None and screen and not ctx.groups:
+            result.additive, result.additive_note = _additive_evidence(ctx, race, search_agent, master, plan, slots)
         result.files = _save(model, table, dims, result, chosen, out)
         result.seconds = time.perf_counter() - started
         return result
@@ -1339,7 +1650,8 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
             return False
         if _repeats(done) >= 2 * population:
             return False  # the sampler only proposes candidates already played: the space is searched out
-        fixed = _next_fixed(race, ctx.dims, slots, last, screen, ctx.groups)
+        fixed = _next_fixed(race, ctx.dims, slots, last, screen, ctx.groups,
+                            lambda: _additive_step(ctx, race, agent, master, plan, slots))
         limit = None
         if fixed is None and screen and ctx.groups:
             # every candidate of a separable space is a choice of one screened option per part, each known at
@@ -1623,6 +1935,10 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
                  "apart from the search's and the held-out ones); the held-out table names the weights played.")
     rep.section("Rebalance: the smallest edits that reach the target", text)
     rep.table(f"{name}_proposals", proposals_table(result))
+    if result.additive_note:
+        rep.text(result.additive_note)
+        rep.table(f"{name}_additive", additive_table(result),
+                  caption="The additive model's best combinations: predicted from single edits, then played")
     table = verification_table(result)
     if table.height:
         rep.table(f"{name}_verification", table, caption="Held-out seeds: each targeted item before → after")

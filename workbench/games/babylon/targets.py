@@ -7,7 +7,8 @@ Metrics, each a balance score (a draw counts half) with its n and 95 % interval:
 * ``first_seat``: the seat that moves first, over every game (core's).
 
 Every candidate plays the 20 ordered pairings of different precons (p1 × p2) on the same seeds, the
-first seat drawn by lot.  The default edit space is every card's costs and stats, ±1 (a Witchery's
+first seat drawn by lot; a card edit plays only the pairings whose decks hold the card (the other pairings' games
+cannot meet it: :func:`uses_card`).  The default edit space is every card's costs and stats, ±1 (a Witchery's
 TP cost, a minion's construction, might and health), with at most 4 edits per candidate; ``cost``
 and ``stats`` are words for those columns in ``--edit``.
 """
@@ -42,6 +43,12 @@ def pairing(frame: pl.DataFrame) -> pl.DataFrame:
     return score_counts(rows, pl.format("{}|{}", "deck", "opponent"), pl.col("won"), pl.col("drawn"))
 
 
+def uses_card(cell: dict, key: str) -> bool:
+    """Whether a pairing's games can use the card: it is in one of the two decks (no effect brings another card)."""
+    decks = load_decks(cell.get("decks"))
+    return any(key in dict(decks[cell[seat]].counts) for seat in ("deck_p1", "deck_p2"))
+
+
 def _deck_label(item: str) -> str:
     return deck_names().get(item, item)
 
@@ -63,4 +70,5 @@ TARGETS = Targets(
     games=64,
     max_edits=4,
     budget=2_500_000,  # a full search (workbench rebalance babylon's default; benchmarks/rebalance.py)
+    uses_card=uses_card,  # a card edit plays only the pairings holding it (tests/games/babylon/test_babylon_targets.py)
 )
