@@ -27,11 +27,12 @@ generations are each edit's own effect, which crossover then combines.
 effect on every targeted item is read against the unedited game on the same games, and a mixed-integer
 program (SciPy's ``milp``, HiGHS) finds, exactly, the combinations of at most ``max_edits`` single edits
 whose summed effects put the items nearest their bands — over every combination, which no sampler can
-enumerate (Babylon: 1.8 billion).  The single edits the best combination holds are first played on to the
+enumerate (Babylon: 1.47 billion).  The single edits the best combination holds are first played on to the
 last stage (their effects then read on every search game) and the model solved again; then its best
-``ADDITIVE_TOP`` combinations are played to the last stage, and NSGA-II goes on from there.  Their measured
-distances, not the model's, decide what is proposed; the result keeps the model's ranking beside the
-measurements and a note of what was covered (:func:`_additive_evidence`) — the evidence of a search that
+``ADDITIVE_TOP`` combinations are played to the last stage, then rounds of its best changes around the
+best candidate measured (predicted from that candidate's measured rates), and NSGA-II goes on from there.
+Measured distances, not the model's, decide what is proposed; the result keeps the model's ranking beside
+the measurements and a note of what was covered (:func:`_additive_evidence`) — the evidence of a search that
 finds nothing inside the bands.
 
 A **separable** space is searched part by part instead (:func:`_separable`): when every edit is a
@@ -660,6 +661,7 @@ def _forward(race: _Race, dims: Sequence[Dim], slots: int | None) -> list[Candid
 
 # -- the additive model: every single edit's measured effect, combined exactly ---------------------------------
 ADDITIVE_TOP = 12  # the additive model's best combinations the search plays to the last stage
+ADDITIVE_LOCAL = 12  # then, each round, its best changes around the best candidate measured (those not played yet)
 ADDITIVE_REFINE = 64  # most single edits read at the last stage before the model stops firming up its effects
 ADDITIVE_SECONDS = 600.0  # HiGHS's time limit per solve: a safety only (a limit reached makes the result machine-bound)
 EDIT_PENALTY = 1e-3  # points the model charges per edit step: of two combinations equally close, the smaller
@@ -755,8 +757,8 @@ def _additive_model(ctx: _Context, race: _Race, agent: SearchAgent, master: int,
                      np.array(stages, dtype=int))
 
 
-def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0) -> tuple[
-        list[tuple[Candidate, float]], bool]:
+def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0, anchor: Candidate = (),
+                    anchor_scores: np.ndarray | None = None) -> tuple[list[tuple[Candidate, float]], bool]:
     """The ``top`` combinations of at most ``slots`` single edits (one step per value) the model puts nearest the bands.
 
     A mixed-integer program (SciPy's ``milp``, HiGHS): a 0/1 choice per single edit, a distance per item
@@ -764,32 +766,52 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0) 
     most ``slots`` choices and one step per value; minimise the summed distance plus ``EDIT_PENALTY`` per
     edit step.  Each next solution excludes exactly the ones found before.  With ``slack`` every effect
     may move by ``slack`` standard errors in whichever direction helps each side of a band: the optimistic
-    model, whose optimum no combination's predicted distance can beat.  Returns the solutions (each with
-    the plain model's predicted distance) and whether the first was proven optimal.
+    model, whose optimum no combination's predicted distance can beat.
+
+    With an ``anchor`` (a combination measured on every search game, its item scores ``anchor_scores`` in
+    points) the model predicts from the anchor's measured scores instead of the baseline's: a choice either
+    drops one of the anchor's edits (minus its effect) or adds a single edit of another value, at least one
+    choice, the result at most ``slots`` edits.  What the anchor's edits do together is then measured, not
+    assumed: the model only adds up the changes.
+
+    Returns the solutions (each with its predicted distance, the optimistic one with ``slack``) and
+    whether the first was proven optimal.
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    n_e, n_i = model.effect.shape
+    index = {c[0]: e for e, c in enumerate(model.edits)}
+    taken = {i for i, _ in anchor}
+    drops = [p for p in anchor if p in index]  # an anchor edit never read alone stays
+    adds = [e for e, ((i, _),) in enumerate(model.edits) if i not in taken]
+    sign = np.array([-1.0] * len(drops) + [1.0] * len(adds))
+    rows_of = [index[p] for p in drops] + adds
+    n_e, n_i = len(rows_of), model.effect.shape[1]
     if n_e == 0:
         return [], True
-    up = model.effect + slack * model.se  # the effect as high as it may be
-    down = model.effect - slack * model.se
+    effect = model.effect[rows_of] * sign[:, None]
+    base = model.base if not anchor else np.asarray(anchor_scores, dtype=float)
+    up = effect + slack * model.se[rows_of]  # the effect as high as it may be
+    down = effect - slack * model.se[rows_of]
     rows, lows, highs = [], [], []
     for i in range(n_i):
         unit = np.zeros(n_i)
         unit[i] = 1.0
         rows.append(np.concatenate([up[:, i], unit]))  # s_i + sum z·up ≥ low - base
-        lows.append(model.low[i] - model.base[i])
+        lows.append(model.low[i] - base[i])
         highs.append(np.inf)
         rows.append(np.concatenate([-down[:, i], unit]))  # s_i - sum z·down ≥ base - high
-        lows.append(model.base[i] - model.high[i])
+        lows.append(base[i] - model.high[i])
         highs.append(np.inf)
-    rows.append(np.concatenate([np.ones(n_e), np.zeros(n_i)]))
-    lows.append(0.0)
-    highs.append(float(slots))
+    rows.append(np.concatenate([sign, np.zeros(n_i)]))  # edits in the result: the anchor's, less drops, plus adds
+    lows.append(1.0 - len(anchor) if anchor else 0.0)
+    highs.append(float(slots - len(anchor)))
+    if anchor:  # at least one change: the anchor itself is measured already
+        rows.append(np.concatenate([np.ones(n_e), np.zeros(n_i)]))
+        lows.append(1.0)
+        highs.append(np.inf)
     dims: dict[int, list[int]] = {}
-    for e, ((dim, _),) in enumerate(model.edits):
-        dims.setdefault(dim, []).append(e)
+    for k, e in enumerate(rows_of[len(drops):], start=len(drops)):
+        dims.setdefault(model.edits[e][0][0], []).append(k)
     for members in dims.values():
         if len(members) > 1:
             row = np.zeros(n_e + n_i)
@@ -797,8 +819,8 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0) 
             rows.append(row)
             lows.append(0.0)
             highs.append(1.0)
-    size = np.array([abs(c[0][1]) for c in model.edits], dtype=float)
-    cost = np.concatenate([EDIT_PENALTY * size, np.ones(n_i)])
+    size = np.array([abs(model.edits[e][0][1]) for e in rows_of], dtype=float)
+    cost = np.concatenate([EDIT_PENALTY * size * sign, np.ones(n_i)])
     integrality = np.concatenate([np.ones(n_e), np.zeros(n_i)])
     bounds = Bounds(np.zeros(n_e + n_i), np.concatenate([np.ones(n_e), np.full(n_i, np.inf)]))
     found: list[tuple[Candidate, float]] = []
@@ -812,11 +834,15 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0) 
         if k == 0:
             optimal = result.status == 0
         chosen = [e for e in range(n_e) if result.x[e] > 0.5]
-        candidate = tuple(sorted(p for e in chosen for p in model.edits[e]))
+        dropped = {drops[e] for e in chosen if e < len(drops)}
+        candidate = tuple(sorted([p for p in anchor if p not in dropped]
+                                 + [model.edits[rows_of[e]][0] for e in chosen if e >= len(drops)]))
         if not candidate:
             break
-        found.append((candidate, model.predict(candidate) if not slack else float(result.x[n_e:].sum())))
-        cut = np.zeros(n_e + n_i)  # exclude exactly this choice: its edits all on and every other edit off
+        score = base + effect[chosen].sum(axis=0)
+        predicted = float(np.maximum(0.0, np.maximum(model.low - score, score - model.high)).sum())
+        found.append((candidate, predicted if not slack else float(result.x[n_e:].sum())))
+        cut = np.zeros(n_e + n_i)  # exclude exactly this choice: its choices all on and every other off
         cut[:n_e] = -1.0
         cut[chosen] = 1.0
         rows.append(cut)
@@ -833,8 +859,11 @@ def _additive_step(ctx: _Context, race: _Race, agent: SearchAgent, master: int, 
     read before the last stage, that edit is played on first (its effect is then read on every search game)
     and the model is solved again (at most until ``ADDITIVE_REFINE`` single edits are read at the last
     stage).  Then the model's ``ADDITIVE_TOP`` best combinations are played, each not played yet in turn:
-    their measured distances, not the model's, decide what is proposed.  Decided from the finished trials
-    alone, so a resumed search plays the same.
+    their measured distances, not the model's, decide what is proposed.  Then rounds around the best
+    candidate measured so far (the anchor): the model predicts from the anchor's measured scores, so what
+    its edits do together is measured, not assumed, and its ``ADDITIVE_LOCAL`` best changes (drop an edit,
+    add one, or both) are played; a better candidate starts the next round; a round with nothing new ends
+    the model's part.  Decided from the finished trials alone, so a resumed search plays the same.
     """
     if slots is None or slots < 2:
         return None
@@ -858,6 +887,20 @@ def _additive_step(ctx: _Context, race: _Race, agent: SearchAgent, master: int, 
         ctx.additive = model = replace(model, solutions=tuple(solutions), optimal=optimal)
         ctx.additive_top = True
     for candidate, _ in model.solutions:
+        if candidate not in race.cache:
+            return candidate, last
+    # then around the best candidate measured on every search game: the model from its measured scores, each
+    # round's ``ADDITIVE_LOCAL`` best changes played; a better one moves the anchor and starts the next round
+    measured = sorted((v[2], len(c), sum(abs(d) for _, d in c), c) for c, v in race.cache.items()
+                      if c and v[0] == last and v[2] < INFEASIBLE)
+    if not measured or measured[0][0] == 0:
+        return None
+    anchor = measured[0][-1]
+    if ctx.anchor_key != (key, anchor):
+        scores, _ = _scores(race.cache[anchor][1], model.items)
+        ctx.anchored = _solve_additive(model, slots, ADDITIVE_LOCAL, anchor=anchor, anchor_scores=100 * scores)[0]
+        ctx.anchor_key = (key, anchor)
+    for candidate, _ in ctx.anchored:
         if candidate not in race.cache:
             return candidate, last
     return None
@@ -912,9 +955,12 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
         if measured.height:
             note += (f"; the model's {measured.height} best combinations, played on every search game, measure "
                      f"{measured['measured'].min():.2f} to {measured['measured'].max():.2f} points outside")
-        if bound:
+        if bound and bound[0][1] > 0.005:
             note += (f". With every effect at the favourable end of its 95 % interval, no combination is predicted "
                      f"below {bound[0][1]:.2f} points" + ("" if bound_optimal else " (not proven)"))
+        elif bound:
+            note += (". With every effect at the favourable end of its 95 % interval the model cannot rule out a "
+                     "combination inside every band: the single edits read on fewer games are too uncertain")
         note += "."
     return frame, note
 
@@ -956,6 +1002,8 @@ class _Context:
     additive: _Additive | None = None
     additive_key: Any = None
     additive_top: bool | None = None  # the model's best combinations are worked out (for this key)
+    anchored: list[tuple[Candidate, float]] = field(default_factory=list)  # the model's changes around the best
+    anchor_key: Any = None
     # told the games of a cell read from the memo (the verification's bar counts them; the search's counts games played)
     on_memo: Callable[[int], None] = field(default=lambda n: None)
 
