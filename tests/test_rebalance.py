@@ -761,9 +761,15 @@ def _label(result: rb.RebalanceResult, candidate: Any) -> set[str]:
     return {result.dims[i].label + f"{d:+d}" for i, d in candidate}
 
 
-def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combination(tmp_path):
+@pytest.fixture(scope="module")
+def boards(tmp_path_factory):
     trials: list[dict[str, Any]] = []
-    result = rb.rebalance(BOARDS, out=tmp_path / "boards", on_trial=trials.append, **BOARD_RUN)
+    result = rb.rebalance(BOARDS, out=tmp_path_factory.mktemp("boards") / "run", on_trial=trials.append, **BOARD_RUN)
+    return result, trials
+
+
+def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combination(boards):
+    result, trials = boards
     # the baseline, then every single edit (6 powers −1/+1, 6 costs +1: a cost below 0 is refused by the loader)
     assert trials[0]["edits"] == ()
     singles = [t for t in trials[1:] if len(t["edits"]) == 1]
@@ -786,8 +792,9 @@ def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combinat
     assert not rb.additive_table(result).is_empty()
 
 
-def test_a_search_resumed_among_the_additive_models_combinations_gives_the_proposals_of_an_uninterrupted_one(tmp_path):
-    whole = rb.rebalance(BOARDS, out=tmp_path / "whole", **BOARD_RUN)
+def test_a_search_resumed_among_the_additive_models_combinations_gives_the_proposals_of_an_uninterrupted_one(
+        boards, tmp_path):
+    whole, _ = boards
     # after the baseline, the 18 single edits and the model's first two combinations
     resumed = _stopped_then_resumed(BOARDS, tmp_path / "cut", 21, **BOARD_RUN)
     assert resumed.trials.equals(whole.trials)
