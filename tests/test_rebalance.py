@@ -784,7 +784,8 @@ def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combinat
     # 18 + 147 pairs + 720 triples), proven optimal, its best predicted inside and measured inside
     top = result.additive.row(0, named=True)
     assert top["predicted"] < 1.0 and top["measured"] == 0.0
-    assert "the best of all 885 combinations of at most 3 edits" in result.additive_note
+    assert result.additive_note.startswith("Additive model: each of the 18 single edits was played alone")
+    assert "the best of all 885 combinations of at most 3 of them" in result.additive_note
     assert "(proven optimal by the solver)" in result.additive_note
     # the runner-up holds g and misses (7 points outside by hand)
     second = result.additive.row(1, named=True)
@@ -800,6 +801,12 @@ def test_a_search_resumed_among_the_additive_models_combinations_gives_the_propo
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)
     assert resumed.additive.equals(whole.additive) and resumed.additive_note == whole.additive_note
+
+
+def test_a_search_ended_in_the_screen_says_how_many_single_edits_its_model_read(tmp_path):
+    result = rb.rebalance(BOARDS, out=tmp_path / "short", **{**BOARD_RUN, "budget": 2_500})
+    read = int(result.additive_note.split("Additive model: ")[1].split(" of the 18")[0])
+    assert 1 <= read < 18 and "(the search ended before the rest) were played alone" in result.additive_note
 
 
 def test_rounds_around_the_best_measured_resume_as_an_uninterrupted_search_plays_them(tmp_path):

@@ -944,10 +944,13 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
     firm = int((model.stage == last).sum())
     per = len(ctx.targets.cells) * (1 if isinstance(agent, str) else len(agent))  # games per game index
     games = [plan[int(s)] * per for s in model.stage]
-    note = (f"Additive model: each of the {len(model.edits):,} single edits was played alone on the search games "
+    space = sum(len(d.deltas) for d in ctx.dims)
+    which = (f"each of the {space:,} single edits was" if len(model.edits) >= space else
+             f"{len(model.edits):,} of the {space:,} single edits (the search ended before the rest) were")
+    note = (f"Additive model: {which} played alone on the search games "
             f"({min(games):,} to {max(games):,} games each; {firm} of them on all {plan[-1] * per:,}) "
             f"and its effect on every targeted item read against the unedited game on the same games. Adding "
-            f"effects, the best of all {_combinations(model, slots):,} combinations of at most {slots} edits is "
+            f"effects, the best of all {_combinations(model, slots):,} combinations of at most {slots} of them is "
             f"predicted {solutions[0][1]:.2f} points outside" if solutions else "")
     if solutions:
         note += " (proven optimal by the solver)" if optimal else " (the solver's best; optimality not proven)"
