@@ -809,12 +809,20 @@ def test_a_search_ended_in_the_screen_says_how_many_single_edits_its_model_read(
     assert 1 <= read < 18 and "(the search ended before the rest) were played alone" in result.additive_note
 
 
-def test_rounds_around_the_best_measured_resume_as_an_uninterrupted_search_plays_them(tmp_path):
+TIGHT = {**BOARD_RUN, "target": "first_seat_by_board=40..44"}
+
+
+@pytest.fixture(scope="module")
+def tight_boards(tmp_path_factory):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(BOARDS, out=tmp_path_factory.mktemp("tight") / "run", on_trial=trials.append, **TIGHT)
+    return result, trials
+
+
+def test_rounds_around_the_best_measured_follow_the_models_global_best(tight_boards):
     # with a band no combination reaches (40..44: the three boards' cards −1 give 50 % each, 18 points outside by
     # hand) the model's global best are followed by rounds around the best measured, each change played to the end
-    tight = {**BOARD_RUN, "target": "first_seat_by_board=40..44"}
-    trials: list[dict[str, Any]] = []
-    whole = rb.rebalance(BOARDS, out=tmp_path / "whole", on_trial=trials.append, **tight)
+    whole, trials = tight_boards
     best = min((t["distance"], t["number"]) for t in trials if t["stage"] == 1 and t["edits"])
     assert best[0] > 0 and _label(whole, trials[best[1]]["edits"]) == {"ax.power-1", "ay.power-1", "az.power-1"}
     top = {tuple(sorted(e.split("; "))) for e in whole.additive["edits"]}
@@ -822,7 +830,13 @@ def test_rounds_around_the_best_measured_resume_as_an_uninterrupted_search_plays
     assert all(tuple(sorted(whole.dims[i].describe(d) for i, d in t["edits"])) in top for t in trials[19:31])
     nxt = trials[31]
     assert nxt["stage"] == 1 and tuple(sorted(whole.dims[i].describe(d) for i, d in nxt["edits"])) not in top
-    # interrupted after the model's global best, resumed: the same rounds, trials and proposals
-    resumed = _stopped_then_resumed(BOARDS, tmp_path / "cut", 31, **tight)
+
+
+@pytest.mark.parametrize("cut", [31, 40])
+def test_a_search_resumed_in_or_after_the_models_rounds_plays_what_an_uninterrupted_one_does(tight_boards, cut,
+                                                                                             tmp_path):
+    # cut 31: after the model's global best, before its rounds; 40: after its part ended (NSGA-II and local steps)
+    whole, _ = tight_boards
+    resumed = _stopped_then_resumed(BOARDS, tmp_path / "cut", cut, **TIGHT)
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)

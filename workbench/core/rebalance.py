@@ -865,8 +865,17 @@ def _additive_step(ctx: _Context, race: _Race, agent: SearchAgent, master: int, 
     add one, or both) are played; a better candidate starts the next round; a round with nothing new ends
     the model's part.  Decided from the finished trials alone, so a resumed search plays the same.
     """
-    if slots is None or slots < 2:
+    if slots is None or slots < 2 or ctx.additive_done:
         return None
+    step = _additive_next(ctx, race, agent, master, plan, slots)
+    # once the model has nothing left to play its part is over, though NSGA-II may later race a single edit
+    # further (which would change the model): the trials record when it ended, so a resumed search knows
+    ctx.additive_done = step is None
+    return step
+
+
+def _additive_next(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
+                   slots: int) -> tuple[Candidate, int] | None:
     last = len(plan) - 1
     key = tuple(sorted((c, v[0]) for c, v in race.cache.items() if len(c) <= 1))
     if ctx.additive_key != key:
@@ -1007,6 +1016,7 @@ class _Context:
     additive_top: bool | None = None  # the model's best combinations are worked out (for this key)
     anchored: list[tuple[Candidate, float]] = field(default_factory=list)  # the model's changes around the best
     anchor_key: Any = None
+    additive_done: bool = False  # the model's part of the search is over (recorded in every later trial)
     # told the games of a cell read from the memo (the verification's bar counts them; the search's counts games played)
     on_memo: Callable[[int], None] = field(default=lambda n: None)
 
@@ -1511,14 +1521,15 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAge
     return stage, counts, float(table["distance"].sum()), played, rungs, cells, part_rungs
 
 
-def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[str, Counts]) -> int:
-    """Rebuild the race and the cells' memo from the stored trials (a resumed search); returns the games they played.
+def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[str, Counts]) -> tuple[int, bool]:
+    """Rebuild the race and the cells' memo from the stored trials (a resumed search).
 
     The memo comes back as the uninterrupted search had it, so the trials that follow play (and count) the
-    same games: a resumed search proposes what an uninterrupted one does.
+    same games: a resumed search proposes what an uninterrupted one does.  Returns the games the trials
+    played and whether the additive model's part had ended (:func:`_additive_step`).
     """
     optuna = _optuna()
-    games = 0
+    games, ended = 0, False
     for t in study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE]):
         record = json.loads(t.user_attrs["record"])
         memo.update(record.get("cells", {}))
@@ -1534,7 +1545,8 @@ def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[
                                                                                    float(gap))
             race.record_group(group, candidate, int(record["stage"]), *record["group_distance"], last)
         games += int(record["games"])
-    return games
+        ended = ended or bool(record.get("additive_done"))
+    return games, ended
 
 
 def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | None = None,
@@ -1638,7 +1650,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
         ctx.on_memo = lambda n: tick(n) if state["phase"] == "verify" else None  # the search's budget: games played
         race = _Race()
-        used = [_replay(study, dims, race, len(plan) - 1, ctx.memo)]
+        replayed, ctx.additive_done = _replay(study, dims, race, len(plan) - 1, ctx.memo)
+        used = [replayed]
         played[0] = used[0]
         stopped = False
         metrics = targets.all_metrics()
@@ -1728,7 +1741,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         used[0] += games  # the stored count (a stopped trial's games do not count: resumed = uninterrupted)
         race.record(candidate, stage, counts, distance, last)
         record = {"edits": [list(p) for p in candidate], "stage": stage, "games": games, "counts": counts,
-                  "rungs": rungs, "cells": cells, "repeat": repeat}
+                  "rungs": rungs, "cells": cells, "repeat": repeat, "additive_done": ctx.additive_done}
         if group is not None and stage >= 0:  # raced on its part's distance: what a resumed race needs of it
             record.update(group=group, group_rungs=group_rungs,
                           group_distance=list(race.group_values[(group, candidate)][1:]))
