@@ -761,11 +761,15 @@ def _label(result: rb.RebalanceResult, candidate: Any) -> set[str]:
     return {result.dims[i].label + f"{d:+d}" for i, d in candidate}
 
 
+def _played(folder: Path, **settings: Any) -> tuple[rb.RebalanceResult, list[dict[str, Any]]]:
+    """The board toss searched with ``settings``: the result and every trial as it finished."""
+    trials: list[dict[str, Any]] = []
+    return rb.rebalance(BOARDS, out=folder / "run", on_trial=trials.append, **settings), trials
+
+
 @pytest.fixture(scope="module")
 def boards(tmp_path_factory):
-    trials: list[dict[str, Any]] = []
-    result = rb.rebalance(BOARDS, out=tmp_path_factory.mktemp("boards") / "run", on_trial=trials.append, **BOARD_RUN)
-    return result, trials
+    return _played(tmp_path_factory.mktemp("boards"), **BOARD_RUN)
 
 
 def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combination(boards):
@@ -814,9 +818,7 @@ TIGHT = {**BOARD_RUN, "target": "first_seat_by_board=40..44"}
 
 @pytest.fixture(scope="module")
 def tight_boards(tmp_path_factory):
-    trials: list[dict[str, Any]] = []
-    result = rb.rebalance(BOARDS, out=tmp_path_factory.mktemp("tight") / "run", on_trial=trials.append, **TIGHT)
-    return result, trials
+    return _played(tmp_path_factory.mktemp("tight"), **TIGHT)
 
 
 def test_rounds_around_the_best_measured_follow_the_models_global_best(tight_boards):
