@@ -36,6 +36,7 @@ def _compared(encoded: np.ndarray) -> np.ndarray:
         out[start:start + n] = encoded[start:start + n]
     for seat in range(2):
         b = K.H_SIDE + seat * K.SIDE
+        out[b + K.S_EDITS] = 0  # the kernel's own count (greedy's evaluation), not a part of the rules' state
         for body, n in ((K.B_HAND, out[b + K.S_HAND]), (K.B_INV, out[b + K.S_INV])):
             out[body + seat * K.HCAP:body + seat * K.HCAP + n] = encoded[body + seat * K.HCAP:body + seat * K.HCAP + n]
         top, end = out[b + K.S_DTOP], out[b + K.S_DEND]

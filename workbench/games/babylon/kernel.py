@@ -108,8 +108,9 @@ S_EXH = S_AVAIL + NF  # [faction]
 S_TALLY = S_EXH + NF  # [tally]
 S_HAND = S_TALLY + N_TALLIES  # lengths and indices
 S_INV, S_DTOP, S_DEND, S_DISCARD, S_SACRIFICE = S_HAND + 1, S_HAND + 2, S_HAND + 3, S_HAND + 4, S_HAND + 5
+S_EDITS = S_HAND + 6  # how many times a card joined or left the hand (greedy's evaluation reuses a hand's sums)
 SIDE = 32
-assert S_SACRIFICE < SIDE
+assert S_EDITS < SIDE
 HEADER = H_SIDE + 2 * SIDE
 # the state: bodies
 QF = 5  # a trigger: controller, card, clause (-1: Offerings owed), offers, may
@@ -232,6 +233,7 @@ def _hand_remove(s, seat, card):
     for j in range(k, n - 1):
         s[off + j] = s[off + j + 1]
     s[hi] = n - 1
+    s[hi + S_EDITS - S_HAND] += 1
 
 
 @nb.njit(**_JIT)
@@ -246,6 +248,7 @@ def _hand_add(s, seat, card):
         k -= 1
     s[off + k] = card
     s[hi] = n + 1
+    s[hi + S_EDITS - S_HAND] += 1
 
 
 @nb.njit(**_JIT)
@@ -330,6 +333,7 @@ def _mulligan(s, tab, seat, mask):
             s[hand + kept] = c
             kept += 1
     s[b + S_HAND] = kept
+    s[b + S_EDITS] += back
     s[b + S_DEND] = end + back
     top = s[b + S_DTOP]
     for i in range(back):
@@ -1214,6 +1218,10 @@ def _payment(s, tab, seat, card):
     ``keep_playable`` every payment in ``rules.payments``' order replaces the best so far (scratch
     NF..2NF) only when it keeps more of the hand payable — so the search ends once one keeps every card
     whose power the sources left pay (none can keep more).
+
+    In a view (greedy's lookahead) only the others-first split is made: which sources pay is seen by the main
+    phase's next payments and the turn's end alone, and the lookahead stops before both (:func:`_settled`);
+    greedy's evaluation counts a colour's available and exhausted sources together.
     """
     b = _sb(seat)
     f = _cd(tab, card, C_FACTION)
@@ -1234,7 +1242,7 @@ def _payment(s, tab, seat, card):
         take = min(rest, s[b + S_AVAIL + best] - s[B_SCRATCH + best])
         s[B_SCRATCH + best] += take
         rest -= take
-    if tab[X_PAY_OTHERS_FIRST] == 0:
+    if tab[X_PAY_OTHERS_FIRST] == 0 and s[H_VIEW] == 0:
         listed = _payable_after(s, tab, seat, card)
         most = _kept_count(s, seat, listed)
         if most < listed:
@@ -1545,6 +1553,47 @@ def _evaluate_rest(v, tab, me, weights):
 
     A move changes only a minion's zone, so it changes only the board sum (:func:`_rank`).
     """
+    total = _sources(v, me)
+    return _rest(v, tab, me, weights, total, _playable(v, tab, me, total))
+
+
+@nb.njit(**_INLINE)
+def _sources(v, me):
+    """``me``'s sources, available and exhausted."""
+    mb = _sb(me)
+    total = 0
+    for f in range(NF):
+        total += v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
+    return total
+
+
+@nb.njit(**_INLINE)
+def _playable_card(v, tab, me, total, c):
+    """1 when ``me``'s hand card ``c`` counts as playable in ``agents.evaluate`` (``total`` sources), else 0."""
+    if c == UNKNOWN:
+        return 0
+    if _cd(tab, c, C_TYPE) == WITCHERY:  # played on the opponent's turn: not a card for the main phase
+        return 0
+    mb = _sb(me)
+    f = _cd(tab, c, C_FACTION)
+    if _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[mb + S_AVAIL + f] + v[mb + S_EXH + f]:
+        return 1
+    return 0
+
+
+@nb.njit(**_JIT)
+def _playable(v, tab, me, total):
+    """How many of ``me``'s hand cards ``agents.evaluate`` counts as playable with ``total`` sources."""
+    playable = 0
+    off = B_HAND + me * HCAP
+    for k in range(v[_sb(me) + S_HAND]):
+        playable += _playable_card(v, tab, me, total, v[off + k])
+    return playable
+
+
+@nb.njit(**_JIT)
+def _rest(v, tab, me, weights, total, playable):
+    """:func:`_evaluate_rest` given ``me``'s sources (``total``) and playable hand cards (``playable``)."""
     mb = _sb(me)
     tb = _sb(1 - me)
     taken = v[mb + S_TURNS]
@@ -1555,9 +1604,6 @@ def _evaluate_rest(v, tab, me, weights):
             weights[me, T_LEFT + taken] = left
     else:
         left = _left(tab, me, weights, taken)
-    total = 0
-    for f in range(NF):
-        total += v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
     mine = v[mb + S_HAND]
     theirs = v[tb + S_HAND]
     if total < MEMO_SRC and mine < MEMO_HAND and theirs < MEMO_HAND:
@@ -1568,22 +1614,35 @@ def _evaluate_rest(v, tab, me, weights):
             weights[me, slot] = extra
     else:
         extra = _hands_and_sources(weights, me, total, mine, theirs)
-    playable = 0
-    off = B_HAND + me * HCAP
-    for k in range(v[mb + S_HAND]):
-        c = v[off + k]
-        if c == UNKNOWN:
-            continue
-        if _cd(tab, c, C_TYPE) == WITCHERY:  # played on the opponent's turn: not a card for the main phase
-            continue
-        f = _cd(tab, c, C_FACTION)
-        if _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[mb + S_AVAIL + f] + v[mb + S_EXH + f]:
-            playable += 1
     capped = np.float64(playable)
     if weights[me, W_PLAYABLE_CAP] < playable:
         capped = weights[me, W_PLAYABLE_CAP]
     extra += weights[me, W_PLAYABLE] * capped
     return weights[me, W_TOWER] * (v[mb + S_TOWER] - v[tb + S_TOWER]), left, extra, weights[me, W_TP] * v[mb + S_TP]
+
+
+@nb.njit(**_JIT)
+def _evaluate_near(x, tab, me, weights, edits, total, playable, drop):
+    """:func:`_evaluate` of a position the lookahead reached from a view with ``me``'s counts given.
+
+    The view's hand had ``edits`` changes (``S_EDITS``), ``total`` sources and ``playable`` cards.  Only an
+    Offering changes the sources, and it takes a card from the hand: when ``me``'s hand has not changed since,
+    the view's counts hold; when it changed once and ``drop`` >= 0, that change was the card the lookahead
+    started with (played or cast from ``me``'s hand), which counted ``drop`` among the playable cards.
+    """
+    if x[H_REASON] != R_NONE:
+        winner = x[H_WINNER]
+        if winner == DRAW:
+            return 0.0
+        return WIN_VALUE if winner == me else -WIN_VALUE
+    d = x[_sb(me) + S_EDITS] - edits
+    if d == 0:
+        head, left, extra, tail = _rest(x, tab, me, weights, total, playable)
+    elif d == 1 and drop >= 0:
+        head, left, extra, tail = _rest(x, tab, me, weights, total, playable - drop)
+    else:
+        head, left, extra, tail = _evaluate_rest(x, tab, me, weights)
+    return head + left * _board(x, tab, me, weights, -1, 0) + extra + tail
 
 
 @nb.njit(**_JIT)
@@ -1604,8 +1663,10 @@ def _settle0(x, tab, lg):
 
 
 @nb.njit(**_JIT)
-def _settle1(w, x, tab, me, weights, lg, keep):
+def _settle1(w, x, tab, me, weights, lg, keep, edits, total, playable, drop):
     """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest.
+
+    ``edits``, ``total``, ``playable``, ``drop``: the view's counts (:func:`_evaluate_near`).
 
     Returns whether the settled position's :func:`_evaluate` is known, and that value: when the last option
     picked left nothing to settle, the position it led to was scored already (and unless ``keep`` asks for the
@@ -1627,7 +1688,7 @@ def _settle1(w, x, tab, me, weights, lg, keep):
                 done = _settled(x)
                 if not done:
                     _settle0(x, tab, lg)
-                e = _evaluate(x, tab, me, weights)
+                e = _evaluate_near(x, tab, me, weights, edits, total, playable, drop)
                 score = sign * e
                 if score > best:  # strict: ties keep the legal order
                     best = score
@@ -1641,13 +1702,13 @@ def _settle1(w, x, tab, me, weights, lg, keep):
 
 
 @nb.njit(**_INLINE)
-def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x):
+def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x, total, playable):
     """``GreedyAgent.rank``'s score of action ``(k, a, b)`` on the view ``v`` scoring ``base`` (``rest``: its terms).
 
     END scores the position; a move only the board with the minion moved (nothing follows a move in the main
     phase, and the rest of the evaluation does not see it); drawing or an Offering at the start of the turn only
     the rest with the hand and sources changed (``board``: the view's board sum; :func:`_start_score`); any other
-    action the settled result less the margin.
+    action the settled result less the margin.  ``total``, ``playable``: the view's sources and playable hand cards.
     """
     if k == K_END:
         return base
@@ -1656,34 +1717,40 @@ def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x):
         head, left, extra, tail = rest
         return head + left * _board(v, tab, me, weights, _find(v, a), b) + extra + tail - margin
     if k == K_DRAW or (k == K_OFFER and v[H_PKIND] == START):
-        return _start_score(v, tab, me, weights, k, a, board) - margin
+        return _start_score(v, tab, me, weights, k, a, board, total, playable) - margin
+    drop = -1  # the change of the playable count when the card the action takes is all that leaves me's hand
+    if (k == K_PLAY or k == K_WITCH) and _decider(v) == me:
+        drop = _playable_card(v, tab, me, total, a)
+    edits = v[_sb(me) + S_EDITS]
     _copy_view(v, w)
     _step(w, tab, k, a, b)
     invocation = k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION
-    known, value = _settle1(w, x, tab, me, weights, lg, invocation)
+    known, value = _settle1(w, x, tab, me, weights, lg, invocation, edits, total, playable, drop)
     if known:
         return value - margin
     if invocation and w[H_REASON] == R_NONE:
         # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
         _run_clause(w, tab, me, a, _cd(tab, a, C_CLAUSE + TR_START_NEXT), NO_TARGET)
-    return _evaluate(w, tab, me, weights) - margin
+    return _evaluate_near(w, tab, me, weights, edits, total, playable, drop) - margin
 
 
 @nb.njit(**_JIT)
-def _start_score(v, tab, me, weights, k, a, board):
+def _start_score(v, tab, me, weights, k, a, board, total, playable):
     """:func:`_evaluate` after the start decision ``(k, a)`` (draw, or an Offering of card ``a``), on ``v`` itself.
 
     Neither touches the board or ends the game, and the main phase follows at once (nothing to settle): the
-    hand and the sources change in ``v`` for the evaluation and back after it, the board sum is the view's.
+    hand and the sources change in ``v`` for the evaluation and back after it, the board sum is the view's (and
+    a drawn card, unknown, leaves the view's sources and playable cards, ``total`` and ``playable``, as they are).
     """
     mb = _sb(me)
     if k == K_DRAW:
         if v[mb + S_DEND] <= v[mb + S_DTOP]:
-            head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+            head, left, extra, tail = _rest(v, tab, me, weights, total, playable)
             return head + left * board + extra + tail
         _hand_add(v, me, UNKNOWN)
-        head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+        head, left, extra, tail = _rest(v, tab, me, weights, total, playable)
         _hand_remove(v, me, UNKNOWN)
+        v[mb + S_EDITS] -= 2
         return head + left * board + extra + tail
     f = _cd(tab, a, C_FACTION)
     _hand_remove(v, me, a)
@@ -1691,6 +1758,7 @@ def _start_score(v, tab, me, weights, k, a, board):
     head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
     v[mb + S_AVAIL + f] -= 1
     _hand_add(v, me, a)
+    v[mb + S_EDITS] -= 2
     return head + left * board + extra + tail
 
 
@@ -1698,13 +1766,16 @@ def _start_score(v, tab, me, weights, k, a, board):
 def _rank(s, tab, me, weights, n, lg, v, w, x):
     """``GreedyAgent.rank``'s best index: the first of the highest :func:`_score` in the legal order."""
     _observe(s, v, me)
-    rest = _evaluate_rest(v, tab, me, weights)  # a decision is due: the game is running
+    total = _sources(v, me)
+    playable = _playable(v, tab, me, total)
+    rest = _rest(v, tab, me, weights, total, playable)  # a decision is due: the game is running
     board = _board(v, tab, me, weights, -1, 0)
     base = rest[0] + rest[1] * board + rest[2] + rest[3]
     best = -np.inf
     pick = 0
     for i in range(n):
-        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, board, lg, w, x)
+        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, board, lg, w, x,
+                       total, playable)
         if score > best:
             best = score
             pick = i
@@ -1896,9 +1967,11 @@ def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
     """
     _weight_tables(weights)
     _observe(s, v, me)
-    rest = _evaluate_rest(v, tab, me, weights)
+    total = _sources(v, me)
+    playable = _playable(v, tab, me, total)
+    rest = _rest(v, tab, me, weights, total, playable)
     board = _board(v, tab, me, weights, -1, 0)
     base = rest[0] + rest[1] * board + rest[2] + rest[3]
     for i in range(actions.shape[0]):
         out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], base, rest, board, lg, w,
-                        x)
+                        x, total, playable)
