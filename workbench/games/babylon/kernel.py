@@ -101,7 +101,8 @@ H_ACTIVE, H_FIRST, H_TURN, H_NEXT_UID, H_UPKEEP, H_ENDING, H_WINNER, H_REASON, H
 H_PKIND, H_PSEAT, H_PCTRL, H_PCARD, H_PCLAUSE, H_POFFERS, H_PMAY = range(9, 16)  # pending decision + its trigger
 H_ATT, H_ATTACKER, H_ATARGET, H_ABLOCKER, H_ASTAGE, H_ANO_TOWER, H_AENDED, H_ATWIN = range(16, 24)
 H_QLEN, H_MCOUNT, H_HIST, H_ENTERING = 24, 25, 26, 27  # H_ENTERING: rules.State.entering
-H_SIDE = 28
+H_BOARD_EDITS = 28  # how many times a minion joined or left the board or its board value's fields changed (greedy)
+H_SIDE = 29
 S_TP, S_TOWER, S_TURNS = 0, 1, 2
 S_AVAIL = 3  # [faction]
 S_EXH = S_AVAIL + NF  # [faction]
@@ -369,6 +370,7 @@ def _begin_turn(s, tab, seat):
             s[m + F_STATUS] = READY
             if _cd(tab, s[m + F_CARD], C_REGENERATING):
                 s[m + F_DAMAGE] = 0
+                s[H_BOARD_EDITS] += 1
     inv = B_INV + seat * HCAP
     for i in range(s[b + S_INV]):
         card = s[inv + i]
@@ -464,7 +466,9 @@ def _exhaust(s, uid):
     if s[m + F_STATUS] == EXHAUSTED:
         return
     s[m + F_STATUS] = EXHAUSTED
-    s[m + F_DAMAGE] += s[m + F_SENTENCED]
+    if s[m + F_SENTENCED]:
+        s[m + F_DAMAGE] += s[m + F_SENTENCED]
+        s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
@@ -485,6 +489,7 @@ def _damage_at(s, tab, i, n, lethal):
     if lethal:
         damage = max(damage, _cd(tab, s[m + F_CARD], C_HEALTH) + s[m + F_BONUS])
     s[m + F_DAMAGE] = damage
+    s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
@@ -493,6 +498,7 @@ def _remove_minion(s, i):
     for j in range(B_MIN + i * MF, B_MIN + (n - 1) * MF):
         s[j] = s[j + MF]
     s[H_MCOUNT] = n - 1
+    s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
@@ -633,12 +639,15 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
                 m = B_MIN + _find(s, s[B_SCRATCH + j]) * MF
                 if verb == V_SENTENCE:
                     s[m + F_SENTENCED] = 1
+                    s[H_BOARD_EDITS] += 1
                 elif verb == V_READY:
                     s[m + F_STATUS] = READY
                 elif verb == V_HEAL:
                     s[m + F_DAMAGE] = 0
+                    s[H_BOARD_EDITS] += 1
                 elif verb == V_RAMPARTS:
                     s[m + F_ZONE] = RAMPARTS
+                    s[H_BOARD_EDITS] += 1
                 elif verb == V_HEALTH:
                     s[m + F_BONUS] += amount
         _check_deaths(s, tab)
@@ -807,6 +816,7 @@ def _after_attack(s, tab, attacker, partner):
     ai = _find(s, attacker)
     if ai >= 0 and _cd(tab, s[B_MIN + ai * MF + F_CARD], C_RETREATING):
         s[B_MIN + ai * MF + F_ZONE] = RAMPARTS
+        s[H_BOARD_EDITS] += 1
     s[H_ATT] = 0
 
 
@@ -1308,6 +1318,7 @@ def _play(s, tab, seat, card, target):
         s[m + F_SENTENCED] = 0
         s[m + F_BONUS] = 0
         s[H_MCOUNT] += 1
+        s[H_BOARD_EDITS] += 1
         s[H_NEXT_UID] = uid + 1
         _tally(s, seat, T_MINIONS, 1)
         clause = _cd(tab, card, C_CLAUSE + TR_SWEAR)
@@ -1342,6 +1353,7 @@ def _main(s, tab, seat, k, a, b):
     if k == K_MOVE:
         s[m + F_ZONE] = b
         s[m + F_STATUS] = IMMOBILE
+        s[H_BOARD_EDITS] += 1
         return
     card = s[m + F_CARD]
     _exhaust(s, a)
@@ -1622,19 +1634,29 @@ def _rest(v, tab, me, weights, total, playable):
 
 
 @nb.njit(**_JIT)
-def _evaluate_near(x, tab, me, weights, edits, total, playable, drop):
+def _evaluate_near(x, tab, me, weights, near):
     """:func:`_evaluate` of a position the lookahead reached from a view with ``me``'s counts given.
 
-    The view's hand had ``edits`` changes (``S_EDITS``), ``total`` sources and ``playable`` cards.  Only an
-    Offering changes the sources, and it takes a card from the hand: when ``me``'s hand has not changed since,
-    the view's counts hold; when it changed once and ``drop`` >= 0, that change was the card the lookahead
-    started with (played or cast from ``me``'s hand), which counted ``drop`` among the playable cards.
+    ``near`` = ``(edits, total, playable, drop, board_edits, board, grow)``: the view's hand had ``edits``
+    changes (``S_EDITS``), ``total`` sources and ``playable`` cards.  Only an Offering changes the sources, and
+    it takes a card from the hand: when ``me``'s hand has not changed since, the view's counts hold; when it
+    changed once and ``drop`` >= 0, that change was the card the lookahead started with (played or cast from
+    ``me``'s hand), which counted ``drop`` among the playable cards.  Likewise the board: the view's sum
+    ``board`` after ``board_edits`` changes (``H_BOARD_EDITS``) holds while nothing changed, and with one change
+    and ``grow`` (the lookahead started with a minion's play) the minion played joined the end of the list:
+    its term is added last, as :func:`_board` adds it.
     """
     if x[H_REASON] != R_NONE:
         winner = x[H_WINNER]
         if winner == DRAW:
             return 0.0
         return WIN_VALUE if winner == me else -WIN_VALUE
+    edits, total, playable, drop, board_edits, board, grow = near
+    d = x[H_BOARD_EDITS] - board_edits
+    if d == 1 and grow:
+        board = _board_last(x, tab, me, weights, board)
+    elif d != 0:
+        board = _board(x, tab, me, weights, -1, 0)
     d = x[_sb(me) + S_EDITS] - edits
     if d == 0:
         head, left, extra, tail = _rest(x, tab, me, weights, total, playable)
@@ -1642,7 +1664,21 @@ def _evaluate_near(x, tab, me, weights, edits, total, playable, drop):
         head, left, extra, tail = _rest(x, tab, me, weights, total, playable - drop)
     else:
         head, left, extra, tail = _evaluate_rest(x, tab, me, weights)
-    return head + left * _board(x, tab, me, weights, -1, 0) + extra + tail
+    return head + left * board + extra + tail
+
+
+@nb.njit(**_INLINE)
+def _board_last(v, tab, me, weights, board):
+    """:func:`_board` of ``v`` given ``board``, the sum of all its minions but the last: the last one's term added."""
+    i = v[H_MCOUNT] - 1
+    m = B_MIN + i * MF
+    lasting = _health_left(v, tab, i) - v[m + F_BONUS]  # bonus health ends with the turn
+    if lasting <= 0:
+        return board
+    value = _minion_value(tab, me, weights, v[m + F_CARD], v[m + F_ZONE], v[m + F_SENTENCED], lasting)
+    if v[m + F_OWNER] == me:
+        return board + value
+    return board + -value
 
 
 @nb.njit(**_JIT)
@@ -1663,10 +1699,10 @@ def _settle0(x, tab, lg):
 
 
 @nb.njit(**_JIT)
-def _settle1(w, x, tab, me, weights, lg, keep, edits, total, playable, drop):
+def _settle1(w, x, tab, me, weights, lg, keep, near):
     """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest.
 
-    ``edits``, ``total``, ``playable``, ``drop``: the view's counts (:func:`_evaluate_near`).
+    ``near``: the view's counts (:func:`_evaluate_near`).
 
     Returns whether the settled position's :func:`_evaluate` is known, and that value: when the last option
     picked left nothing to settle, the position it led to was scored already (and unless ``keep`` asks for the
@@ -1688,7 +1724,7 @@ def _settle1(w, x, tab, me, weights, lg, keep, edits, total, playable, drop):
                 done = _settled(x)
                 if not done:
                     _settle0(x, tab, lg)
-                e = _evaluate_near(x, tab, me, weights, edits, total, playable, drop)
+                e = _evaluate_near(x, tab, me, weights, near)
                 score = sign * e
                 if score > best:  # strict: ties keep the legal order
                     best = score
@@ -1721,17 +1757,18 @@ def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x, total, pla
     drop = -1  # the change of the playable count when the card the action takes is all that leaves me's hand
     if (k == K_PLAY or k == K_WITCH) and _decider(v) == me:
         drop = _playable_card(v, tab, me, total, a)
-    edits = v[_sb(me) + S_EDITS]
+    grow = k == K_PLAY and _cd(tab, a, C_TYPE) == MINION
+    near = (v[_sb(me) + S_EDITS], total, playable, drop, v[H_BOARD_EDITS], board, grow)
     _copy_view(v, w)
     _step(w, tab, k, a, b)
     invocation = k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION
-    known, value = _settle1(w, x, tab, me, weights, lg, invocation, edits, total, playable, drop)
+    known, value = _settle1(w, x, tab, me, weights, lg, invocation, near)
     if known:
         return value - margin
     if invocation and w[H_REASON] == R_NONE:
         # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
         _run_clause(w, tab, me, a, _cd(tab, a, C_CLAUSE + TR_START_NEXT), NO_TARGET)
-    return _evaluate_near(w, tab, me, weights, edits, total, playable, drop) - margin
+    return _evaluate_near(w, tab, me, weights, near) - margin
 
 
 @nb.njit(**_JIT)
