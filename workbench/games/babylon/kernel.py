@@ -379,7 +379,7 @@ def _begin_turn(s, tab, seat):
     s[b + S_INV] = 0
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _end_turn(s, tab):
     """``rules._end_turn``: available sources exhausted into Transformed Power, bonus health gone."""
     b = _sb(s[H_ACTIVE])
@@ -396,7 +396,7 @@ def _end_turn(s, tab):
     s[H_ENDING] = 1
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _next_turn(s, tab):
     """``rules._next_turn``: the towers recorded; after both seats' last turn the higher tower wins."""
     s[H_ENDING] = 0
@@ -820,7 +820,7 @@ def _after_attack(s, tab, attacker, partner):
     s[H_ATT] = 0
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _clash(s, tab, ai):
     """``rules._clash`` of the attacker at index ``ai``: the tower hit, or both minions strike (Twinstrike, Lethal...).
 
@@ -867,7 +867,7 @@ def _clash(s, tab, ai):
     _after_attack(s, tab, attacker, partner)
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _continue_attack(s, tab):
     """``rules._continue_attack``: block, Witcheries, Twinstrike's target, then the clash."""
     ai = _find(s, s[H_ATTACKER])
@@ -928,7 +928,7 @@ def _count_targets(s, ctrl, target):
     return n, first
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _resolve_trigger(s, tab):
     """``rules._resolve_trigger``: the queue's first text resolves, or asks for its target or Offering."""
     ctrl = s[B_QUEUE]
@@ -968,7 +968,7 @@ def _pend(s, kind, seat, ctrl, card, clause, offers, may):
     s[H_PMAY] = may
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _advance(s, tab):
     """``rules.advance``: everything automatic until a decision is due or the game is over."""
     while s[H_REASON] == R_NONE and s[H_PKIND] == NO_DECISION:
@@ -1220,7 +1220,7 @@ def _kept_count(s, seat, n):
     return kept
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _payment(s, tab, seat, card):
     """``rules.payment`` moved from available to exhausted (the scratch area holds the candidates).
 
@@ -1299,7 +1299,7 @@ def _best_payment(s, seat, f, specific, power, listed, most):
         s[B_SCRATCH + x] = s[B_SCRATCH + NF + x]
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _play(s, tab, seat, card, target):
     """``rules._play``: pay, then a minion enters (Swear Allegiance), or a spell resolves or waits."""
     _payment(s, tab, seat, card)
@@ -1336,7 +1336,7 @@ def _play(s, tab, seat, card, target):
     _run_clause(s, tab, seat, card, _cd(tab, card, C_CLAUSE + TR_PLAY), target)
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _main(s, tab, seat, k, a, b):
     """``rules._main``."""
     if k == K_END:
