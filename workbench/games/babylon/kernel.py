@@ -102,7 +102,8 @@ H_PKIND, H_PSEAT, H_PCTRL, H_PCARD, H_PCLAUSE, H_POFFERS, H_PMAY = range(9, 16) 
 H_ATT, H_ATTACKER, H_ATARGET, H_ABLOCKER, H_ASTAGE, H_ANO_TOWER, H_AENDED, H_ATWIN = range(16, 24)
 H_QLEN, H_MCOUNT, H_HIST, H_ENTERING = 24, 25, 26, 27  # H_ENTERING: rules.State.entering
 H_BOARD_EDITS = 28  # how many times a minion joined or left the board or its board value's fields changed (greedy)
-H_SIDE = 29
+H_DIRTY = 29  # 1 when a minion may be out of health (_check_deaths looks; fast.encode_state sets it)
+H_SIDE = 30
 S_TP, S_TOWER, S_TURNS = 0, 1, 2
 S_AVAIL = 3  # [faction]
 S_EXH = S_AVAIL + NF  # [faction]
@@ -392,6 +393,7 @@ def _end_turn(s, tab):
     s[b + S_TP] += n
     for i in range(s[H_MCOUNT]):
         s[B_MIN + i * MF + F_BONUS] = 0
+    s[H_DIRTY] = 1
     _check_deaths(s, tab)
     s[H_ENDING] = 1
 
@@ -468,6 +470,7 @@ def _exhaust(s, uid):
     s[m + F_STATUS] = EXHAUSTED
     if s[m + F_SENTENCED]:
         s[m + F_DAMAGE] += s[m + F_SENTENCED]
+        s[H_DIRTY] = 1
         s[H_BOARD_EDITS] += 1
 
 
@@ -489,14 +492,15 @@ def _damage_at(s, tab, i, n, lethal):
     if lethal:
         damage = max(damage, _cd(tab, s[m + F_CARD], C_HEALTH) + s[m + F_BONUS])
     s[m + F_DAMAGE] = damage
+    s[H_DIRTY] = 1
     s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
 def _remove_minion(s, i):
     n = s[H_MCOUNT]
-    for j in range(B_MIN + i * MF, B_MIN + (n - 1) * MF):
-        s[j] = s[j + MF]
+    for j in range(np.uint64(B_MIN + i * MF), np.uint64(B_MIN + (n - 1) * MF)):  # unsigned: see _copy_run
+        s[j] = s[j + np.uint64(MF)]
     s[H_MCOUNT] = n - 1
     s[H_BOARD_EDITS] += 1
 
@@ -524,7 +528,14 @@ def _kill_at(s, tab, i):
 
 @nb.njit(**_JIT)
 def _check_deaths(s, tab):
-    """``rules._check_deaths``: every minion out of health dies, oldest first."""
+    """``rules._check_deaths``: every minion out of health dies, oldest first.
+
+    Only a minion's damage, its bonus health and a minion entering can leave one out of health: each sets
+    ``H_DIRTY``, and a state without it has every minion's health left above 0 (looked at already).
+    """
+    if s[H_DIRTY] == 0:
+        return
+    s[H_DIRTY] = 0
     i = 0
     while i < s[H_MCOUNT]:
         if _health_left(s, tab, i) <= 0:
@@ -650,6 +661,7 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
                     s[H_BOARD_EDITS] += 1
                 elif verb == V_HEALTH:
                     s[m + F_BONUS] += amount
+                    s[H_DIRTY] = 1
         _check_deaths(s, tab)
     if offers and s[H_REASON] == R_NONE:
         _queue_push(s, True, ctrl, card, -1, offers, offer_may)
@@ -1317,6 +1329,7 @@ def _play(s, tab, seat, card, target):
         s[m + F_DAMAGE] = 0
         s[m + F_SENTENCED] = 0
         s[m + F_BONUS] = 0
+        s[H_DIRTY] = 1  # an edited card may enter without health
         s[H_MCOUNT] += 1
         s[H_BOARD_EDITS] += 1
         s[H_NEXT_UID] = uid + 1
@@ -1593,7 +1606,7 @@ def _playable_card(v, tab, me, total, c):
     return 0
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _playable(v, tab, me, total):
     """How many of ``me``'s hand cards ``agents.evaluate`` counts as playable with ``total`` sources."""
     playable = 0
@@ -1603,7 +1616,7 @@ def _playable(v, tab, me, total):
     return playable
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _rest(v, tab, me, weights, total, playable):
     """:func:`_evaluate_rest` given ``me``'s sources (``total``) and playable hand cards (``playable``)."""
     mb = _sb(me)
