@@ -1779,7 +1779,9 @@ def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x, total, pla
     _copy_view(v, w)
     _step(w, tab, k, a, b)
     invocation = k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION
-    known, value = _settle1(w, x, tab, me, weights, lg, invocation, near)
+    known, value = False, 0.0
+    if not _settled(w):  # most actions leave nothing to settle: no call
+        known, value = _settle1(w, x, tab, me, weights, lg, invocation, near)
     if known:
         return value - margin
     if invocation and w[H_REASON] == R_NONE:
