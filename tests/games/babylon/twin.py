@@ -26,6 +26,8 @@ def _compared(encoded: np.ndarray) -> np.ndarray:
     """The used part of a state array: what lies past a list's length is left over, a deck starts at its top."""
     out = np.zeros(K.B_SCRATCH, np.int64)
     out[:K.HEADER] = encoded[:K.HEADER]
+    out[K.H_BOARD_EDITS] = 0  # the kernel's own counts and flags, not a part of the rules' state
+    out[K.H_DIRTY] = 0
     if out[K.H_ATT] == 0:
         out[_ATTACK_FIELDS] = 0
     if out[K.H_PKIND] == K.NO_DECISION:
@@ -36,6 +38,7 @@ def _compared(encoded: np.ndarray) -> np.ndarray:
         out[start:start + n] = encoded[start:start + n]
     for seat in range(2):
         b = K.H_SIDE + seat * K.SIDE
+        out[b + K.S_EDITS] = 0  # the kernel's own count (greedy's evaluation), not a part of the rules' state
         for body, n in ((K.B_HAND, out[b + K.S_HAND]), (K.B_INV, out[b + K.S_INV])):
             out[body + seat * K.HCAP:body + seat * K.HCAP + n] = encoded[body + seat * K.HCAP:body + seat * K.HCAP + n]
         top, end = out[b + K.S_DTOP], out[b + K.S_DEND]

@@ -295,6 +295,7 @@ def encode_state(config: Config, state: Any, view: bool = False) -> np.ndarray:
         state.active, state.first, state.turn, state.next_uid, int(state.upkeep), int(state.ending), int(view),
         state.entering)
     s[K.H_PKIND] = K.NO_DECISION
+    s[K.H_DIRTY] = 1  # the kernel looks for minions out of health at its next check of deaths
     if state.pending is not None:
         s[K.H_PKIND], s[K.H_PSEAT] = state.pending.kind, state.pending.seat
         t = state.pending.trigger

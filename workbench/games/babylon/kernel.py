@@ -101,15 +101,18 @@ H_ACTIVE, H_FIRST, H_TURN, H_NEXT_UID, H_UPKEEP, H_ENDING, H_WINNER, H_REASON, H
 H_PKIND, H_PSEAT, H_PCTRL, H_PCARD, H_PCLAUSE, H_POFFERS, H_PMAY = range(9, 16)  # pending decision + its trigger
 H_ATT, H_ATTACKER, H_ATARGET, H_ABLOCKER, H_ASTAGE, H_ANO_TOWER, H_AENDED, H_ATWIN = range(16, 24)
 H_QLEN, H_MCOUNT, H_HIST, H_ENTERING = 24, 25, 26, 27  # H_ENTERING: rules.State.entering
-H_SIDE = 28
+H_BOARD_EDITS = 28  # how many times a minion joined or left the board or its board value's fields changed (greedy)
+H_DIRTY = 29  # 1 when a minion may be out of health (_check_deaths looks; fast.encode_state sets it)
+H_SIDE = 30
 S_TP, S_TOWER, S_TURNS = 0, 1, 2
 S_AVAIL = 3  # [faction]
 S_EXH = S_AVAIL + NF  # [faction]
 S_TALLY = S_EXH + NF  # [tally]
 S_HAND = S_TALLY + N_TALLIES  # lengths and indices
 S_INV, S_DTOP, S_DEND, S_DISCARD, S_SACRIFICE = S_HAND + 1, S_HAND + 2, S_HAND + 3, S_HAND + 4, S_HAND + 5
+S_EDITS = S_HAND + 6  # how many times a card joined or left the hand (greedy's evaluation reuses a hand's sums)
 SIDE = 32
-assert S_SACRIFICE < SIDE
+assert S_EDITS < SIDE
 HEADER = H_SIDE + 2 * SIDE
 # the state: bodies
 QF = 5  # a trigger: controller, card, clause (-1: Offerings owed), offers, may
@@ -169,13 +172,16 @@ SEAT_COLS = SEAT_TALLIES + N_TALLIES
 RES_COLS = RES_SEAT + 2 * SEAT_COLS
 
 _STREAM_K = stream_keys(6)
+# State and card-table indices are unsigned: numba fixes up a signed index that might be negative on every access
+# (a test and a conditional move), which also keeps copy loops from vectorising.  Nothing here indexes from the end.
+_U = np.uint64
 
 
 # --------------------------------------------------------------------------------------- helpers
 @nb.njit(**_JIT)
 def _cd(tab, card, col):
     """A column of the card table (an unsigned index: no negative-index fix-up, see :func:`_copy_run`)."""
-    return tab[np.uint64(TAB_CARDS + card * CC + col)]
+    return tab[_U(TAB_CARDS + card * CC + col)]
 
 
 @nb.njit(**_JIT)
@@ -186,7 +192,7 @@ def _sb(seat):
 
 @nb.njit(**_JIT)
 def _tally(s, seat, which, n):
-    s[H_SIDE + seat * SIDE + S_TALLY + which] += n
+    s[_U(H_SIDE + seat * SIDE + S_TALLY + which)] += n
 
 
 @nb.njit(**_JIT)
@@ -199,14 +205,14 @@ def _find(s, uid):
     n = s[H_MCOUNT]
     if n == 0:
         return -1
-    gap = s[B_MIN + (n - 1) * MF + F_UID] - uid
+    gap = s[_U(B_MIN + (n - 1) * MF + F_UID)] - uid
     if gap < 0:
         return -1
     i = n - 1 - gap
     if i < 0:
         i = 0
     while i < n:
-        u = s[B_MIN + i * MF + F_UID]
+        u = s[_U(B_MIN + i * MF + F_UID)]
         if u >= uid:
             return i if u == uid else -1
         i += 1
@@ -217,7 +223,7 @@ def _find(s, uid):
 def _health_left(s, tab, i):
     """``rules.health_left`` of the minion at index ``i``."""
     m = B_MIN + i * MF
-    return _cd(tab, s[m + F_CARD], C_HEALTH) + s[m + F_BONUS] - s[m + F_DAMAGE]
+    return _cd(tab, s[_U(m + F_CARD)], C_HEALTH) + s[_U(m + F_BONUS)] - s[_U(m + F_DAMAGE)]
 
 
 @nb.njit(**_JIT)
@@ -225,13 +231,14 @@ def _hand_remove(s, seat, card):
     """``rules._remove``: the first copy of ``card`` leaves the hand."""
     off = B_HAND + seat * HCAP
     hi = _sb(seat) + S_HAND
-    n = s[hi]
+    n = s[_U(hi)]
     k = 0
-    while s[off + k] != card:
+    while s[_U(off + k)] != card:
         k += 1
     for j in range(k, n - 1):
-        s[off + j] = s[off + j + 1]
-    s[hi] = n - 1
+        s[_U(off + j)] = s[_U(off + j + 1)]
+    s[_U(hi)] = n - 1
+    s[_U(hi + S_EDITS - S_HAND)] += 1
 
 
 @nb.njit(**_JIT)
@@ -239,13 +246,14 @@ def _hand_add(s, seat, card):
     """``rules._add``: ``card`` joins the sorted hand."""
     off = B_HAND + seat * HCAP
     hi = _sb(seat) + S_HAND
-    n = s[hi]
+    n = s[_U(hi)]
     k = n
-    while k > 0 and s[off + k - 1] > card:
-        s[off + k] = s[off + k - 1]
+    while k > 0 and s[_U(off + k - 1)] > card:
+        s[_U(off + k)] = s[_U(off + k - 1)]
         k -= 1
-    s[off + k] = card
-    s[hi] = n + 1
+    s[_U(off + k)] = card
+    s[_U(hi)] = n + 1
+    s[_U(hi + S_EDITS - S_HAND)] += 1
 
 
 @nb.njit(**_JIT)
@@ -254,15 +262,15 @@ def _queue_push(s, front, ctrl, card, clause, offers, may):
     n = s[H_QLEN]
     if front:
         for j in range(n * QF - 1, -1, -1):
-            s[B_QUEUE + QF + j] = s[B_QUEUE + j]
+            s[_U(B_QUEUE + QF + j)] = s[_U(B_QUEUE + j)]
         q = B_QUEUE
     else:
         q = B_QUEUE + n * QF
-    s[q] = ctrl
-    s[q + 1] = card
-    s[q + 2] = clause
-    s[q + 3] = offers
-    s[q + 4] = may
+    s[_U(q)] = ctrl
+    s[_U(q + 1)] = card
+    s[_U(q + 2)] = clause
+    s[_U(q + 3)] = offers
+    s[_U(q + 4)] = may
     s[H_QLEN] = n + 1
 
 
@@ -270,7 +278,7 @@ def _queue_push(s, front, ctrl, card, clause, offers, may):
 def _set_flag(s, tab, which, seat, card):
     """Mark ``card`` drawn (``which`` 0) or played (1) by ``seat`` (not in a view: nobody records there)."""
     if s[H_VIEW] == 0 and card != UNKNOWN:
-        s[B_FLAGS + (which * 2 + seat) * tab[X_NCARDS] + card] = 1
+        s[_U(B_FLAGS + (which * 2 + seat) * tab[X_NCARDS] + card)] = 1
 
 
 # ------------------------------------------------------------------------------------ setup
@@ -278,32 +286,32 @@ def _set_flag(s, tab, which, seat, card):
 def _new_game(s, tab, first, rng):
     """``rules.new_game``: shuffle both decks (streams 1, 2), deal, ask the first seat's mulligan."""
     for i in range(HEADER):
-        s[i] = 0
+        s[_U(i)] = 0
     n_cards = tab[X_NCARDS]
     for i in range(4 * n_cards):
-        s[B_FLAGS + i] = 0
+        s[_U(B_FLAGS + i)] = 0
     for seat in range(2):
         deck = B_DECK + seat * HCAP
-        src = tab[X_DECKS + seat]
-        size = tab[X_DECK_LEN + seat]
+        src = tab[_U(X_DECKS + seat)]
+        size = tab[_U(X_DECK_LEN + seat)]
         for i in range(size):
-            s[deck + i] = tab[src + i]
+            s[_U(deck + i)] = tab[_U(src + i)]
         for i in range(size - 1, 0, -1):  # SplitMix64.shuffle
             j = _below(rng, seat, i + 1)
-            t = s[deck + i]
-            s[deck + i] = s[deck + j]
-            s[deck + j] = t
+            t = s[_U(deck + i)]
+            s[_U(deck + i)] = s[_U(deck + j)]
+            s[_U(deck + j)] = t
         n = tab[X_START_HAND] + (tab[X_SECOND_CARDS] if seat != first else 0)
         b = _sb(seat)
-        s[b + S_HAND] = 0
+        s[_U(b + S_HAND)] = 0
         for i in range(n):
-            _hand_add(s, seat, s[deck + i])
-            _set_flag(s, tab, 0, seat, s[deck + i])
-        s[b + S_DTOP] = n
-        s[b + S_DEND] = size
-        s[b + S_TP] = tab[X_SECOND_TP] if seat != first else 0
-        s[b + S_TOWER] = tab[X_START_TOWER]
-        s[b + S_TALLY + T_DRAWN] = n
+            _hand_add(s, seat, s[_U(deck + i)])
+            _set_flag(s, tab, 0, seat, s[_U(deck + i)])
+        s[_U(b + S_DTOP)] = n
+        s[_U(b + S_DEND)] = size
+        s[_U(b + S_TP)] = tab[X_SECOND_TP] if seat != first else 0
+        s[_U(b + S_TOWER)] = tab[X_START_TOWER]
+        s[_U(b + S_TALLY + T_DRAWN)] = n
     s[H_ACTIVE] = first
     s[H_FIRST] = first
     s[H_ENTERING] = NO_TARGET
@@ -317,26 +325,27 @@ def _mulligan(s, tab, seat, mask):
     b = _sb(seat)
     hand = B_HAND + seat * HCAP
     deck = B_DECK + seat * HCAP
-    n_hand = s[b + S_HAND]
-    end = s[b + S_DEND]
+    n_hand = s[_U(b + S_HAND)]
+    end = s[_U(b + S_DEND)]
     kept = 0
     back = 0
     for i in range(n_hand):
-        c = s[hand + i]
+        c = s[_U(hand + i)]
         if mask >> i & 1:
-            s[deck + end + back] = c
+            s[_U(deck + end + back)] = c
             back += 1
         else:
-            s[hand + kept] = c
+            s[_U(hand + kept)] = c
             kept += 1
-    s[b + S_HAND] = kept
-    s[b + S_DEND] = end + back
-    top = s[b + S_DTOP]
+    s[_U(b + S_HAND)] = kept
+    s[_U(b + S_EDITS)] += back
+    s[_U(b + S_DEND)] = end + back
+    top = s[_U(b + S_DTOP)]
     for i in range(back):
-        c = s[deck + top + i]
+        c = s[_U(deck + top + i)]
         _hand_add(s, seat, c)
         _set_flag(s, tab, 0, seat, c)
-    s[b + S_DTOP] = top + back
+    s[_U(b + S_DTOP)] = top + back
     _tally(s, seat, T_MULLIGAN, back)
     _tally(s, seat, T_DRAWN, back)
     if seat == s[H_FIRST]:
@@ -353,55 +362,57 @@ def _begin_turn(s, tab, seat):
     """``rules._begin_turn``: sources back, minions ready (Regenerating heals), Invocations queued."""
     b = _sb(seat)
     for f in range(NF):
-        s[b + S_AVAIL + f] += s[b + S_EXH + f]
-        s[b + S_EXH + f] = 0
-    s[b + S_TURNS] += 1
+        s[_U(b + S_AVAIL + f)] += s[_U(b + S_EXH + f)]
+        s[_U(b + S_EXH + f)] = 0
+    s[_U(b + S_TURNS)] += 1
     s[H_ACTIVE] = seat
     s[H_TURN] += 1
     s[H_UPKEEP] = 1
     for i in range(s[H_MCOUNT]):
         m = B_MIN + i * MF
-        if s[m + F_OWNER] == seat:
-            s[m + F_STATUS] = READY
-            if _cd(tab, s[m + F_CARD], C_REGENERATING):
-                s[m + F_DAMAGE] = 0
+        if s[_U(m + F_OWNER)] == seat:
+            s[_U(m + F_STATUS)] = READY
+            if _cd(tab, s[_U(m + F_CARD)], C_REGENERATING):
+                s[_U(m + F_DAMAGE)] = 0
+                s[H_BOARD_EDITS] += 1
     inv = B_INV + seat * HCAP
-    for i in range(s[b + S_INV]):
-        card = s[inv + i]
+    for i in range(s[_U(b + S_INV)]):
+        card = s[_U(inv + i)]
         _queue_push(s, False, seat, card, _cd(tab, card, C_CLAUSE + TR_START_NEXT), 0, 0)
-        s[b + S_DISCARD] += 1
-    s[b + S_INV] = 0
+        s[_U(b + S_DISCARD)] += 1
+    s[_U(b + S_INV)] = 0
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _end_turn(s, tab):
     """``rules._end_turn``: available sources exhausted into Transformed Power, bonus health gone."""
     b = _sb(s[H_ACTIVE])
     n = 0
     for f in range(NF):
-        a = s[b + S_AVAIL + f]
+        a = s[_U(b + S_AVAIL + f)]
         n += a
-        s[b + S_EXH + f] += a
-        s[b + S_AVAIL + f] = 0
-    s[b + S_TP] += n
+        s[_U(b + S_EXH + f)] += a
+        s[_U(b + S_AVAIL + f)] = 0
+    s[_U(b + S_TP)] += n
     for i in range(s[H_MCOUNT]):
-        s[B_MIN + i * MF + F_BONUS] = 0
+        s[_U(B_MIN + i * MF + F_BONUS)] = 0
+    s[H_DIRTY] = 1
     _check_deaths(s, tab)
     s[H_ENDING] = 1
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _next_turn(s, tab):
     """``rules._next_turn``: the towers recorded; after both seats' last turn the higher tower wins."""
     s[H_ENDING] = 0
-    t0 = s[_sb(0) + S_TOWER]
-    t1 = s[_sb(1) + S_TOWER]
+    t0 = s[_U(_sb(0) + S_TOWER)]
+    t1 = s[_U(_sb(1) + S_TOWER)]
     h = s[H_HIST]
     if h < HISTCAP:
-        s[B_HIST + h] = t0
-        s[B_HIST + HISTCAP + h] = t1
+        s[_U(B_HIST + h)] = t0
+        s[_U(B_HIST + HISTCAP + h)] = t1
     s[H_HIST] = h + 1
-    if s[_sb(0) + S_TURNS] >= tab[X_TURNS] and s[_sb(1) + S_TURNS] >= tab[X_TURNS]:
+    if s[_U(_sb(0) + S_TURNS)] >= tab[X_TURNS] and s[_U(_sb(1) + S_TURNS)] >= tab[X_TURNS]:
         s[H_WINNER] = 0 if t0 > t1 else (1 if t1 > t0 else DRAW)
         s[H_REASON] = R_COUNT
         return
@@ -412,17 +423,17 @@ def _next_turn(s, tab):
 def _draw(s, tab, seat, n):
     """``rules.draw``: up to ``n`` cards from the top (``UNKNOWN`` ones in a view)."""
     b = _sb(seat)
-    top = s[b + S_DTOP]
-    k = min(n, s[b + S_DEND] - top)
+    top = s[_U(b + S_DTOP)]
+    k = min(n, s[_U(b + S_DEND)] - top)
     if k <= 0:
         return
     view = s[H_VIEW]
     deck = B_DECK + seat * HCAP
     for i in range(k):
-        c = UNKNOWN if view else s[deck + top + i]
+        c = UNKNOWN if view else s[_U(deck + top + i)]
         _hand_add(s, seat, c)
         _set_flag(s, tab, 0, seat, c)
-    s[b + S_DTOP] = top + k
+    s[_U(b + S_DTOP)] = top + k
     _tally(s, seat, T_DRAWN, k)
 
 
@@ -431,7 +442,7 @@ def _offering(s, tab, seat, card):
     """``rules.offering``: the card to the Sacrifice Pile, an available source of its colour."""
     _hand_remove(s, seat, card)
     b = _sb(seat)
-    s[b + S_SACRIFICE] += 1
+    s[_U(b + S_SACRIFICE)] += 1
     s[b + S_AVAIL + _cd(tab, card, C_FACTION)] += 1
     _tally(s, seat, T_OFFER, 1)
 
@@ -440,9 +451,9 @@ def _offering(s, tab, seat, card):
 def _change_tower(s, tab, seat, delta):
     """``rules.change_tower``: never below 0, the win height wins at once; the levels actually moved."""
     i = _sb(seat) + S_TOWER
-    old = s[i]
+    old = s[_U(i)]
     new = max(0, old + delta)
-    s[i] = new
+    s[_U(i)] = new
     if new >= tab[X_WIN] and s[H_REASON] == R_NONE:
         s[H_WINNER] = seat
         s[H_REASON] = R_TOWER
@@ -457,10 +468,13 @@ def _exhaust(s, uid):
     if i < 0:
         return
     m = B_MIN + i * MF
-    if s[m + F_STATUS] == EXHAUSTED:
+    if s[_U(m + F_STATUS)] == EXHAUSTED:
         return
-    s[m + F_STATUS] = EXHAUSTED
-    s[m + F_DAMAGE] += s[m + F_SENTENCED]
+    s[_U(m + F_STATUS)] = EXHAUSTED
+    if s[_U(m + F_SENTENCED)]:
+        s[_U(m + F_DAMAGE)] += s[_U(m + F_SENTENCED)]
+        s[H_DIRTY] = 1
+        s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
@@ -477,18 +491,21 @@ def _damage_at(s, tab, i, n, lethal):
     if n <= 0:
         return
     m = B_MIN + i * MF
-    damage = s[m + F_DAMAGE] + n
+    damage = s[_U(m + F_DAMAGE)] + n
     if lethal:
-        damage = max(damage, _cd(tab, s[m + F_CARD], C_HEALTH) + s[m + F_BONUS])
-    s[m + F_DAMAGE] = damage
+        damage = max(damage, _cd(tab, s[_U(m + F_CARD)], C_HEALTH) + s[_U(m + F_BONUS)])
+    s[_U(m + F_DAMAGE)] = damage
+    s[H_DIRTY] = 1
+    s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
 def _remove_minion(s, i):
     n = s[H_MCOUNT]
-    for j in range(B_MIN + i * MF, B_MIN + (n - 1) * MF):
-        s[j] = s[j + MF]
+    for j in range(_U(B_MIN + i * MF), _U(B_MIN + (n - 1) * MF)):  # unsigned: see _copy_run
+        s[j] = s[j + _U(MF)]
     s[H_MCOUNT] = n - 1
+    s[H_BOARD_EDITS] += 1
 
 
 @nb.njit(**_JIT)
@@ -502,10 +519,10 @@ def _kill(s, tab, uid):
 @nb.njit(**_JIT)
 def _kill_at(s, tab, i):
     """:func:`_kill` of the minion at index ``i``."""
-    card = s[B_MIN + i * MF + F_CARD]
-    owner = s[B_MIN + i * MF + F_OWNER]
+    card = s[_U(B_MIN + i * MF + F_CARD)]
+    owner = s[_U(B_MIN + i * MF + F_OWNER)]
     _remove_minion(s, i)
-    s[_sb(owner) + S_DISCARD] += 1
+    s[_U(_sb(owner) + S_DISCARD)] += 1
     _tally(s, owner, T_DEATHS, 1)
     clause = _cd(tab, card, C_CLAUSE + TR_DYING)
     if clause >= 0:
@@ -514,7 +531,14 @@ def _kill_at(s, tab, i):
 
 @nb.njit(**_JIT)
 def _check_deaths(s, tab):
-    """``rules._check_deaths``: every minion out of health dies, oldest first."""
+    """``rules._check_deaths``: every minion out of health dies, oldest first.
+
+    Only a minion's damage, its bonus health and a minion entering can leave one out of health: each sets
+    ``H_DIRTY``, and a state without it has every minion's health left above 0 (looked at already).
+    """
+    if s[H_DIRTY] == 0:
+        return
+    s[H_DIRTY] = 0
     i = 0
     while i < s[H_MCOUNT]:
         if _health_left(s, tab, i) <= 0:
@@ -529,7 +553,7 @@ def _targetable(s, i, ctrl, target):
     """``rules.targets``' test of the minion at index ``i``."""
     if target == G_MINION:
         return True
-    return (s[B_MIN + i * MF + F_OWNER] == ctrl) == (target == G_FRIENDLY_MINION)
+    return (s[_U(B_MIN + i * MF + F_OWNER)] == ctrl) == (target == G_FRIENDLY_MINION)
 
 
 @nb.njit(**_JIT)
@@ -538,8 +562,8 @@ def _scratch_group(s, ctrl, zone):
     n = 0
     for i in range(s[H_MCOUNT]):
         m = B_MIN + i * MF
-        if s[m + F_OWNER] != ctrl and s[m + F_ZONE] == zone:
-            s[B_SCRATCH + n] = s[m + F_UID]
+        if s[_U(m + F_OWNER)] != ctrl and s[_U(m + F_ZONE)] == zone:
+            s[_U(B_SCRATCH + n)] = s[_U(m + F_UID)]
             n += 1
     return n
 
@@ -552,14 +576,14 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
     offers = 0
     offer_may = 0
     row = tab[X_CLAUSES] + clause * LC
-    first = tab[row + L_FIRST]
-    for k in range(tab[row + L_COUNT]):
+    first = tab[_U(row + L_FIRST)]
+    for k in range(tab[_U(row + L_COUNT)]):
         if s[H_REASON] != R_NONE:
             return
         a = tab[X_ACTS] + (first + k) * AC
-        verb = tab[a + A_VERB]
-        target = tab[a + A_TARGET]
-        amount = tab[a + A_AMOUNT]
+        verb = tab[_U(a + A_VERB)]
+        target = tab[_U(a + A_TARGET)]
+        amount = tab[_U(a + A_AMOUNT)]
         n = 0
         if target == G_MINION or target == G_ENEMY_MINION or target == G_FRIENDLY_MINION:
             it = chosen
@@ -589,33 +613,33 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
             _change_tower(s, tab, enemy, -amount)
         elif verb == V_DAMAGE:
             for j in range(n):
-                _damage(s, tab, s[B_SCRATCH + j], amount, False)
+                _damage(s, tab, s[_U(B_SCRATCH + j)], amount, False)
         elif verb == V_TOWER:
             seat = ctrl if target == G_OWN_TOWER else enemy
             times = 1
-            if tab[a + A_PER] == P_FRIENDLY_BUILDER:
+            if tab[_U(a + A_PER)] == P_FRIENDLY_BUILDER:
                 times = 0
                 for i in range(s[H_MCOUNT]):
                     m = B_MIN + i * MF
-                    if s[m + F_OWNER] == ctrl and s[m + F_ZONE] == TOWER:
+                    if s[_U(m + F_OWNER)] == ctrl and s[_U(m + F_ZONE)] == TOWER:
                         times += 1
             _change_tower(s, tab, seat, amount * times)
         elif verb == V_DRAW:
             _draw(s, tab, ctrl, amount)
         elif verb == V_OFFERING:
             offers += amount
-            offer_may = offer_may | tab[a + A_MAY]
+            offer_may = offer_may | tab[_U(a + A_MAY)]
         elif verb == V_DESTROY:
             for j in range(n):
-                _kill(s, tab, s[B_SCRATCH + j])
+                _kill(s, tab, s[_U(B_SCRATCH + j)])
         elif verb == V_EXHAUST:
             for j in range(n):
-                _exhaust(s, s[B_SCRATCH + j])
+                _exhaust(s, s[_U(B_SCRATCH + j)])
         elif verb == V_RETURN:
             for j in range(n):
-                i = _find(s, s[B_SCRATCH + j])
-                c = s[B_MIN + i * MF + F_CARD]
-                owner = s[B_MIN + i * MF + F_OWNER]
+                i = _find(s, s[_U(B_SCRATCH + j)])
+                c = s[_U(B_MIN + i * MF + F_CARD)]
+                owner = s[_U(B_MIN + i * MF + F_OWNER)]
                 _remove_minion(s, i)
                 _hand_add(s, owner, c)
         elif verb == V_NO_TOWER_DAMAGE:
@@ -626,17 +650,21 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
                 s[H_AENDED] = 1
         else:  # the verbs that change one field of each minion
             for j in range(n):
-                m = B_MIN + _find(s, s[B_SCRATCH + j]) * MF
+                m = B_MIN + _find(s, s[_U(B_SCRATCH + j)]) * MF
                 if verb == V_SENTENCE:
-                    s[m + F_SENTENCED] = 1
+                    s[_U(m + F_SENTENCED)] = 1
+                    s[H_BOARD_EDITS] += 1
                 elif verb == V_READY:
-                    s[m + F_STATUS] = READY
+                    s[_U(m + F_STATUS)] = READY
                 elif verb == V_HEAL:
-                    s[m + F_DAMAGE] = 0
+                    s[_U(m + F_DAMAGE)] = 0
+                    s[H_BOARD_EDITS] += 1
                 elif verb == V_RAMPARTS:
-                    s[m + F_ZONE] = RAMPARTS
+                    s[_U(m + F_ZONE)] = RAMPARTS
+                    s[H_BOARD_EDITS] += 1
                 elif verb == V_HEALTH:
-                    s[m + F_BONUS] += amount
+                    s[_U(m + F_BONUS)] += amount
+                    s[H_DIRTY] = 1
         _check_deaths(s, tab)
     if offers and s[H_REASON] == R_NONE:
         _queue_push(s, True, ctrl, card, -1, offers, offer_may)
@@ -659,21 +687,21 @@ def _block_side_at(s, tab, ai):
     """:func:`_block_side` of an attack going on whose attacker stands at index ``ai``."""
     target = s[H_ATARGET]
     if target == NO_TARGET:
-        if _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TUNNEL):
+        if _cd(tab, s[_U(B_MIN + ai * MF + F_CARD)], C_TUNNEL):
             return -1
     else:
         ti = _find(s, target)
-        if ti < 0 or s[B_MIN + ti * MF + F_ZONE] == BATTLEFIELD:
+        if ti < 0 or s[_U(B_MIN + ti * MF + F_ZONE)] == BATTLEFIELD:
             return -1
-    return 1 - s[B_MIN + ai * MF + F_OWNER]
+    return 1 - s[_U(B_MIN + ai * MF + F_OWNER)]
 
 
 @nb.njit(**_JIT)
 def _can_block(s, i, defender):
     """The minion at index ``i`` is one of ``rules.block_options``."""
     m = B_MIN + i * MF
-    return (s[m + F_OWNER] == defender and s[m + F_ZONE] == RAMPARTS and s[m + F_STATUS] != EXHAUSTED
-            and s[m + F_UID] != s[H_ATARGET])
+    return (s[_U(m + F_OWNER)] == defender and s[_U(m + F_ZONE)] == RAMPARTS and s[_U(m + F_STATUS)] != EXHAUSTED
+            and s[_U(m + F_UID)] != s[H_ATARGET])
 
 
 @nb.njit(**_JIT)
@@ -701,7 +729,7 @@ def _witch_clause(s, tab, card):
 @nb.njit(**_JIT)
 def _can_witch(s, tab, seat, card):
     """``card`` is one of ``rules.witchery_options`` of ``seat`` (the window being open)."""
-    if card == UNKNOWN or _cd(tab, card, C_TYPE) != WITCHERY or _cd(tab, card, C_TP) > s[_sb(seat) + S_TP]:
+    if card == UNKNOWN or _cd(tab, card, C_TYPE) != WITCHERY or _cd(tab, card, C_TP) > s[_U(_sb(seat) + S_TP)]:
         return False
     return _witch_clause(s, tab, card) >= 0
 
@@ -711,8 +739,8 @@ def _cast_witch(s, tab, seat, card):
     """``rules._cast_witchery``: TP paid, the card discarded, the open window's clause resolved."""
     clause = _witch_clause(s, tab, card)
     _hand_remove(s, seat, card)
-    s[_sb(seat) + S_TP] -= _cd(tab, card, C_TP)
-    s[_sb(seat) + S_DISCARD] += 1
+    s[_U(_sb(seat) + S_TP)] -= _cd(tab, card, C_TP)
+    s[_U(_sb(seat) + S_DISCARD)] += 1
     _set_flag(s, tab, 1, seat, card)
     _tally(s, seat, T_WITCH, 1)
     _run_clause(s, tab, seat, card, clause, NO_TARGET)
@@ -728,8 +756,8 @@ def _any_witch(s, tab, seat):
 def _any_witch_open(s, tab, seat):
     """:func:`_any_witch` once the window is known to be open."""
     off = B_HAND + seat * HCAP
-    for k in range(s[_sb(seat) + S_HAND]):
-        if _can_witch(s, tab, seat, s[off + k]):
+    for k in range(s[_U(_sb(seat) + S_HAND)]):
+        if _can_witch(s, tab, seat, s[_U(off + k)]):
             return True
     return False
 
@@ -760,7 +788,7 @@ def _twin_partner(s, tab):
 @nb.njit(**_JIT)
 def _twin_partner_at(s, tab, ai):
     """:func:`_twin_partner` of an attack going on (not ended) whose attacker stands at index ``ai``."""
-    if not _cd(tab, s[B_MIN + ai * MF + F_CARD], C_TWINSTRIKE):
+    if not _cd(tab, s[_U(B_MIN + ai * MF + F_CARD)], C_TWINSTRIKE):
         return -1
     partner = _clash_partner(s)
     return _find(s, partner) if partner != NO_TARGET else -1
@@ -774,9 +802,9 @@ def _twin_count(s, pi):
     first = NO_TARGET
     for i in range(s[H_MCOUNT]):
         m = B_MIN + i * MF
-        if s[m + F_OWNER] == s[p + F_OWNER] and s[m + F_ZONE] == s[p + F_ZONE] and i != pi:
+        if s[_U(m + F_OWNER)] == s[_U(p + F_OWNER)] and s[_U(m + F_ZONE)] == s[_U(p + F_ZONE)] and i != pi:
             if n == 0:
-                first = s[m + F_UID]
+                first = s[_U(m + F_UID)]
             n += 1
     return n, first
 
@@ -801,20 +829,21 @@ def _after_attack(s, tab, attacker, partner):
         _exhaust(s, partner)
         _check_deaths(s, tab)
     ai = _find(s, attacker)
-    if ai >= 0 and _cd(tab, s[B_MIN + ai * MF + F_CARD], C_RETREATING):
-        s[B_MIN + ai * MF + F_ZONE] = RAMPARTS
+    if ai >= 0 and _cd(tab, s[_U(B_MIN + ai * MF + F_CARD)], C_RETREATING):
+        s[_U(B_MIN + ai * MF + F_ZONE)] = RAMPARTS
+        s[H_BOARD_EDITS] += 1
     s[H_ATT] = 0
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _clash(s, tab, ai):
     """``rules._clash`` of the attacker at index ``ai``: the tower hit, or both minions strike (Twinstrike, Lethal...).
 
     Twinstrike, Lethal and Crush's excess as the rules have them.
     """
     attacker = s[H_ATTACKER]
-    card = s[B_MIN + ai * MF + F_CARD]
-    owner = s[B_MIN + ai * MF + F_OWNER]
+    card = s[_U(B_MIN + ai * MF + F_CARD)]
+    owner = s[_U(B_MIN + ai * MF + F_OWNER)]
     might = _cd(tab, card, C_MIGHT)
     lethal = _cd(tab, card, C_LETHAL) != 0
     target = s[H_ATARGET]
@@ -829,12 +858,12 @@ def _clash(s, tab, ai):
             _hit_tower(s, tab, owner, card, might)
         _after_attack(s, tab, attacker, NO_TARGET)
         return
-    partner = s[B_MIN + pi * MF + F_UID]
+    partner = s[_U(B_MIN + pi * MF + F_UID)]
     left = _health_left(s, tab, pi)
     if tab[X_CRUSH_PRINTED]:
-        left += s[B_MIN + pi * MF + F_DAMAGE]
-    p_card = s[B_MIN + pi * MF + F_CARD]
-    strikes_back = tab[X_NO_CLASH_BACK] == 0 or s[B_MIN + pi * MF + F_STATUS] != EXHAUSTED
+        left += s[_U(B_MIN + pi * MF + F_DAMAGE)]
+    p_card = s[_U(B_MIN + pi * MF + F_CARD)]
+    strikes_back = tab[X_NO_CLASH_BACK] == 0 or s[_U(B_MIN + pi * MF + F_STATUS)] != EXHAUSTED
     _damage_at(s, tab, pi, might, lethal and might > 0)
     if strikes_back:
         _damage_at(s, tab, ai, _cd(tab, p_card, C_MIGHT), _cd(tab, p_card, C_LETHAL) != 0)
@@ -853,14 +882,14 @@ def _clash(s, tab, ai):
     _after_attack(s, tab, attacker, partner)
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _continue_attack(s, tab):
     """``rules._continue_attack``: block, Witcheries, Twinstrike's target, then the clash."""
     ai = _find(s, s[H_ATTACKER])
     if ai < 0 or s[H_AENDED]:
         _after_attack(s, tab, s[H_ATTACKER], NO_TARGET)
         return
-    defender = 1 - s[B_MIN + ai * MF + F_OWNER]
+    defender = 1 - s[_U(B_MIN + ai * MF + F_OWNER)]
     stage = s[H_ASTAGE]
     if stage == ST_BLOCK:
         s[H_ASTAGE] = ST_WITCH
@@ -897,8 +926,8 @@ def _continue_attack(s, tab):
 def _has_known(s, seat):
     """``rules.distinct(hand)`` is not empty."""
     off = B_HAND + seat * HCAP
-    n = s[_sb(seat) + S_HAND]
-    return n > 0 and s[off + n - 1] != UNKNOWN  # sorted: a known card is last if there is one
+    n = s[_U(_sb(seat) + S_HAND)]
+    return n > 0 and s[_U(off + n - 1)] != UNKNOWN  # sorted: a known card is last if there is one
 
 
 @nb.njit(**_JIT)
@@ -909,22 +938,22 @@ def _count_targets(s, ctrl, target):
     for i in range(s[H_MCOUNT]):
         if _targetable(s, i, ctrl, target):
             if n == 0:
-                first = s[B_MIN + i * MF + F_UID]
+                first = s[_U(B_MIN + i * MF + F_UID)]
             n += 1
     return n, first
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _resolve_trigger(s, tab):
     """``rules._resolve_trigger``: the queue's first text resolves, or asks for its target or Offering."""
     ctrl = s[B_QUEUE]
-    card = s[B_QUEUE + 1]
-    clause = s[B_QUEUE + 2]
-    offers = s[B_QUEUE + 3]
-    may = s[B_QUEUE + 4]
+    card = s[_U(B_QUEUE + 1)]
+    clause = s[_U(B_QUEUE + 2)]
+    offers = s[_U(B_QUEUE + 3)]
+    may = s[_U(B_QUEUE + 4)]
     n = s[H_QLEN] - 1
     for j in range(n * QF):
-        s[B_QUEUE + j] = s[B_QUEUE + QF + j]
+        s[_U(B_QUEUE + j)] = s[_U(B_QUEUE + QF + j)]
     s[H_QLEN] = n
     if clause < 0:
         if not _has_known(s, ctrl):
@@ -932,12 +961,12 @@ def _resolve_trigger(s, tab):
         _pend(s, OFFER, ctrl, ctrl, card, clause, offers, may)
         return
     row = tab[X_CLAUSES] + clause * LC
-    choice = tab[row + L_CHOICE]
+    choice = tab[_U(row + L_CHOICE)]
     if choice == G_NONE:
         _run_clause(s, tab, ctrl, card, clause, NO_TARGET)
         return
     count, first = _count_targets(s, ctrl, choice)
-    if count == 0 or (count == 1 and not tab[row + L_CHOICE_MAY]):
+    if count == 0 or (count == 1 and not tab[_U(row + L_CHOICE_MAY)]):
         _run_clause(s, tab, ctrl, card, clause, first)
         return
     _pend(s, TARGET, ctrl, ctrl, card, clause, offers, may)
@@ -954,7 +983,7 @@ def _pend(s, kind, seat, ctrl, card, clause, offers, may):
     s[H_PMAY] = may
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _advance(s, tab):
     """``rules.advance``: everything automatic until a decision is due or the game is over."""
     while s[H_REASON] == R_NONE and s[H_PKIND] == NO_DECISION:
@@ -1009,7 +1038,7 @@ def _can_pay(s, tab, seat, card):
     b = _sb(seat)
     total = 0
     for f in range(NF):
-        total += s[b + S_AVAIL + f]
+        total += s[_U(b + S_AVAIL + f)]
     return total >= _cd(tab, card, C_POWER) and s[b + S_AVAIL + _cd(tab, card, C_FACTION)] >= _cd(tab, card,
                                                                                                     C_SPECIFIC)
 
@@ -1021,8 +1050,8 @@ def _main_actions(s, tab, lg, d):
     n = 0
     off = B_HAND + seat * HCAP
     prev = UNKNOWN
-    for k in range(s[_sb(seat) + S_HAND]):
-        c = s[off + k]
+    for k in range(s[_U(_sb(seat) + S_HAND)]):
+        c = s[_U(off + k)]
         if c == prev:
             continue
         prev = c
@@ -1037,9 +1066,9 @@ def _main_actions(s, tab, lg, d):
         if kind != INVOCATION:
             clause = _cd(tab, c, C_CLAUSE + (TR_SWEAR if kind == MINION else TR_PLAY))
             if clause >= 0:
-                choice = tab[tab[X_CLAUSES] + clause * LC + L_CHOICE]
-                may = tab[tab[X_CLAUSES] + clause * LC + L_CHOICE_MAY]
-                sacrifice = tab[tab[X_CLAUSES] + clause * LC + L_SACRIFICE] * tab[X_PACT_UNPLAYABLE]
+                choice = tab[_U(tab[X_CLAUSES] + clause * LC + L_CHOICE)]
+                may = tab[_U(tab[X_CLAUSES] + clause * LC + L_CHOICE_MAY)]
+                sacrifice = tab[_U(tab[X_CLAUSES] + clause * LC + L_SACRIFICE)] * tab[X_PACT_UNPLAYABLE]
         if choice == G_NONE:
             n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
             continue
@@ -1049,34 +1078,34 @@ def _main_actions(s, tab, lg, d):
             n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
         for i in range(s[H_MCOUNT]):
             if _targetable(s, i, seat, choice):
-                n = _put(lg, d, n, K_PLAY, c, s[B_MIN + i * MF + F_UID])
+                n = _put(lg, d, n, K_PLAY, c, s[_U(B_MIN + i * MF + F_UID)])
         if entering:
             n = _put(lg, d, n, K_PLAY, c, s[H_NEXT_UID])
     prev = UNKNOWN
-    for k in range(s[_sb(seat) + S_HAND]):  # "at any time" Witcheries (rules.main_actions)
-        c = s[off + k]
+    for k in range(s[_U(_sb(seat) + S_HAND)]):  # "at any time" Witcheries (rules.main_actions)
+        c = s[_U(off + k)]
         if c != prev and _can_witch(s, tab, seat, c):
             n = _put(lg, d, n, K_WITCH, c, 0)
         prev = c
     mc = s[H_MCOUNT]
     for i in range(mc):
         m = B_MIN + i * MF
-        if s[m + F_OWNER] == seat and s[m + F_STATUS] == READY:
+        if s[_U(m + F_OWNER)] == seat and s[_U(m + F_STATUS)] == READY:
             for z in range(3):
-                if z != s[m + F_ZONE]:
-                    n = _put(lg, d, n, K_MOVE, s[m + F_UID], z)
+                if z != s[_U(m + F_ZONE)]:
+                    n = _put(lg, d, n, K_MOVE, s[_U(m + F_UID)], z)
     for i in range(mc):
         m = B_MIN + i * MF
-        if s[m + F_OWNER] == seat and s[m + F_ZONE] == TOWER and s[m + F_STATUS] != EXHAUSTED:
-            n = _put(lg, d, n, K_BUILD, s[m + F_UID], 0)
+        if s[_U(m + F_OWNER)] == seat and s[_U(m + F_ZONE)] == TOWER and s[_U(m + F_STATUS)] != EXHAUSTED:
+            n = _put(lg, d, n, K_BUILD, s[_U(m + F_UID)], 0)
     for i in range(mc):
         m = B_MIN + i * MF
-        if s[m + F_OWNER] == seat and s[m + F_ZONE] == BATTLEFIELD and s[m + F_STATUS] != EXHAUSTED:
-            n = _put(lg, d, n, K_ATTACK, s[m + F_UID], NO_TARGET)
+        if s[_U(m + F_OWNER)] == seat and s[_U(m + F_ZONE)] == BATTLEFIELD and s[_U(m + F_STATUS)] != EXHAUSTED:
+            n = _put(lg, d, n, K_ATTACK, s[_U(m + F_UID)], NO_TARGET)
             for j in range(mc):
                 e = B_MIN + j * MF
-                if s[e + F_OWNER] != seat:
-                    n = _put(lg, d, n, K_ATTACK, s[m + F_UID], s[e + F_UID])
+                if s[_U(e + F_OWNER)] != seat:
+                    n = _put(lg, d, n, K_ATTACK, s[_U(m + F_UID)], s[_U(e + F_UID)])
     return _put(lg, d, n, K_END, 0, 0)
 
 
@@ -1084,7 +1113,7 @@ def _main_actions(s, tab, lg, d):
 def _mulligan_masks(s, tab, lg, d, seat):
     """``rules.mulligan_masks``: every different set of at most ``mulligan`` cards, by (size, mask)."""
     off = B_HAND + seat * HCAP
-    h = s[_sb(seat) + S_HAND]
+    h = s[_U(_sb(seat) + S_HAND)]
     most = tab[X_MULLIGAN]
     n = 0
     for size in range(min(most, h) + 1):
@@ -1094,8 +1123,8 @@ def _mulligan_masks(s, tab, lg, d, seat):
             for i in range(h):
                 if mask >> i & 1:
                     bits += 1
-                    c = s[off + i]
-                    if c == UNKNOWN or (i > 0 and s[off + i - 1] == c and not mask >> (i - 1) & 1):
+                    c = s[_U(off + i)]
+                    if c == UNKNOWN or (i > 0 and s[_U(off + i - 1)] == c and not mask >> (i - 1) & 1):
                         ok = False  # another mask holds the same cards with the earlier copy
                         break
             if ok and bits == size:
@@ -1116,7 +1145,7 @@ def _legal(s, tab, lg, d):
         return _mulligan_masks(s, tab, lg, d, seat)
     n = 0
     off = B_HAND + seat * HCAP
-    h = s[_sb(seat) + S_HAND]
+    h = s[_U(_sb(seat) + S_HAND)]
     if kind == START or kind == OFFER:
         if kind == START:
             n = _put(lg, d, n, K_DRAW, 0, 0)
@@ -1124,7 +1153,7 @@ def _legal(s, tab, lg, d):
             n = _put(lg, d, n, K_SKIP, 0, 0)
         prev = UNKNOWN
         for k in range(h):
-            c = s[off + k]
+            c = s[_U(off + k)]
             if c != prev:
                 n = _put(lg, d, n, K_OFFER, c, 0)
                 prev = c
@@ -1135,14 +1164,14 @@ def _legal(s, tab, lg, d):
         if defender >= 0:
             for i in range(s[H_MCOUNT]):
                 if _can_block(s, i, defender):
-                    n = _put(lg, d, n, K_BLOCK, s[B_MIN + i * MF + F_UID], 0)
+                    n = _put(lg, d, n, K_BLOCK, s[_U(B_MIN + i * MF + F_UID)], 0)
         return n
     if kind == WITCH:
         n = _put(lg, d, n, K_SKIP, 0, 0)
         if _witch_window(s):
             prev = UNKNOWN
             for k in range(h):
-                c = s[off + k]
+                c = s[_U(off + k)]
                 if c != prev and _can_witch(s, tab, seat, c):
                     n = _put(lg, d, n, K_WITCH, c, 0)
                 prev = c
@@ -1153,16 +1182,16 @@ def _legal(s, tab, lg, d):
             p = B_MIN + pi * MF
             for i in range(s[H_MCOUNT]):
                 m = B_MIN + i * MF
-                if s[m + F_OWNER] == s[p + F_OWNER] and s[m + F_ZONE] == s[p + F_ZONE] and i != pi:
-                    n = _put(lg, d, n, K_TARGET, s[m + F_UID], 0)
+                if s[_U(m + F_OWNER)] == s[_U(p + F_OWNER)] and s[_U(m + F_ZONE)] == s[_U(p + F_ZONE)] and i != pi:
+                    n = _put(lg, d, n, K_TARGET, s[_U(m + F_UID)], 0)
         return n
     row = tab[X_CLAUSES] + s[H_PCLAUSE] * LC  # TARGET
-    choice = tab[row + L_CHOICE]
-    if tab[row + L_CHOICE_MAY]:
+    choice = tab[_U(row + L_CHOICE)]
+    if tab[_U(row + L_CHOICE_MAY)]:
         n = _put(lg, d, n, K_SKIP, 0, 0)
     for i in range(s[H_MCOUNT]):
         if _targetable(s, i, seat, choice):
-            n = _put(lg, d, n, K_TARGET, s[B_MIN + i * MF + F_UID], 0)
+            n = _put(lg, d, n, K_TARGET, s[_U(B_MIN + i * MF + F_UID)], 0)
     return n
 
 
@@ -1177,19 +1206,19 @@ def _payable_after(s, tab, seat, card):
     b = _sb(seat)
     total = -_cd(tab, card, C_POWER)
     for f in range(NF):
-        total += s[b + S_AVAIL + f]
+        total += s[_U(b + S_AVAIL + f)]
     off = B_HAND + seat * HCAP
     skipped = False
     n = 0
-    for k in range(s[b + S_HAND]):
-        c = s[off + k]
+    for k in range(s[_U(b + S_HAND)]):
+        c = s[_U(off + k)]
         if c == card and not skipped:
             skipped = True  # the card being played
             continue
         if c == UNKNOWN or _cd(tab, c, C_TYPE) == WITCHERY or total < _cd(tab, c, C_POWER):
             continue
-        s[B_SCRATCH + 2 * NF + 2 * n] = _cd(tab, c, C_FACTION)
-        s[B_SCRATCH + 2 * NF + 2 * n + 1] = _cd(tab, c, C_SPECIFIC)
+        s[_U(B_SCRATCH + 2 * NF + 2 * n)] = _cd(tab, c, C_FACTION)
+        s[_U(B_SCRATCH + 2 * NF + 2 * n + 1)] = _cd(tab, c, C_SPECIFIC)
         n += 1
     return n
 
@@ -1200,13 +1229,13 @@ def _kept_count(s, seat, n):
     a = _sb(seat) + S_AVAIL
     kept = 0
     for j in range(n):
-        f = s[B_SCRATCH + 2 * NF + 2 * j]
-        if s[a + f] - s[B_SCRATCH + f] >= s[B_SCRATCH + 2 * NF + 2 * j + 1]:
+        f = s[_U(B_SCRATCH + 2 * NF + 2 * j)]
+        if s[_U(a + f)] - s[_U(B_SCRATCH + f)] >= s[_U(B_SCRATCH + 2 * NF + 2 * j + 1)]:
             kept += 1
     return kept
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _payment(s, tab, seat, card):
     """``rules.payment`` moved from available to exhausted (the scratch area holds the candidates).
 
@@ -1214,6 +1243,10 @@ def _payment(s, tab, seat, card):
     ``keep_playable`` every payment in ``rules.payments``' order replaces the best so far (scratch
     NF..2NF) only when it keeps more of the hand payable — so the search ends once one keeps every card
     whose power the sources left pay (none can keep more).
+
+    In a view (greedy's lookahead) only the others-first split is made: which sources pay is seen by the main
+    phase's next payments and the turn's end alone, and the lookahead stops before both (:func:`_settled`);
+    greedy's evaluation counts a colour's available and exhausted sources together.
     """
     b = _sb(seat)
     f = _cd(tab, card, C_FACTION)
@@ -1221,54 +1254,54 @@ def _payment(s, tab, seat, card):
     power = _cd(tab, card, C_POWER)
     rest = power - specific
     for x in range(NF):
-        s[B_SCRATCH + x] = 0
-    s[B_SCRATCH + f] = specific
+        s[_U(B_SCRATCH + x)] = 0
+    s[_U(B_SCRATCH + f)] = specific
     while rest > 0:
         best = -1
         for x in range(NF):
-            left = s[b + S_AVAIL + x] - s[B_SCRATCH + x]
-            if x != f and left > 0 and (best < 0 or left > s[b + S_AVAIL + best] - s[B_SCRATCH + best]):
+            left = s[_U(b + S_AVAIL + x)] - s[_U(B_SCRATCH + x)]
+            if x != f and left > 0 and (best < 0 or left > s[_U(b + S_AVAIL + best)] - s[_U(B_SCRATCH + best)]):
                 best = x
         if best < 0:
             best = f
-        take = min(rest, s[b + S_AVAIL + best] - s[B_SCRATCH + best])
-        s[B_SCRATCH + best] += take
+        take = min(rest, s[_U(b + S_AVAIL + best)] - s[_U(B_SCRATCH + best)])
+        s[_U(B_SCRATCH + best)] += take
         rest -= take
-    if tab[X_PAY_OTHERS_FIRST] == 0:
+    if tab[X_PAY_OTHERS_FIRST] == 0 and s[H_VIEW] == 0:
         listed = _payable_after(s, tab, seat, card)
         most = _kept_count(s, seat, listed)
         if most < listed:
             _best_payment(s, seat, f, specific, power, listed, most)
     for x in range(NF):
-        s[b + S_AVAIL + x] -= s[B_SCRATCH + x]
-        s[b + S_EXH + x] += s[B_SCRATCH + x]
+        s[_U(b + S_AVAIL + x)] -= s[_U(B_SCRATCH + x)]
+        s[_U(b + S_EXH + x)] += s[_U(B_SCRATCH + x)]
 
 
 @nb.njit(**_JIT)
 def _best_payment(s, seat, f, specific, power, listed, most):
     """``keep_playable``'s search (:func:`_payment`) from the others-first payment keeping ``most``, into scratch."""
     for x in range(NF):
-        s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
+        s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
     a = _sb(seat) + S_AVAIL
-    for p0 in range(min(s[a], power) + 1):
-        for p1 in range(min(s[a + 1], power - p0) + 1):
-            for p2 in range(min(s[a + 2], power - p0 - p1) + 1):
-                for p3 in range(min(s[a + 3], power - p0 - p1 - p2) + 1):
+    for p0 in range(min(s[_U(a)], power) + 1):
+        for p1 in range(min(s[_U(a + 1)], power - p0) + 1):
+            for p2 in range(min(s[_U(a + 2)], power - p0 - p1) + 1):
+                for p3 in range(min(s[_U(a + 3)], power - p0 - p1 - p2) + 1):
                     p4 = power - p0 - p1 - p2 - p3
-                    if p4 > s[a + 4]:
+                    if p4 > s[_U(a + 4)]:
                         continue
                     s[B_SCRATCH] = p0
-                    s[B_SCRATCH + 1] = p1
-                    s[B_SCRATCH + 2] = p2
-                    s[B_SCRATCH + 3] = p3
-                    s[B_SCRATCH + 4] = p4
-                    if s[B_SCRATCH + f] < specific:
+                    s[_U(B_SCRATCH + 1)] = p1
+                    s[_U(B_SCRATCH + 2)] = p2
+                    s[_U(B_SCRATCH + 3)] = p3
+                    s[_U(B_SCRATCH + 4)] = p4
+                    if s[_U(B_SCRATCH + f)] < specific:
                         continue
                     kept = _kept_count(s, seat, listed)
                     if kept > most:
                         most = kept
                         for x in range(NF):
-                            s[B_SCRATCH + NF + x] = s[B_SCRATCH + x]
+                            s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
                         if most == listed:
                             break
                 if most == listed:
@@ -1278,10 +1311,10 @@ def _best_payment(s, seat, f, specific, power, listed, most):
         if most == listed:
             break
     for x in range(NF):
-        s[B_SCRATCH + x] = s[B_SCRATCH + NF + x]
+        s[_U(B_SCRATCH + x)] = s[_U(B_SCRATCH + NF + x)]
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _play(s, tab, seat, card, target):
     """``rules._play``: pay, then a minion enters (Swear Allegiance), or a spell resolves or waits."""
     _payment(s, tab, seat, card)
@@ -1291,15 +1324,17 @@ def _play(s, tab, seat, card, target):
     if kind == MINION:
         uid = s[H_NEXT_UID]
         m = B_MIN + s[H_MCOUNT] * MF
-        s[m + F_UID] = uid
-        s[m + F_CARD] = card
-        s[m + F_OWNER] = seat
-        s[m + F_ZONE] = RAMPARTS
-        s[m + F_STATUS] = IMMOBILE
-        s[m + F_DAMAGE] = 0
-        s[m + F_SENTENCED] = 0
-        s[m + F_BONUS] = 0
+        s[_U(m + F_UID)] = uid
+        s[_U(m + F_CARD)] = card
+        s[_U(m + F_OWNER)] = seat
+        s[_U(m + F_ZONE)] = RAMPARTS
+        s[_U(m + F_STATUS)] = IMMOBILE
+        s[_U(m + F_DAMAGE)] = 0
+        s[_U(m + F_SENTENCED)] = 0
+        s[_U(m + F_BONUS)] = 0
+        s[H_DIRTY] = 1  # an edited card may enter without health
         s[H_MCOUNT] += 1
+        s[H_BOARD_EDITS] += 1
         s[H_NEXT_UID] = uid + 1
         _tally(s, seat, T_MINIONS, 1)
         clause = _cd(tab, card, C_CLAUSE + TR_SWEAR)
@@ -1310,14 +1345,14 @@ def _play(s, tab, seat, card, target):
     _tally(s, seat, T_SPELLS, 1)
     b = _sb(seat)
     if kind == INVOCATION:
-        s[B_INV + seat * HCAP + s[b + S_INV]] = card
-        s[b + S_INV] += 1
+        s[_U(B_INV + seat * HCAP + s[b + S_INV])] = card
+        s[_U(b + S_INV)] += 1
         return
-    s[b + S_DISCARD] += 1
+    s[_U(b + S_DISCARD)] += 1
     _run_clause(s, tab, seat, card, _cd(tab, card, C_CLAUSE + TR_PLAY), target)
 
 
-@nb.njit(**_JIT)
+@nb.njit(**_INLINE)
 def _main(s, tab, seat, k, a, b):
     """``rules._main``."""
     if k == K_END:
@@ -1332,10 +1367,11 @@ def _main(s, tab, seat, k, a, b):
     i = _find(s, a)
     m = B_MIN + i * MF
     if k == K_MOVE:
-        s[m + F_ZONE] = b
-        s[m + F_STATUS] = IMMOBILE
+        s[_U(m + F_ZONE)] = b
+        s[_U(m + F_STATUS)] = IMMOBILE
+        s[H_BOARD_EDITS] += 1
         return
-    card = s[m + F_CARD]
+    card = s[_U(m + F_CARD)]
     _exhaust(s, a)
     if k == K_BUILD and tab[X_SENTENCED_FAILS] and _health_left(s, tab, i) <= 0:
         pass  # the reading: a builder its Sentence kills does not build
@@ -1407,8 +1443,8 @@ def _copy_run(src, dst, start, n):
     Unsigned indices: numba fixes up a signed index that might be negative on every access, which keeps
     a copy loop from vectorising (a view copy took 90 ns, it takes 20).
     """
-    base = np.uint64(start)
-    for i in range(np.uint64(n)):
+    base = _U(start)
+    for i in range(_U(n)):
         dst[base + i] = src[base + i]
 
 
@@ -1420,8 +1456,8 @@ def _copy_view(src, dst):
     _copy_run(src, dst, B_MIN, src[H_MCOUNT] * MF)
     for seat in range(2):
         b = _sb(seat)
-        _copy_run(src, dst, B_HAND + seat * HCAP, src[b + S_HAND])
-        _copy_run(src, dst, B_INV + seat * HCAP, src[b + S_INV])
+        _copy_run(src, dst, B_HAND + seat * HCAP, src[_U(b + S_HAND)])
+        _copy_run(src, dst, B_INV + seat * HCAP, src[_U(b + S_INV)])
 
 
 @nb.njit(**_JIT)
@@ -1431,8 +1467,8 @@ def _observe(s, v, me):
     v[H_VIEW] = 1
     them = 1 - me
     off = B_HAND + them * HCAP
-    for i in range(v[_sb(them) + S_HAND]):
-        v[off + i] = UNKNOWN
+    for i in range(v[_U(_sb(them) + S_HAND)]):
+        v[_U(off + i)] = UNKNOWN
 
 
 @nb.njit(**_JIT)
@@ -1471,12 +1507,12 @@ def _board(v, tab, me, weights, moved, zone):
     board = 0.0
     for i in range(v[H_MCOUNT]):
         m = B_MIN + i * MF
-        lasting = _health_left(v, tab, i) - v[m + F_BONUS]  # bonus health ends with the turn
+        lasting = _health_left(v, tab, i) - v[_U(m + F_BONUS)]  # bonus health ends with the turn
         if lasting <= 0:
             continue  # it dies when its bonus health ends: worth nothing
-        z = zone if i == moved else v[m + F_ZONE]
-        value = _minion_value(tab, me, weights, v[m + F_CARD], z, v[m + F_SENTENCED], lasting)
-        if v[m + F_OWNER] == me:
+        z = zone if i == moved else v[_U(m + F_ZONE)]
+        value = _minion_value(tab, me, weights, v[_U(m + F_CARD)], z, v[_U(m + F_SENTENCED)], lasting)
+        if v[_U(m + F_OWNER)] == me:
             board += value
         else:
             board += -value
@@ -1545,9 +1581,50 @@ def _evaluate_rest(v, tab, me, weights):
 
     A move changes only a minion's zone, so it changes only the board sum (:func:`_rank`).
     """
+    total = _sources(v, me)
+    return _rest(v, tab, me, weights, total, _playable(v, tab, me, total))
+
+
+@nb.njit(**_INLINE)
+def _sources(v, me):
+    """``me``'s sources, available and exhausted."""
+    mb = _sb(me)
+    total = 0
+    for f in range(NF):
+        total += v[_U(mb + S_AVAIL + f)] + v[_U(mb + S_EXH + f)]
+    return total
+
+
+@nb.njit(**_INLINE)
+def _playable_card(v, tab, me, total, c):
+    """1 when ``me``'s hand card ``c`` counts as playable in ``agents.evaluate`` (``total`` sources), else 0."""
+    if c == UNKNOWN:
+        return 0
+    if _cd(tab, c, C_TYPE) == WITCHERY:  # played on the opponent's turn: not a card for the main phase
+        return 0
+    mb = _sb(me)
+    f = _cd(tab, c, C_FACTION)
+    if _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[_U(mb + S_AVAIL + f)] + v[_U(mb + S_EXH + f)]:
+        return 1
+    return 0
+
+
+@nb.njit(**_INLINE)
+def _playable(v, tab, me, total):
+    """How many of ``me``'s hand cards ``agents.evaluate`` counts as playable with ``total`` sources."""
+    playable = 0
+    off = B_HAND + me * HCAP
+    for k in range(v[_U(_sb(me) + S_HAND)]):
+        playable += _playable_card(v, tab, me, total, v[_U(off + k)])
+    return playable
+
+
+@nb.njit(**_INLINE)
+def _rest(v, tab, me, weights, total, playable):
+    """:func:`_evaluate_rest` given ``me``'s sources (``total``) and playable hand cards (``playable``)."""
     mb = _sb(me)
     tb = _sb(1 - me)
-    taken = v[mb + S_TURNS]
+    taken = v[_U(mb + S_TURNS)]
     if 0 <= taken < LEFT_CAP:
         left = weights[me, T_LEFT + taken]
         if left != left:  # NaN: not worked out yet
@@ -1555,11 +1632,8 @@ def _evaluate_rest(v, tab, me, weights):
             weights[me, T_LEFT + taken] = left
     else:
         left = _left(tab, me, weights, taken)
-    total = 0
-    for f in range(NF):
-        total += v[mb + S_AVAIL + f] + v[mb + S_EXH + f]
-    mine = v[mb + S_HAND]
-    theirs = v[tb + S_HAND]
+    mine = v[_U(mb + S_HAND)]
+    theirs = v[_U(tb + S_HAND)]
     if total < MEMO_SRC and mine < MEMO_HAND and theirs < MEMO_HAND:
         slot = T_MEMO + (total * MEMO_HAND + mine) * MEMO_HAND + theirs
         extra = weights[me, slot]
@@ -1568,22 +1642,60 @@ def _evaluate_rest(v, tab, me, weights):
             weights[me, slot] = extra
     else:
         extra = _hands_and_sources(weights, me, total, mine, theirs)
-    playable = 0
-    off = B_HAND + me * HCAP
-    for k in range(v[mb + S_HAND]):
-        c = v[off + k]
-        if c == UNKNOWN:
-            continue
-        if _cd(tab, c, C_TYPE) == WITCHERY:  # played on the opponent's turn: not a card for the main phase
-            continue
-        f = _cd(tab, c, C_FACTION)
-        if _cd(tab, c, C_POWER) <= total and _cd(tab, c, C_SPECIFIC) <= v[mb + S_AVAIL + f] + v[mb + S_EXH + f]:
-            playable += 1
     capped = np.float64(playable)
     if weights[me, W_PLAYABLE_CAP] < playable:
         capped = weights[me, W_PLAYABLE_CAP]
     extra += weights[me, W_PLAYABLE] * capped
-    return weights[me, W_TOWER] * (v[mb + S_TOWER] - v[tb + S_TOWER]), left, extra, weights[me, W_TP] * v[mb + S_TP]
+    head = weights[me, W_TOWER] * (v[_U(mb + S_TOWER)] - v[_U(tb + S_TOWER)])
+    return head, left, extra, weights[me, W_TP] * v[_U(mb + S_TP)]
+
+
+@nb.njit(**_JIT)
+def _evaluate_near(x, tab, me, weights, near):
+    """:func:`_evaluate` of a position the lookahead reached from a view with ``me``'s counts given.
+
+    ``near`` = ``(edits, total, playable, drop, board_edits, board, grow)``: the view's hand had ``edits``
+    changes (``S_EDITS``), ``total`` sources and ``playable`` cards.  Only an Offering changes the sources, and
+    it takes a card from the hand: when ``me``'s hand has not changed since, the view's counts hold; when it
+    changed once and ``drop`` >= 0, that change was the card the lookahead started with (played or cast from
+    ``me``'s hand), which counted ``drop`` among the playable cards.  Likewise the board: the view's sum
+    ``board`` after ``board_edits`` changes (``H_BOARD_EDITS``) holds while nothing changed, and with one change
+    and ``grow`` (the lookahead started with a minion's play) the minion played joined the end of the list:
+    its term is added last, as :func:`_board` adds it.
+    """
+    if x[H_REASON] != R_NONE:
+        winner = x[H_WINNER]
+        if winner == DRAW:
+            return 0.0
+        return WIN_VALUE if winner == me else -WIN_VALUE
+    edits, total, playable, drop, board_edits, board, grow = near
+    d = x[H_BOARD_EDITS] - board_edits
+    if d == 1 and grow:
+        board = _board_last(x, tab, me, weights, board)
+    elif d != 0:
+        board = _board(x, tab, me, weights, -1, 0)
+    d = x[_U(_sb(me) + S_EDITS)] - edits
+    if d == 0:
+        head, left, extra, tail = _rest(x, tab, me, weights, total, playable)
+    elif d == 1 and drop >= 0:
+        head, left, extra, tail = _rest(x, tab, me, weights, total, playable - drop)
+    else:
+        head, left, extra, tail = _evaluate_rest(x, tab, me, weights)
+    return head + left * board + extra + tail
+
+
+@nb.njit(**_INLINE)
+def _board_last(v, tab, me, weights, board):
+    """:func:`_board` of ``v`` given ``board``, the sum of all its minions but the last: the last one's term added."""
+    i = v[H_MCOUNT] - 1
+    m = B_MIN + i * MF
+    lasting = _health_left(v, tab, i) - v[_U(m + F_BONUS)]  # bonus health ends with the turn
+    if lasting <= 0:
+        return board
+    value = _minion_value(tab, me, weights, v[_U(m + F_CARD)], v[_U(m + F_ZONE)], v[_U(m + F_SENTENCED)], lasting)
+    if v[_U(m + F_OWNER)] == me:
+        return board + value
+    return board + -value
 
 
 @nb.njit(**_JIT)
@@ -1604,8 +1716,10 @@ def _settle0(x, tab, lg):
 
 
 @nb.njit(**_JIT)
-def _settle1(w, x, tab, me, weights, lg, keep):
+def _settle1(w, x, tab, me, weights, lg, keep, near):
     """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest.
+
+    ``near``: the view's counts (:func:`_evaluate_near`).
 
     Returns whether the settled position's :func:`_evaluate` is known, and that value: when the last option
     picked left nothing to settle, the position it led to was scored already (and unless ``keep`` asks for the
@@ -1627,7 +1741,7 @@ def _settle1(w, x, tab, me, weights, lg, keep):
                 done = _settled(x)
                 if not done:
                     _settle0(x, tab, lg)
-                e = _evaluate(x, tab, me, weights)
+                e = _evaluate_near(x, tab, me, weights, near)
                 score = sign * e
                 if score > best:  # strict: ties keep the legal order
                     best = score
@@ -1641,13 +1755,13 @@ def _settle1(w, x, tab, me, weights, lg, keep):
 
 
 @nb.njit(**_INLINE)
-def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x):
+def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x, total, playable):
     """``GreedyAgent.rank``'s score of action ``(k, a, b)`` on the view ``v`` scoring ``base`` (``rest``: its terms).
 
     END scores the position; a move only the board with the minion moved (nothing follows a move in the main
     phase, and the rest of the evaluation does not see it); drawing or an Offering at the start of the turn only
     the rest with the hand and sources changed (``board``: the view's board sum; :func:`_start_score`); any other
-    action the settled result less the margin.
+    action the settled result less the margin.  ``total``, ``playable``: the view's sources and playable hand cards.
     """
     if k == K_END:
         return base
@@ -1656,41 +1770,51 @@ def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x):
         head, left, extra, tail = rest
         return head + left * _board(v, tab, me, weights, _find(v, a), b) + extra + tail - margin
     if k == K_DRAW or (k == K_OFFER and v[H_PKIND] == START):
-        return _start_score(v, tab, me, weights, k, a, board) - margin
+        return _start_score(v, tab, me, weights, k, a, board, total, playable) - margin
+    drop = -1  # the change of the playable count when the card the action takes is all that leaves me's hand
+    if (k == K_PLAY or k == K_WITCH) and _decider(v) == me:
+        drop = _playable_card(v, tab, me, total, a)
+    grow = k == K_PLAY and _cd(tab, a, C_TYPE) == MINION
+    near = (v[_U(_sb(me) + S_EDITS)], total, playable, drop, v[H_BOARD_EDITS], board, grow)
     _copy_view(v, w)
     _step(w, tab, k, a, b)
     invocation = k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION
-    known, value = _settle1(w, x, tab, me, weights, lg, invocation)
+    known, value = False, 0.0
+    if not _settled(w):  # most actions leave nothing to settle: no call
+        known, value = _settle1(w, x, tab, me, weights, lg, invocation, near)
     if known:
         return value - margin
     if invocation and w[H_REASON] == R_NONE:
         # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
         _run_clause(w, tab, me, a, _cd(tab, a, C_CLAUSE + TR_START_NEXT), NO_TARGET)
-    return _evaluate(w, tab, me, weights) - margin
+    return _evaluate_near(w, tab, me, weights, near) - margin
 
 
 @nb.njit(**_JIT)
-def _start_score(v, tab, me, weights, k, a, board):
+def _start_score(v, tab, me, weights, k, a, board, total, playable):
     """:func:`_evaluate` after the start decision ``(k, a)`` (draw, or an Offering of card ``a``), on ``v`` itself.
 
     Neither touches the board or ends the game, and the main phase follows at once (nothing to settle): the
-    hand and the sources change in ``v`` for the evaluation and back after it, the board sum is the view's.
+    hand and the sources change in ``v`` for the evaluation and back after it, the board sum is the view's (and
+    a drawn card, unknown, leaves the view's sources and playable cards, ``total`` and ``playable``, as they are).
     """
     mb = _sb(me)
     if k == K_DRAW:
-        if v[mb + S_DEND] <= v[mb + S_DTOP]:
-            head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+        if v[_U(mb + S_DEND)] <= v[_U(mb + S_DTOP)]:
+            head, left, extra, tail = _rest(v, tab, me, weights, total, playable)
             return head + left * board + extra + tail
         _hand_add(v, me, UNKNOWN)
-        head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
+        head, left, extra, tail = _rest(v, tab, me, weights, total, playable)
         _hand_remove(v, me, UNKNOWN)
+        v[_U(mb + S_EDITS)] -= 2
         return head + left * board + extra + tail
     f = _cd(tab, a, C_FACTION)
     _hand_remove(v, me, a)
-    v[mb + S_AVAIL + f] += 1
+    v[_U(mb + S_AVAIL + f)] += 1
     head, left, extra, tail = _evaluate_rest(v, tab, me, weights)
-    v[mb + S_AVAIL + f] -= 1
+    v[_U(mb + S_AVAIL + f)] -= 1
     _hand_add(v, me, a)
+    v[_U(mb + S_EDITS)] -= 2
     return head + left * board + extra + tail
 
 
@@ -1698,13 +1822,16 @@ def _start_score(v, tab, me, weights, k, a, board):
 def _rank(s, tab, me, weights, n, lg, v, w, x):
     """``GreedyAgent.rank``'s best index: the first of the highest :func:`_score` in the legal order."""
     _observe(s, v, me)
-    rest = _evaluate_rest(v, tab, me, weights)  # a decision is due: the game is running
+    total = _sources(v, me)
+    playable = _playable(v, tab, me, total)
+    rest = _rest(v, tab, me, weights, total, playable)  # a decision is due: the game is running
     board = _board(v, tab, me, weights, -1, 0)
     base = rest[0] + rest[1] * board + rest[2] + rest[3]
     best = -np.inf
     pick = 0
     for i in range(n):
-        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, board, lg, w, x)
+        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, board, lg, w, x,
+                       total, playable)
         if score > best:
             best = score
             pick = i
@@ -1715,16 +1842,16 @@ def _rank(s, tab, me, weights, n, lg, v, w, x):
 def _greedy_mulligan(s, tab, me, weights, n, lg):
     """``GreedyAgent.mulligan``: the cards costing more than ``mulligan_cost``, dearest first, up to the limit."""
     off = B_HAND + me * HCAP
-    h = s[_sb(me) + S_HAND]
+    h = s[_U(_sb(me) + S_HAND)]
     limit = weights[me, W_MULLIGAN_COST]
     chosen = 0  # hand positions picked
     for _ in range(tab[X_MULLIGAN]):
         best = -1
         for i in range(h):
-            c = s[off + i]
+            c = s[_U(off + i)]
             if chosen >> i & 1 or c == UNKNOWN or not _cd(tab, c, C_COST) > limit:
                 continue
-            if best < 0 or _cd(tab, c, C_COST) > _cd(tab, s[off + best], C_COST):
+            if best < 0 or _cd(tab, c, C_COST) > _cd(tab, s[_U(off + best)], C_COST):
                 best = i
         if best < 0:
             break
@@ -1732,9 +1859,9 @@ def _greedy_mulligan(s, tab, me, weights, n, lg):
     mask = 0  # the same cards at their earliest copies (the hand is sorted)
     for i in range(h):
         if chosen >> i & 1:
-            c = s[off + i]
+            c = s[_U(off + i)]
             j = i
-            while j > 0 and s[off + j - 1] == c:
+            while j > 0 and s[_U(off + j - 1)] == c:
                 j -= 1
             while mask >> j & 1:
                 j += 1
@@ -1759,26 +1886,26 @@ def _result(s, res, towers, flags, g, n_cards):
     for seat in range(2):
         b = _sb(seat)
         r = RES_SEAT + seat * SEAT_COLS
-        res[g, r + SEAT_TOWER] = s[b + S_TOWER]
-        res[g, r + SEAT_TP] = s[b + S_TP]
+        res[g, r + SEAT_TOWER] = s[_U(b + S_TOWER)]
+        res[g, r + SEAT_TP] = s[_U(b + S_TP)]
         sources = 0
         for f in range(NF):
-            sources += s[b + S_AVAIL + f] + s[b + S_EXH + f]
+            sources += s[_U(b + S_AVAIL + f)] + s[_U(b + S_EXH + f)]
         res[g, r + SEAT_SOURCES] = sources
-        res[g, r + SEAT_HAND] = s[b + S_HAND]
+        res[g, r + SEAT_HAND] = s[_U(b + S_HAND)]
         board = 0
         for i in range(s[H_MCOUNT]):
-            if s[B_MIN + i * MF + F_OWNER] == seat:
+            if s[_U(B_MIN + i * MF + F_OWNER)] == seat:
                 board += 1
         res[g, r + SEAT_BOARD] = board
         for t in range(N_TALLIES):
-            res[g, r + SEAT_TALLIES + t] = s[b + S_TALLY + t]
+            res[g, r + SEAT_TALLIES + t] = s[_U(b + S_TALLY + t)]
         for t in range(hist):
-            towers[g, seat, t] = s[B_HIST + seat * HISTCAP + t]
+            towers[g, seat, t] = s[_U(B_HIST + seat * HISTCAP + t)]
         if count > hist:
-            towers[g, seat, hist] = s[b + S_TOWER]
+            towers[g, seat, hist] = s[_U(b + S_TOWER)]
     for i in range(4 * n_cards):
-        flags[g, i] = s[B_FLAGS + i]
+        flags[g, i] = s[_U(B_FLAGS + i)]
 
 
 @nb.njit(**_JIT)
@@ -1874,7 +2001,7 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
     for wi in range(worlds.shape[0]):
         for ai in range(n_actions):
             for i in range(size):
-                s[i] = worlds[wi, i]
+                s[_U(i)] = worlds[wi, i]
             rng[2] = wrng[wi, 0]
             rng[3] = wrng[wi, 1]
             stop = s[H_TURN] + stop_after if stop_after > 0 else 0
@@ -1896,9 +2023,11 @@ def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
     """
     _weight_tables(weights)
     _observe(s, v, me)
-    rest = _evaluate_rest(v, tab, me, weights)
+    total = _sources(v, me)
+    playable = _playable(v, tab, me, total)
+    rest = _rest(v, tab, me, weights, total, playable)
     board = _board(v, tab, me, weights, -1, 0)
     base = rest[0] + rest[1] * board + rest[2] + rest[3]
     for i in range(actions.shape[0]):
         out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], base, rest, board, lg, w,
-                        x)
+                        x, total, playable)
