@@ -161,3 +161,39 @@ def test_every_compiled_engine_gives_one_frame_on_one_or_two_threads(game, agent
     threaded = simulate(game, 240, params=params, agents=agents, seed=12, progress=False, engine="fast", workers=2,
                         chunk_size=35)
     assert_frame_equal(serial, threaded)
+
+
+def test_a_stop_hands_back_the_finished_chunks_without_waiting_for_the_running_ones():
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    release = threading.Event()
+
+    def chunk(i: int) -> int:
+        if i > 0:
+            release.wait(10)  # the running chunks: slow, as a big chunk on a loaded machine
+        return i
+
+    results = runner.pool_results(chunk, [(i,) for i in range(6)], ThreadPoolExecutor(max_workers=3), window=3)
+    assert next(results) == (0, 0)
+    started = time.perf_counter()
+    results.close()  # Stop: chunks 1 and 2 are running, the rest never start
+    waited = time.perf_counter() - started
+    release.set()
+    assert waited < 1.0  # the caller is not held until the running chunks end (10 s here)
+
+
+def test_a_run_that_ends_normally_still_waits_for_its_workers():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    used: set[int] = set()
+
+    def chunk(i: int) -> int:
+        used.add(threading.get_ident())
+        return i
+
+    results = runner.pool_results(chunk, [(i,) for i in range(5)], ThreadPoolExecutor(max_workers=2))
+    assert sorted(i for i, _ in results) == list(range(5))
+    assert used and not used & {t.ident for t in threading.enumerate()}  # every worker thread joined
