@@ -821,6 +821,13 @@ def tight_boards(tmp_path_factory):
     return _played(tmp_path_factory.mktemp("tight"), **TIGHT)
 
 
+def test_a_stopped_search_returns_without_working_out_the_models_evidence(tmp_path):
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(BOARDS, out=tmp_path / "stopped", on_trial=trials.append,
+                          should_stop=lambda: len(trials) >= 22, **BOARD_RUN)  # among the model's combinations
+    assert result.stopped and result.additive_note == "" and result.additive.is_empty()
+
+
 def test_rounds_around_the_best_measured_follow_the_models_global_best(tight_boards):
     # with a band no combination reaches (40..44: the three boards' cards −1 give 50 % each, 18 points outside by
     # hand) the model's global best are followed by rounds around the best measured, each change played to the end

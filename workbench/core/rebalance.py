@@ -1685,7 +1685,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
             result.proposals = _proposal_rows(chosen, dims, race, plan, {}, result.tiers, verified=False)
         result.games_verified = played[1]
-        if slots is not None and screen and not ctx.groups:
+        if slots is not None and screen and not ctx.groups and not result.stopped:  # a Stop returns at once
             result.additive, result.additive_note = _additive_evidence(ctx, race, search_agent, master, plan, slots)
         result.files = _save(model, table, dims, result, chosen, out)
         result.seconds = time.perf_counter() - started
