@@ -45,6 +45,7 @@ def run_case(game: str, out: Path, seed: int, resume: bool = False, **overrides:
         print(verification_table(result))
         if result.additive_note:
             print(result.additive_note)
+        if result.additive.height:
             print(additive_table(result))
         t = result.trials
         print(f"searched: {t.height} trials, {t['edits'].n_unique()} distinct candidates, "

@@ -807,10 +807,11 @@ def test_a_search_resumed_among_the_additive_models_combinations_gives_the_propo
     assert resumed.additive.equals(whole.additive) and resumed.additive_note == whole.additive_note
 
 
-def test_a_search_ended_in_the_screen_says_how_many_single_edits_its_model_read(tmp_path):
+def test_a_search_ended_in_the_screen_says_so_and_shows_no_model(tmp_path):
     result = rb.rebalance(BOARDS, out=tmp_path / "short", **{**BOARD_RUN, "budget": 2_500})
-    read = int(result.additive_note.split("Additive model: ")[1].split(" of the 18")[0])
-    assert 1 <= read < 18 and "(the search ended before the rest) were played alone" in result.additive_note
+    read = int(result.additive_note.split("one-edit screen (")[1].split(" of the 18")[0])
+    assert 1 <= read < 18 and result.additive_note.startswith("The search ended in its one-edit screen")
+    assert result.additive.is_empty() and rb.additive_table(result).is_empty()
 
 
 TIGHT = {**BOARD_RUN, "target": "first_seat_by_board=40..44"}

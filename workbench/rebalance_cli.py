@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         _print(proposals_table(result))
     if result.additive_note:
         print(f"\n{result.additive_note}")
+    if result.additive.height:
         _print(additive_table(result))
     table = verification_table(result)
     if table.height:

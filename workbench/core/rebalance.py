@@ -940,6 +940,12 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
               "measured": pl.Float64, "stage": pl.Int64}
     if model is None or not model.edits:
         return pl.DataFrame(schema=schema), ""
+    space = sum(len(d.deltas) for d in ctx.dims)
+    if len(model.edits) < space:  # the model only combines a screen it has whole: a short search has no evidence
+        return pl.DataFrame(schema=schema), (
+            f"The search ended in its one-edit screen ({len(model.edits):,} of the {space:,} single edits played), "
+            "before the additive model that combines every single edit's effect: a longer search (a larger "
+            "budget) has it.")
     last = len(plan) - 1
     solutions, optimal = _solve_additive(model, slots, ADDITIVE_TOP)
     bound, bound_optimal = _solve_additive(model, slots, 1, slack=1.96)
@@ -953,10 +959,7 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
     firm = int((model.stage == last).sum())
     per = len(ctx.targets.cells) * (1 if isinstance(agent, str) else len(agent))  # games per game index
     games = [plan[int(s)] * per for s in model.stage]
-    space = sum(len(d.deltas) for d in ctx.dims)
-    which = (f"each of the {space:,} single edits was" if len(model.edits) >= space else
-             f"{len(model.edits):,} of the {space:,} single edits (the search ended before the rest) were")
-    note = (f"Additive model: {which} played alone on the search games "
+    note = (f"Additive model: each of the {space:,} single edits was played alone on the search games "
             f"({min(games):,} to {max(games):,} games each; {firm} of them on all {plan[-1] * per:,}) "
             f"and its effect on every targeted item read against the unedited game on the same games. Adding "
             f"effects, the best of all {_combinations(model, slots):,} combinations of at most {slots} of them is "
@@ -964,7 +967,10 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
     if solutions:
         note += " (proven optimal by the solver)" if optimal else " (the solver's best; optimality not proven)"
         measured = frame.filter(pl.col("measured").is_not_null())
-        if measured.height:
+        if measured.height == 1:
+            note += (f"; its best combination, played on every search game, measures "
+                     f"{measured['measured'][0]:.2f} points outside")
+        elif measured.height:
             note += (f"; the model's {measured.height} best combinations, played on every search game, measure "
                      f"{measured['measured'].min():.2f} to {measured['measured'].max():.2f} points outside")
         if bound and bound[0][1] > 0.005:
@@ -2001,6 +2007,7 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
     rep.table(f"{name}_proposals", proposals_table(result))
     if result.additive_note:
         rep.text(result.additive_note)
+    if result.additive.height:
         rep.table(f"{name}_additive", additive_table(result),
                   caption="The additive model's best combinations: predicted from single edits, then played")
     table = verification_table(result)

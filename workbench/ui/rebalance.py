@@ -628,8 +628,10 @@ class RebalancePanel:
                                     "before → after, 95 % interval and n"))
         elif result.baseline.height:
             parts.append(table_html("baseline", _baseline(result.baseline), "The unchanged game on the search seeds"))
-        if result.additive_note:
+        if result.additive.height:
             parts.append(table_html("additive", rb.additive_table(result), result.additive_note))
+        elif result.additive_note:
+            parts.append(f"<div class='wb-more'>{html.escape(result.additive_note)}</div>")
         self.tables.value = "".join(parts)
         options = [(p.label, p.rank) for p in self.proposals]
         self.pick.options = options or [("no proposals", 0)]
