@@ -688,41 +688,38 @@ class _Additive:
     stage: np.ndarray  # per edit, the stage its effect is read at
     solutions: tuple[tuple[Candidate, float], ...] = ()  # best first: (combination, predicted distance in points)
     optimal: bool = False  # the solver proved the first solution optimal
-    bound: float | None = None  # the optimistic model's optimum: every effect at its 95 % interval's favourable end
-    bound_optimal: bool = False
-
-    def predict(self, candidate: Candidate) -> float | None:
-        """The model's distance for ``candidate`` (points), or None when one of its edits was never read alone."""
-        index = {c[0]: e for e, c in enumerate(self.edits)}
-        if any(p not in index for p in candidate):
-            return None
-        score = self.base + sum((self.effect[index[p]] for p in candidate), np.zeros_like(self.base))
-        return float(np.maximum(0.0, np.maximum(self.low - score, score - self.high)).sum())
 
 
-def _stage_counts(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, plan: list[int],
-                  stage: int) -> Counts | None:
-    """A candidate's counts over the search games of stages ``0..stage``, read from the cells' memo (None: not kept)."""
+def _memo_cell(ctx: _Context, agent: SearchAgent, master: int, start: int, stop: int,
+               resolved: dict[str, Any]) -> Counts | None:
+    """One cell's counts of games ``start..stop-1`` at every tier the search plays, from the memo (None: not kept)."""
     total: Counts = {}
-    tiers = [("", agent)] if isinstance(agent, str) else list(agent)
-    cells = [ctx.model.resolve_params(params) for params in ctx.cells(candidate)]
-    for k in range(stage + 1):
-        start, stop = (plan[k - 1] if k else 0), plan[k]
-        for label, spec in tiers:
-            for resolved in cells:
-                found = ctx.memo.get(_cell_key(spec, master, start, stop, resolved))
-                if found is None:
-                    return None
-                total = _add(total, _tiered(found, label) if label else found)
+    for label, spec in ([("", agent)] if isinstance(agent, str) else agent):
+        found = ctx.memo.get(_cell_key(spec, master, start, stop, resolved))
+        if found is None:
+            return None
+        total = _add(total, _tiered(found, label) if label else found)
+    return total
+
+
+def _baseline_counts(ctx: _Context, agent: SearchAgent, master: int, plan: list[int], stage: int) -> Counts | None:
+    """The unedited game's counts over the search games of stages ``0..stage``, from the memo (None: not kept)."""
+    total: Counts = {}
+    for params in ctx.cells(()):
+        resolved = ctx.model.resolve_params(params)
+        for k in range(stage + 1):
+            found = _memo_cell(ctx, agent, master, plan[k - 1] if k else 0, plan[k], resolved)
+            if found is None:
+                return None
+            total = _add(total, found)
     return total
 
 
 def _scores(counts: Counts, items: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
     """Per item, the score (a draw counts half) and n."""
-    n = np.array([counts.get(m, {}).get(i, [0, 0, 0])[0] for m, i in items], dtype=float)
-    points = np.array([(lambda v: v[1] + v[2] / 2)(counts.get(m, {}).get(i, [0, 0, 0])) for m, i in items],
-                      dtype=float)
-    return points / np.maximum(n, 1), n
+    rows = np.array([counts.get(m, {}).get(i, [0, 0, 0]) for m, i in items], dtype=float).reshape(-1, 3)
+    n = rows[:, 0]
+    return (rows[:, 1] + rows[:, 2] / 2) / np.maximum(n, 1), n
 
 
 def _additive_model(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int]) -> _Additive | None:
@@ -741,7 +738,7 @@ def _additive_model(ctx: _Context, race: _Race, agent: SearchAgent, master: int,
         if len(candidate) != 1 or stage < 0 or distance >= INFEASIBLE:
             continue
         if stage not in baselines:
-            found = _stage_counts(ctx, (), agent, master, plan, stage)
+            found = _baseline_counts(ctx, agent, master, plan, stage)
             baselines[stage] = None if found is None else _scores(found, items)
         if baselines[stage] is None:
             continue
@@ -874,13 +871,28 @@ def _additive_step(ctx: _Context, race: _Race, agent: SearchAgent, master: int, 
     return step
 
 
-def _additive_next(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
-                   slots: int) -> tuple[Candidate, int] | None:
-    last = len(plan) - 1
+def _known_model(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int]) -> Any:
+    """Work out ``ctx.additive`` afresh when the single edits or their stages changed; returns what it depends on."""
     key = tuple(sorted((c, v[0]) for c, v in race.cache.items() if len(c) <= 1))
     if ctx.additive_key != key:
         ctx.additive, ctx.additive_key = _additive_model(ctx, race, agent, master, plan), key
         ctx.additive_top = None
+    return key
+
+
+def _solved(ctx: _Context, slots: int) -> _Additive:
+    """``ctx.additive`` with its ``ADDITIVE_TOP`` best combinations (solved once per model)."""
+    if ctx.additive_top is None:
+        solutions, optimal = _solve_additive(ctx.additive, slots, ADDITIVE_TOP)
+        ctx.additive = replace(ctx.additive, solutions=tuple(solutions), optimal=optimal)
+        ctx.additive_top = True
+    return ctx.additive
+
+
+def _additive_next(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
+                   slots: int) -> tuple[Candidate, int] | None:
+    last = len(plan) - 1
+    key = _known_model(ctx, race, agent, master, plan)
     model = ctx.additive
     if model is None or not model.edits:
         return None
@@ -891,10 +903,7 @@ def _additive_next(ctx: _Context, race: _Race, agent: SearchAgent, master: int, 
             for p in candidate:
                 if stage_of[(p,)] < last:
                     return (p,), last
-    if ctx.additive_top is None:
-        solutions, optimal = _solve_additive(model, slots, ADDITIVE_TOP)
-        ctx.additive = model = replace(model, solutions=tuple(solutions), optimal=optimal)
-        ctx.additive_top = True
+    model = _solved(ctx, slots)
     for candidate, _ in model.solutions:
         if candidate not in race.cache:
             return candidate, last
@@ -935,7 +944,8 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
     optimum (every effect at the favourable end of its 95 % interval), below which no combination's
     prediction can fall.
     """
-    model = _additive_model(ctx, race, agent, master, plan)
+    _known_model(ctx, race, agent, master, plan)  # the search's own model when no single edit moved since
+    model = ctx.additive
     schema = {"rank": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "predicted": pl.Float64,
               "measured": pl.Float64, "stage": pl.Int64}
     if model is None or not model.edits:
@@ -947,7 +957,8 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
             "before the additive model that combines every single edit's effect: a longer search (a larger "
             "budget) has it.")
     last = len(plan) - 1
-    solutions, optimal = _solve_additive(model, slots, ADDITIVE_TOP)
+    model = _solved(ctx, slots)
+    solutions, optimal = list(model.solutions), model.optimal
     bound, bound_optimal = _solve_additive(model, slots, 1, slack=1.96)
     rows = []
     for rank, (candidate, predicted) in enumerate(solutions, 1):
@@ -1403,14 +1414,10 @@ def _separable(ctx: _Context, agent: SearchAgent, master: int, plan: list[int],
                 owner[c] = g
     names = [b.metric for b in ctx.bands]
     parts: dict[tuple[str, str], set[int]] = {}
-    tiers = [("", agent)] if isinstance(agent, str) else list(agent)
     for c, params in enumerate(cells):
-        counts: Counts = {}
-        for label, spec in tiers:
-            found = ctx.memo.get(_cell_key(spec, master, 0, plan[0], ctx.model.resolve_params(params)))
-            if found is None:
-                return None
-            counts = _add(counts, _tiered(found, label) if label else found)
+        counts = _memo_cell(ctx, agent, master, 0, plan[0], ctx.model.resolve_params(params))
+        if counts is None:
+            return None
         for metric in names:
             for item in counts.get(metric, {}):
                 parts.setdefault((metric, item), set()).add(owner.get(c, -1))
