@@ -141,12 +141,35 @@ def test_workers_do_not_change_the_frame(game, serial, workers):
     assert_frame_equal(serial, parallel)
 
 
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    """One local Dask cluster of two worker processes for every game's check (a cluster's start is seconds)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=40) as cluster:
+        yield cluster.scheduler_address
+
+
 @pytest.mark.xdist_group("dask")
-def test_dask_backend_gives_the_same_frame(game, serial):
+def test_dask_backend_gives_the_same_frame(game, serial, dask_scheduler):
     model = get_game(game)
     frame = simulate(game, N, agents=_random_agents(model), seed=11, progress=False, engine="reference",
-                     workers=2, backend="dask", chunk_size=30)
+                     workers=2, backend="dask", scheduler=dask_scheduler, chunk_size=30)
     assert_frame_equal(serial, frame)
+
+
+@pytest.mark.xdist_group("dask")
+def test_dask_backend_without_a_scheduler_runs_on_a_cluster_of_its_own():
+    """No scheduler given: the run starts a local cluster of ``workers`` processes, and ends them with it."""
+    import multiprocessing
+
+    serial = simulate("toy", N, seed=11, progress=False, engine="reference")
+    before = {p.pid for p in multiprocessing.active_children()}  # (the module's shared cluster may be running)
+    frame = simulate("toy", N, seed=11, progress=False, engine="reference", workers=2, backend="dask", chunk_size=30)
+    assert_frame_equal(serial, frame)
+    left = [p.name for p in multiprocessing.active_children() if p.pid not in before]
+    assert left == [], f"the run's cluster left its worker processes running: {left}"
 
 
 FAST_GAMES = [g for g in GAMES if get_game(g).fast_agents]

@@ -568,7 +568,8 @@ def test_a_stopped_study_is_shown_and_kept_as_stopped_n_of_n_never_done(game, st
     gaps, last, ends = [], time.perf_counter(), time.perf_counter() + 120
     while page.job.latest[0] == 0 and time.perf_counter() < ends:  # progress leaves "starting…"
         time.sleep(0.01)
-    assert page.job.latest[0] > 0 and page.job.latest[1] == asked, page.job.latest
+    assert page.job.latest[0] > 0 and page.job.latest[1] == asked, (  # what the page said, when it did not run
+        page.job.latest, html.unescape(page.job.status.value), page.note.value, page.size.value)
     seen = page.job.latest
     for _ in range(3):  # then moves at least once a second
         while page.job.latest == seen and time.perf_counter() - last < 5:

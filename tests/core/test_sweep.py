@@ -12,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.conftest import REPO
-from tests.toygame.slow import MODEL as TOY
+from tests.toygame.model import MODEL as TOY  # the plain coin race: only the killed subprocess below needs the slow one
 from workbench.core import runner as runner_mod
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.runner import simulate

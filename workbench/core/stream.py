@@ -47,6 +47,8 @@ __all__ = ["Pilot", "check_memory", "memory_limit", "memory_refusal", "pilot", "
 
 PILOT = 32  # games played to measure a row's size (and a game's time)
 PILOT_SECONDS = 0.5  # ... or fewer, once their batches have taken this long
+PILOT_BATCH_SECONDS = 0.05  # a timed batch shorter than this doubles (a fast engine's per-call costs spread)
+PILOT_MAX = 1 << 16  # games the doubling batches may reach
 SMALL_RUN = 100_000  # runs of at most this many games are not measured (they fit in any memory this runs in)
 MEMORY_SHARE = 0.5  # of the memory available now that a run held in memory may use
 
@@ -102,12 +104,17 @@ class Pilot:
 
 def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: Any = None,
           engine: str | None = None, games: int | None = None) -> Pilot:
-    """Play up to ``games`` (default :data:`PILOT`) games of one setting and measure their memory and time.
+    """Play a few games of one setting and measure their memory and time.
 
     The engine is warmed by one game first, so a compile (numba's first call) is not counted as play;
-    a second game is timed alone, and the rest are played in one chunk (as a run plays them) — fewer
-    when that game says they would take over :data:`PILOT_SECONDS`, so a slow setting (a search agent)
-    is measured on fewer games and nobody waits long for an estimate.
+    a second game is timed alone, then ``games`` (default :data:`PILOT`) less one in one chunk (as a run
+    plays them) — fewer when that game says they would take over :data:`PILOT_SECONDS`, so a slow setting
+    (a search agent) is measured on fewer games and nobody waits long for an estimate.  A chunk done in
+    under :data:`PILOT_BATCH_SECONDS` is followed by one twice its size (up to :data:`PILOT_MAX` games, and
+    while the pilot is under :data:`PILOT_SECONDS`), and the time per game is the last chunk's: a compiled
+    engine's per-call costs are then spread as in a run's chunks of thousands of games, rather than read as
+    a game's cost (31 games of the duel took 1-2 ms, a third of it per-call, and a busy machine's pause
+    of a few ms in so short a batch once made a 10-second run look ten minutes long).
     """
     model = get_game(game)
     resolved = model.resolve_params(params or {})
@@ -117,15 +124,20 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
 
     n = PILOT if games is None else games
     play_chunk(model, resolved, specs, game_seeds(0, 0, 1), eng)  # compiled (or loaded) before the clock starts
-    started = time.perf_counter()
+    began = started = time.perf_counter()
     first = play_chunk(model, resolved, specs, game_seeds(0, 1, 2), eng)
     one = time.perf_counter() - started
     rest = min(n - 1, int(PILOT_SECONDS / one) if one > 0 else n - 1)
-    per_game, frames = one, [first]
-    if rest >= 2:  # enough games for a chunk's rate: per-call costs spread as in a run
+    per_game, frames, at = one, [first], 2
+    while rest >= 2:  # enough games for a chunk's rate: per-call costs spread as in a run
         started = time.perf_counter()
-        frames.append(play_chunk(model, resolved, specs, game_seeds(0, 2, 2 + rest), eng))
-        per_game = (time.perf_counter() - started) / max(1, frames[-1].height)
+        frames.append(play_chunk(model, resolved, specs, game_seeds(0, at, at + rest), eng))
+        took = time.perf_counter() - started
+        per_game, at = took / max(1, frames[-1].height), at + rest
+        spent = time.perf_counter() - began
+        if took >= PILOT_BATCH_SECONDS or at + 2 * rest > PILOT_MAX or spent + 2 * took > PILOT_SECONDS:
+            break
+        rest *= 2
     played = sum(f.height for f in frames)
     per_row = max(1.0, sum(f.estimated_size() for f in frames) / max(1, played)) + 64 * (len(model.params) + 8)
     return Pilot(per_row, per_game, played)

@@ -1,0 +1,78 @@
+"""The pilot behind every estimate of a run's time: a few games played before Run, on a clock of our own.
+
+A compiled engine's chunk costs a fixed amount per call (building its frame) besides its games; a run
+plays chunks of thousands of games, so the estimate must spread that cost as a run does.  Here
+``play_chunk`` is replaced by one whose cost is known exactly (a fixed part per call, a part per game)
+and the clock is advanced by it, so each expected figure is worked by hand from those two numbers.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from workbench.core import play, stream
+
+
+class FakeEngine:
+    """``play_chunk`` costing ``per_call + per_game × games`` seconds of a fake clock; records each call's games."""
+
+    def __init__(self, per_call: float, per_game: float) -> None:
+        self.per_call, self.per_game, self.now, self.calls = per_call, per_game, 0.0, []
+
+    def clock(self) -> float:
+        return self.now
+
+    def play_chunk(self, model, params, agents, seeds, engine) -> pl.DataFrame:
+        self.calls.append(len(seeds))
+        self.now += self.per_call + self.per_game * len(seeds)
+        return pl.DataFrame({"length": [7] * len(seeds)})
+
+
+@pytest.fixture
+def engine(monkeypatch):
+    def make(per_call: float, per_game: float) -> FakeEngine:
+        fake = FakeEngine(per_call, per_game)
+        monkeypatch.setattr(play, "play_chunk", fake.play_chunk)
+        monkeypatch.setattr(stream.time, "perf_counter", fake.clock)
+        return fake
+
+    return make
+
+
+def test_a_fast_engines_per_call_cost_is_spread_over_batches_that_double(engine):
+    # 2 ms a call, 1 µs a game: 31 games alone would read 2.031 ms / 31 = 65.5 µs a game, 65 times the truth
+    fake = engine(0.002, 1e-6)
+    found = stream.pilot("toy")
+    # a warm-up game, a game alone, then 31, 62, ... games until a batch takes 50 ms or the next would pass
+    # 65,536 games: 31 × 2^10 = 31,744 games take 33.7 ms; the next, 63,488, would bring the pilot past 65,536
+    assert fake.calls == [1, 1, *(31 * 2**k for k in range(11))]
+    assert found.games == 1 + sum(31 * 2**k for k in range(11))
+    assert found.seconds_per_game == pytest.approx((0.002 + 31_744e-6) / 31_744)  # 1.063 µs: within 7 % of 1 µs
+    assert fake.now < stream.PILOT_SECONDS  # the whole pilot, warm-up included: 0.09 s
+
+
+def test_a_batch_long_enough_ends_the_doubling(engine):
+    fake = engine(0.002, 20e-6)  # 31 games: 2.6 ms, ... 992 games: 21.8 ms, 1,984 games: 41.7 ms, 3,968: 81.4 ms
+    found = stream.pilot("toy")
+    assert fake.calls == [1, 1, 31, 62, 124, 248, 496, 992, 1984, 3968]
+    assert found.seconds_per_game == pytest.approx((0.002 + 3968 * 20e-6) / 3968)
+
+
+def test_a_slow_setting_plays_only_what_fits_in_half_a_second(engine):
+    fake = engine(0.0, 0.1)  # a search agent: 0.1 s a game
+    found = stream.pilot("toy")
+    assert fake.calls == [1, 1, 5]  # 0.5 s / 0.1 s = 5 games after the one timed alone, and no second batch
+    assert found.games == 6 and found.seconds_per_game == pytest.approx(0.1)
+
+
+def test_the_doubling_stops_before_the_pilot_would_pass_half_a_second(engine):
+    fake = engine(0.045, 1e-7)  # 45 ms a call: no batch of a few thousand games reaches 50 ms
+    found = stream.pilot("toy")
+    # the game alone (45 ms) leaves room for int(0.5 / 0.045) = 11 games; each batch then takes 45.0-45.3 ms,
+    # and after the 9th (2,816 games) the pilot has spent 450.6 ms since its clock started: another batch,
+    # about twice as long, would pass 0.5 s, so it ends there
+    assert fake.calls == [1, 1, *(11 * 2**k for k in range(9))]
+    assert found.games == 1 + 11 * 511
+    assert found.seconds_per_game == pytest.approx((0.045 + 2816e-7) / 2816)
+    assert fake.now - 0.045 < stream.PILOT_SECONDS  # the clock starts after the warm-up game
