@@ -3,13 +3,20 @@
     .venv/bin/python benchmarks/scaling.py [--games-scale X] [--rounds N] [--only GAME[,GAME]]
 
 For each game with a compiled engine (the duel, the die game, Babel, Babylon) and its random and greedy
-agents, ``simulate(..., workers=w)`` end to end (the frame a user gets, default chunks) is timed on
-wall-clock seconds with 1 and 2 workers, alternating, best of ``--rounds``; the speed-up is the ratio of
-the two bests (target: at least 1.8).  Both frames are checked equal, so the figure is for the same
-games.  Beside each row: the CPU seconds the 2-worker run used per wall second (2.0 = both cores busy
-all the time; less means a thread waited on the GIL or on the other), and the load average before the
-row — other work on a shared machine takes cores from the second worker, so a figure taken at a load
-average above about 0.5 says little about the code.
+agents, ``simulate(..., workers=w)`` end to end (the frame a user gets, default chunks) is timed on wall-
+clock seconds with 1 and 2 workers, best of ``--rounds``; the speed-up is the ratio of the two bests
+(target: at least 1.8).  Both frames are checked equal (height, schema and a digest of every row), so the
+figure is for the same games.  Each frame is let go before the next run and the two runs' order alternates
+round by round, so neither writes its frame beside the other's (the die game's frame is hundreds of MB:
+timed beside the last one, a run writes into fresh pages where the other found them mapped).
+
+Beside each row: "busy", the CPU seconds the 1- and the 2-worker runs used per wall second (2.0 = both cores
+busy all the time; less means a thread waited on the GIL or on the other; above 1.0 for one worker, polars
+built part of its frame on the second core, and the speed-up can reach at most 2 over that figure); "CPU a
+game", the CPU seconds a game cost on 2 workers against 1 (the least of each; above 1.0, each thread ran
+slower beside the other: shared caches, memory or a shared physical core, which no scheduling in the runner
+recovers); and the load average before the row — other work on a shared machine takes cores from the second
+worker, so a figure taken at a load average above about 0.5 says little about the code.
 """
 
 from __future__ import annotations
@@ -36,14 +43,21 @@ CASES = (
 )
 
 
-def timed(game: str, params: dict, agents: str, games: int, workers: int) -> tuple[float, float, object]:
-    """(wall seconds, CPU seconds of every thread, frame) of one ``simulate`` run."""
+def timed(game: str, params: dict, agents: str, games: int, workers: int) -> tuple[float, float, tuple]:
+    """(wall seconds, CPU seconds of every thread, the frame's digest) of one ``simulate`` run.
+
+    The frame is let go before this returns: a run timed while the last run's frame (hundreds of MB for
+    the die game) is still held must write into fresh pages that the other run found already mapped.
+    """
     from workbench.core.runner import simulate
 
     wall, cpu = time.perf_counter(), time.process_time()
     frame = simulate(game, games, params=params, agents=agents, seed=5, workers=workers, engine="fast",
                      progress=False)
-    return time.perf_counter() - wall, time.process_time() - cpu, frame
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    digest = (frame.height, tuple(frame.schema.items()), int(frame.hash_rows(seed=1).sum()))
+    del frame
+    return wall, cpu, digest
 
 
 def row(game: str, params: dict, agent: str, games: int, rounds: int) -> dict:
@@ -55,21 +69,25 @@ def row(game: str, params: dict, agent: str, games: int, rounds: int) -> dict:
     agents = ",".join([agent] * seats)
     load = os.getloadavg()[0]
     timed(game, params, agents, min(games, 2_000), 2)  # load the compiled kernel, start polars' pool
-    one = two = float("inf")
+    one = two = cpu1 = cpu2 = float("inf")
     busy = 0.0
-    for _ in range(rounds):
-        w1, _, f1 = timed(game, params, agents, games, 1)
-        w2, c2, f2 = timed(game, params, agents, games, 2)
-        if not f1.equals(f2):
+    for r in range(rounds):
+        first, second = (1, 2) if r % 2 == 0 else (2, 1)  # alternating which goes first, round by round
+        runs = {w: timed(game, params, agents, games, w) for w in (first, second)}
+        (w1, c1, d1), (w2, c2, d2) = runs[1], runs[2]
+        if d1 != d2:
             raise AssertionError(f"{game} {agents}: 1 and 2 workers gave different frames")
-        del f1, f2
-        one = min(one, w1)
+        cpu1, cpu2 = min(cpu1, c1), min(cpu2, c2)
+        if w1 < one:
+            one, busy1 = w1, c1 / w1
         if w2 < two:
             two, busy = w2, c2 / w2
     label = ", ".join(f"{k}={v}" for k, v in params.items())
     return {"game": game, "agents": f"{agent} vs {agent}" + (f" ({label})" if label else ""), "games": games,
             "1 worker games/s": games / one, "2 workers games/s": games / two, "speed-up": one / two,
-            "CPU s per wall s (2 workers)": busy, "load average before": load}
+            "CPU s per wall s (1 worker)": busy1, "CPU s per wall s (2 workers)": busy,
+            "CPU per game, 2 workers / 1": cpu2 / cpu1,
+            "load average before": load}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         r = row(game, params, agent, max(1_000, int(games * args.games_scale)), args.rounds)
         print(f"{r['game']:9s} {r['agents']:40s} {r['games']:>9,} games  1 worker {r['1 worker games/s']:>12,.0f}/s  "
               f"2 workers {r['2 workers games/s']:>12,.0f}/s  speed-up {r['speed-up']:.2f}  "
-              f"busy {r['CPU s per wall s (2 workers)']:.2f}  load {r['load average before']:.2f}", flush=True)
+              f"busy {r['CPU s per wall s (1 worker)']:.2f} / {r['CPU s per wall s (2 workers)']:.2f}  "
+              f"CPU a game {r['CPU per game, 2 workers / 1']:.2f}x  load {r['load average before']:.2f}", flush=True)
     print(f"# load average at the end {os.getloadavg()[0]:.2f}")
     return 0
 
