@@ -113,8 +113,9 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
     under :data:`PILOT_BATCH_SECONDS` is followed by one twice its size (up to :data:`PILOT_MAX` games, and
     while the pilot is under :data:`PILOT_SECONDS`), and the time per game is the last chunk's: a compiled
     engine's per-call costs are then spread as in a run's chunks of thousands of games, rather than read as
-    a game's cost (31 games of the duel took 1-2 ms, a third of it per-call, and a busy machine's pause
-    of a few ms in so short a batch once made a 10-second run look ten minutes long).
+    a game's cost (31 greedy games of the duel took 1-2 ms, much of it per call: 640,000 games, a 10-second
+    run, were estimated at 30 s on a quiet machine, and a busy machine's pause of a few ms in so short a
+    batch could make them look longer than the ten minutes that ask a user to confirm).
     """
     model = get_game(game)
     resolved = model.resolve_params(params or {})
@@ -128,18 +129,19 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
     first = play_chunk(model, resolved, specs, game_seeds(0, 1, 2), eng)
     one = time.perf_counter() - started
     rest = min(n - 1, int(PILOT_SECONDS / one) if one > 0 else n - 1)
-    per_game, frames, at = one, [first], 2
+    per_game, played, size, at = one, first.height, first.estimated_size(), 2
     while rest >= 2:  # enough games for a chunk's rate: per-call costs spread as in a run
         started = time.perf_counter()
-        frames.append(play_chunk(model, resolved, specs, game_seeds(0, at, at + rest), eng))
+        batch = play_chunk(model, resolved, specs, game_seeds(0, at, at + rest), eng)
         took = time.perf_counter() - started
-        per_game, at = took / max(1, frames[-1].height), at + rest
+        per_game, at = took / max(1, batch.height), at + rest
+        played, size = played + batch.height, size + batch.estimated_size()
+        del batch  # only its size is kept: the pilot holds one batch at a time
         spent = time.perf_counter() - began
         if took >= PILOT_BATCH_SECONDS or at + 2 * rest > PILOT_MAX or spent + 2 * took > PILOT_SECONDS:
             break
         rest *= 2
-    played = sum(f.height for f in frames)
-    per_row = max(1.0, sum(f.estimated_size() for f in frames) / max(1, played)) + 64 * (len(model.params) + 8)
+    per_row = max(1.0, size / max(1, played)) + 64 * (len(model.params) + 8)
     return Pilot(per_row, per_game, played)
 
 
