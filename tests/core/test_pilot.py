@@ -8,6 +8,8 @@ and the clock is advanced by it, so each expected figure is worked by hand from 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import polars as pl
 import pytest
 
@@ -34,7 +36,7 @@ def engine(monkeypatch):
     def make(per_call: float, per_game: float) -> FakeEngine:
         fake = FakeEngine(per_call, per_game)
         monkeypatch.setattr(play, "play_chunk", fake.play_chunk)
-        monkeypatch.setattr(stream.time, "perf_counter", fake.clock)
+        monkeypatch.setattr(stream, "time", SimpleNamespace(perf_counter=fake.clock))  # stream's clock only
         return fake
 
     return make
@@ -76,3 +78,13 @@ def test_the_doubling_stops_before_the_pilot_would_pass_half_a_second(engine):
     assert found.games == 1 + 11 * 511
     assert found.seconds_per_game == pytest.approx((0.045 + 2816e-7) / 2816)
     assert fake.now - 0.045 < stream.PILOT_SECONDS  # the clock starts after the warm-up game
+
+
+def test_the_memory_check_before_a_long_run_plays_one_batch_only(engine):
+    """The CLI's check of a run's memory needs a row's size, not a game's time: no doubling (it would play
+    up to 65,536 games before a run of 100,001)."""
+    fake = engine(0.002, 1e-6)
+    estimate = stream.check_memory("toy", 200_000, [{}], None, None)
+    assert fake.calls == [1, 1, 31]
+    # a fake row holds one Int64 (8 bytes); the pilot adds 64 bytes for each parameter column and 8 shared ones
+    assert estimate == 200_000 * (8 + 64 * (len(stream.get_game("toy").params) + 8))

@@ -103,7 +103,7 @@ class Pilot:
 
 
 def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: Any = None,
-          engine: str | None = None, games: int | None = None) -> Pilot:
+          engine: str | None = None, games: int | None = None, timed: bool = True) -> Pilot:
     """Play a few games of one setting and measure their memory and time.
 
     The engine is warmed by one game first, so a compile (numba's first call) is not counted as play;
@@ -116,6 +116,8 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
     a game's cost (31 greedy games of the duel took 1-2 ms, much of it per call: 640,000 games, a 10-second
     run, were estimated at 30 s on a quiet machine, and a busy machine's pause of a few ms in so short a
     batch could make them look longer than the ten minutes that ask a user to confirm).
+
+    ``timed`` false: the first chunk only (a caller that needs a row's size, not a game's time, plays no more).
     """
     model = get_game(game)
     resolved = model.resolve_params(params or {})
@@ -138,7 +140,7 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
         played, size = played + batch.height, size + batch.estimated_size()
         del batch  # only its size is kept: the pilot holds one batch at a time
         spent = time.perf_counter() - began
-        if took >= PILOT_BATCH_SECONDS or at + 2 * rest > PILOT_MAX or spent + 2 * took > PILOT_SECONDS:
+        if not timed or took >= PILOT_BATCH_SECONDS or at + 2 * rest > PILOT_MAX or spent + 2 * took > PILOT_SECONDS:
             break
         rest *= 2
     per_row = max(1.0, size / max(1, played)) + 64 * (len(model.params) + 8)
@@ -164,7 +166,7 @@ def check_memory(game: str | GameModel, games: int, cells: list[dict[str, Any]],
     total = games * max(1, len(cells))
     if total <= SMALL_RUN:
         return 0
-    measured = pilot(game, cells[0] if cells else {}, agents, engine, min(games, PILOT))
+    measured = pilot(game, cells[0] if cells else {}, agents, engine, min(games, PILOT), timed=False)
     estimate = measured.memory(total)
     refused = memory_refusal(total, estimate, measured.bytes_per_game, limit)
     if refused:
