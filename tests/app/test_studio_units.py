@@ -534,22 +534,6 @@ def test_a_lesson_whose_tables_cannot_be_drawn_says_so_and_never_stays_busy(monk
     assert 'data-state="done"' in page.status.value and "('die_faces', 8)" in html.unescape(page.status.value)
 
 
-@pytest.mark.parametrize(("preheat", "read"), [("True", True), (None, True), ("False", False)])
-def test_a_pooled_kernel_reads_every_games_declarations_and_one_started_for_a_page_reads_none(
-        monkeypatch, preheat, read):
-    from workbench.app import studio as studio_module
-
-    seen = []
-    monkeypatch.setattr(studio_module, "card_table", lambda model: seen.append(model.name))
-    monkeypatch.setattr(studio_module, "_warm_up", lambda: seen.append("vl-convert"))
-    if preheat is None:
-        monkeypatch.delenv("VOILA_PREHEAT", raising=False)  # not served by Voilà (a notebook, a test)
-    else:
-        monkeypatch.setenv("VOILA_PREHEAT", preheat)
-    studio_module.preload()
-    assert seen == ([*game_names(), "vl-convert"] if read else [])
-
-
 def test_the_page_asks_for_every_widgets_state_once_drawn_and_the_kernel_sends_it(tmp_path, monkeypatch):
     import ipywidgets
 

@@ -3,8 +3,7 @@
 Voilà runs the studio notebook (``studio.ipynb``: ``Studio.from_query()``) in a kernel of its own
 for every page that opens and shows only its widgets.  The kernels are pre-heated: one waits in a
 pool with every game's declarations imported (``studio.preload``), so a page opens in a few seconds
-and the next kernel warms up behind it; a kernel started for a page that found the pool empty (two
-pages opened at once) skips that and reads only what its page shows.  Voilà serves the
+and the next kernel warms up behind it.  Voilà serves the
 widgets' JavaScript from the installed packages, and the template here
 (``jupyter/voila/templates/workbench``) drops the two stylesheets Voilà's own template loads from a
 CDN, so the page makes no request beyond 127.0.0.1; charts are SVG drawn on the server.  The

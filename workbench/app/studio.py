@@ -37,7 +37,6 @@ from workbench.ui.studies import StudyPanel
 
 __all__ = ["PAGES", "PING", "Studio", "preload", "resend_state", "wait_for_request"]
 
-PREHEAT = "VOILA_PREHEAT"  # Voilà sets it "True" in a pooled kernel, "False" in one started for a page
 PING = "wb-ping"  # the hidden button the page clicks once its widgets are drawn: the kernel then re-sends their state
 PAGES = ("studies", "cards", "teaching", "runs", "rebalance")
 TITLES = {"studies": "Studies", "cards": "Cards", "teaching": "Teaching", "runs": "Runs", "rebalance": "Rebalance"}
@@ -85,12 +84,8 @@ def preload() -> None:
 
     A pre-heated kernel (Voilà's pool) does this while it waits for its page, so the page is built
     at once.  Compiled engines are not run here: on a fresh machine that would compile them, and a
-    page asked for meanwhile would wait for it.  A kernel Voilà started for a page already asking
-    (``VOILA_PREHEAT=False``: the pool was empty, or there is none) does nothing here: its page reads
-    only what it shows, and would otherwise wait some 2 s (and as many CPU seconds) for every game's.
+    page asked for meanwhile would wait for it.
     """
-    if os.environ.get(PREHEAT) == "False":
-        return
     from workbench.core.study import studies
 
     for name in game_names():
