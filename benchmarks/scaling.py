@@ -70,7 +70,7 @@ def row(game: str, params: dict, agent: str, games: int, rounds: int) -> dict:
     load = os.getloadavg()[0]
     timed(game, params, agents, min(games, 2_000), 2)  # load the compiled kernel, start polars' pool
     one = two = cpu1 = cpu2 = float("inf")
-    busy = 0.0
+    busy = busy1 = 0.0
     for r in range(rounds):
         first, second = (1, 2) if r % 2 == 0 else (2, 1)  # alternating which goes first, round by round
         runs = {w: timed(game, params, agents, games, w) for w in (first, second)}

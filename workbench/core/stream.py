@@ -131,16 +131,16 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
     first = play_chunk(model, resolved, specs, game_seeds(0, 1, 2), eng)
     one = time.perf_counter() - started
     rest = min(n - 1, int(PILOT_SECONDS / one) if one > 0 else n - 1)
-    per_game, played, size, at = one, first.height, first.estimated_size(), 2
+    per_game, played, size = one, first.height, first.estimated_size()  # game 0 warmed up, games 1..played measured
     while rest >= 2:  # enough games for a chunk's rate: per-call costs spread as in a run
         started = time.perf_counter()
-        batch = play_chunk(model, resolved, specs, game_seeds(0, at, at + rest), eng)
+        batch = play_chunk(model, resolved, specs, game_seeds(0, played + 1, played + 1 + rest), eng)
         took = time.perf_counter() - started
-        per_game, at = took / max(1, batch.height), at + rest
-        played, size = played + batch.height, size + batch.estimated_size()
+        per_game, played, size = took / max(1, batch.height), played + batch.height, size + batch.estimated_size()
         del batch  # only its size is kept: the pilot holds one batch at a time
         spent = time.perf_counter() - began
-        if not timed or took >= PILOT_BATCH_SECONDS or at + 2 * rest > PILOT_MAX or spent + 2 * took > PILOT_SECONDS:
+        long_enough = took >= PILOT_BATCH_SECONDS or spent + 2 * took > PILOT_SECONDS
+        if not timed or long_enough or played + 1 + 2 * rest > PILOT_MAX:  # (where the next batch would end)
             break
         rest *= 2
     per_row = max(1.0, size / max(1, played)) + 64 * (len(model.params) + 8)
