@@ -1,5 +1,5 @@
 """`make bench`: ``bench.py ratio`` (the C anchors), then ``bench.py GAME`` for every game with a compiled engine,
-each in its own process."""
+each in its own process; then ``scaling.py`` (1 and 2 workers, and one core) and ``search.py``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ def main() -> int:
         print(f"\n=== bench.py {game} ===", flush=True)
         if subprocess.call([sys.executable, str(HERE / "bench.py"), game, *sys.argv[1:]]) != 0:
             failed.append(game)
+    print("\n=== scaling.py (simulate() on 1 and 2 workers, and on one core) ===", flush=True)
+    if subprocess.call([sys.executable, str(HERE / "scaling.py"), *(["--games-scale", "0.2"] if quick else [])]) != 0:
+        failed.append("scaling")
     print("\n=== search.py (core's search against greedy@tuned: strength and time a game) ===", flush=True)
     if subprocess.call([sys.executable, str(HERE / "search.py"), *quick]) != 0:
         failed.append("search")
