@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import html
 import json
+import re
 import zipfile
 from fractions import Fraction
 from pathlib import Path
@@ -603,6 +604,8 @@ def test_the_form_shows_games_in_all_and_an_estimate_measured_here_before_run(tm
     page._show_size()
     line = page.size.value
     assert 'data-games="12000"' in line and "12,000 games in all" in line and "measured here" in line
+    shown = float(re.search(r'data-seconds="([^"]+)"', line).group(1))  # what the browser tests read: not 0.0
+    assert shown == pytest.approx(found["seconds"], rel=1e-5)  # a fast engine's 0.15 s once read "0.1", or "0.0"
     assert page.job.status.value.count('data-state="idle"') == 1  # nothing was played
 
 

@@ -378,7 +378,7 @@ class CardEditor:
             text += " · measuring this machine's speed…" if measure else " · time estimated as you edit"
         else:
             text += f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s (measured here)"
-        seconds = "" if found["seconds"] is None else f"{found['seconds']:.1f}"
+        seconds = "" if found["seconds"] is None else f"{found['seconds']:.6g}"  # not rounded to 0.0 on a fast engine
         self.size.value = (f'<div class="wb-size-line wb-more" data-games="{total}" data-retune="{found["retune"]}" '
                            f'data-seconds="{seconds}">{html.escape(text)}</div>')
 

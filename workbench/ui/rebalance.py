@@ -505,7 +505,7 @@ class RebalancePanel:
         else:
             text += f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s (measured here)"
         kind = "info" if (found["seconds"] or 0) > CONFIRM_SECONDS else "more"
-        seconds = "" if found["seconds"] is None else f"{found['seconds']:.1f}"
+        seconds = "" if found["seconds"] is None else f"{found['seconds']:.6g}"  # not rounded to 0.0 on a fast engine
         self.size.value = (f'<div class="wb-size-line wb-{kind}" data-games="{found["search"] + found["verify"]}" '
                            f'data-seconds="{seconds}">{html.escape(text)}</div>')
 

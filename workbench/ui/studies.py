@@ -260,7 +260,7 @@ class StudyPanel:
             text += (f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s "
                      f"(measured here) · about {found['bytes'] / 2**20:,.0f} MB held in memory")
         kind = "error" if found["refused"] else ("info" if (found["seconds"] or 0) > CONFIRM_SECONDS else "more")
-        seconds = "" if found["seconds"] is None else f"{found['seconds']:.1f}"
+        seconds = "" if found["seconds"] is None else f"{found['seconds']:.6g}"  # not rounded to 0.0 on a fast engine
         self.size.value = (f'<div class="wb-size-line wb-{kind}" data-games="{found["games"]}" '
                            f'data-seconds="{seconds}">{html.escape(text)}</div>')
 
