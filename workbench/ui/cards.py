@@ -47,7 +47,7 @@ from workbench.core.compare import paired_verdicts
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
 from workbench.core.stream import pilot
-from workbench.ui.common import Pilots, require_widgets
+from workbench.ui.common import Pilots, require_widgets, size_estimate, size_line
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import ResultsView
@@ -362,25 +362,15 @@ class CardEditor:
         return out
 
     def _show_size(self, measure: bool = True) -> None:
-        from workbench.ui.studies import duration_text
-
-        try:
-            found = self.estimate(measure=measure)
-        except Exception:  # noqa: BLE001 - a refused field is named beside it; no size for a form that cannot run
-            self.size.value = ""
+        found = size_estimate(self, measure)
+        if found is None:
             return
         total = found["arms"] + found["retune"]
         text = f"{total:,} games in all: {found['arms']:,} for the two arms"
         if found["retune"]:
             sets = f"{found['sets']} weight sets" if found["sets"] > 1 else "the weight set"
             text += f" + {found['retune']:,} to re-tune {sets} for the edited cards"
-        if found["seconds"] is None:
-            text += " · measuring this machine's speed…" if measure else " · time estimated as you edit"
-        else:
-            text += f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s (measured here)"
-        seconds = "" if found["seconds"] is None else f"{found['seconds']:.6g}"  # not rounded to 0.0 on a fast engine
-        self.size.value = (f'<div class="wb-size-line wb-more" data-games="{total}" data-retune="{found["retune"]}" '
-                           f'data-seconds="{seconds}">{html.escape(text)}</div>')
+        self.size.value = size_line(text, found, games=total, measure=measure, attrs={"retune": found["retune"]})
 
     def _mark_row(self, key: str) -> None:
         """Highlight the shown row of ``key`` when it holds a change."""

@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Line", "Pilots", "ShownTable", "offline_charts", "require_widgets", "show_here"]
+__all__ = ["Line", "Pilots", "ShownTable", "duration_text", "offline_charts", "require_widgets", "show_here",
+           "size_estimate", "size_line"]
 
 
 def require_widgets() -> Any:
@@ -117,6 +118,50 @@ def show_here(tables: dict[str, Any], charts: dict[str, Any], note: str = "") ->
             display(ShownTable(table, name))
     for chart in charts.values():
         display(chart)
+
+
+def duration_text(seconds: float) -> str:
+    """A duration as a person says it: "40 s", "12 min", "3.5 h"."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def size_estimate(panel: Any, measure: bool) -> dict[str, Any] | None:
+    """A panel's estimate for its size line, or None for a form that cannot run.
+
+    ``panel.estimate(measure=measure)``; when it raises, the panel's size line is emptied (the refused
+    field is named beside it) and there is no size to show.
+    """
+    try:
+        return panel.estimate(measure=measure)
+    except Exception:  # noqa: BLE001 - the field that is wrong says so; there is no size to show
+        panel.size.value = ""
+        return None
+
+
+def size_line(text: str, found: dict[str, Any], *, games: int, measure: bool, kind: str = "more",
+              memory: bool = False, attrs: dict[str, object] | None = None) -> str:
+    """The line a form shows before Run: ``text`` (its games in all), then what a pilot measured here.
+
+    ``found`` is the form's estimate: ``seconds`` (None while the speed is being measured, or when
+    ``measure`` is off and it was not measured yet), ``rate`` and, with ``memory``, ``bytes``.  The
+    HTML carries ``data-games``, ``attrs`` and ``data-seconds`` (every digit: a fast engine's estimate
+    is a fraction of a second) for scripts and the browser tests.
+    """
+    seconds = found["seconds"]
+    if seconds is None:
+        text += " · measuring this machine's speed…" if measure else (
+            f" · time{' and memory' if memory else ''} estimated as you edit")
+    else:
+        text += f" · about {duration_text(seconds)} at {found['rate']:,.0f} games/s (measured here)"
+        if memory:
+            text += f" · about {found['bytes'] / 2**20:,.0f} MB held in memory"
+    data = {"games": games, **(attrs or {}), "seconds": "" if seconds is None else f"{seconds:.6g}"}
+    marks = " ".join(f'data-{name}="{html.escape(str(value))}"' for name, value in data.items())
+    return f'<div class="wb-size-line wb-{kind}" {marks}>{html.escape(text)}</div>'
 
 
 class Pilots:

@@ -42,11 +42,11 @@ from workbench.core.errors import InputError
 from workbench.core.model import Param, get_game
 from workbench.core.stats import games_for_margin
 from workbench.core.stream import Pilot, pilot
-from workbench.ui.common import Pilots, require_widgets
+from workbench.ui.common import Pilots, duration_text, require_widgets, size_estimate, size_line
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.run import RunPanel
-from workbench.ui.studies import CONFIRM_SECONDS, duration_text
+from workbench.ui.studies import CONFIRM_SECONDS
 
 __all__ = ["Proposal", "RebalancePanel", "apply_to_editor", "declares_targets", "proposals_of"]
 
@@ -491,23 +491,15 @@ class RebalancePanel:
         return pilot(self.model, params, ",".join([agent] * players))
 
     def _show_size(self, measure: bool = True) -> None:
-        try:
-            found = self.estimate(measure=measure)
-        except Exception:  # noqa: BLE001 - a refused field is named beside it; no size for a form that cannot run
-            self.size.value = ""
+        found = size_estimate(self, measure)
+        if found is None:
             return
         text = (f"search: {found['search']:,} games · held-out check: up to {found['verify']:,} games "
                 "(n for the margin per targeted rate, every proposal and the unchanged game, every tier"
                 + (f"; {found['retune']:,} of them re-tune weight sets for the proposals" if found["retune"] else "")
                 + ")")
-        if found["seconds"] is None:
-            text += " · measuring this machine's speed…" if measure else " · time estimated as you edit"
-        else:
-            text += f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s (measured here)"
         kind = "info" if (found["seconds"] or 0) > CONFIRM_SECONDS else "more"
-        seconds = "" if found["seconds"] is None else f"{found['seconds']:.6g}"  # not rounded to 0.0 on a fast engine
-        self.size.value = (f'<div class="wb-size-line wb-{kind}" data-games="{found["search"] + found["verify"]}" '
-                           f'data-seconds="{seconds}">{html.escape(text)}</div>')
+        self.size.value = size_line(text, found, games=found["search"] + found["verify"], measure=measure, kind=kind)
 
     # -- running -------------------------------------------------------------------------------------------------
     def _new_dir(self) -> Path:

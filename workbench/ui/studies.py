@@ -28,7 +28,7 @@ from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, game_names, get_game
 from workbench.core.stream import Pilot, memory_refusal, pilot
 from workbench.core.study import Study, outcome_tables, studies
-from workbench.ui.common import Pilots, require_widgets, show_here
+from workbench.ui.common import Pilots, duration_text, require_widgets, show_here, size_estimate, size_line
 from workbench.ui.forms import Form, ignored_params, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import LONG, ResultsView
@@ -40,15 +40,6 @@ __all__ = ["CONFIRM_SECONDS", "PARTIAL_EVERY", "StudyPanel", "cell_charts", "dur
 Tables = dict[str, pl.DataFrame]
 CONFIRM_SECONDS = 600  # a run estimated to take longer asks for a second press of Run
 PARTIAL_EVERY = 0.8  # seconds: a running study's partial tables are redrawn at most this often
-
-
-def duration_text(seconds: float) -> str:
-    """A duration as a person says it: "40 s", "12 min", "3.5 h"."""
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def varying_keys(model: GameModel, frame: pl.DataFrame) -> list[str]:
@@ -244,25 +235,16 @@ class StudyPanel:
 
     def _show_size(self, measure: bool = True) -> None:
         """The size line: games in all, the estimated time and memory (or why there is none yet)."""
-        try:
-            found = self.estimate(measure=measure)
-        except Exception:  # noqa: BLE001 - a refused field is named beside it; no size for a form that cannot run
-            self.size.value = ""
+        found = size_estimate(self, measure)
+        if found is None:
             return
         if found["games"] is None:
             self.size.value = ('<div class="wb-more" data-games="">the number of games this study plays is known '
                                "once it runs</div>")
             return
-        text = f"{found['games']:,} games in all"
-        if found["seconds"] is None:
-            text += " · measuring this machine's speed…" if measure else " · time and memory estimated as you edit"
-        else:
-            text += (f" · about {duration_text(found['seconds'])} at {found['rate']:,.0f} games/s "
-                     f"(measured here) · about {found['bytes'] / 2**20:,.0f} MB held in memory")
         kind = "error" if found["refused"] else ("info" if (found["seconds"] or 0) > CONFIRM_SECONDS else "more")
-        seconds = "" if found["seconds"] is None else f"{found['seconds']:.6g}"  # not rounded to 0.0 on a fast engine
-        self.size.value = (f'<div class="wb-size-line wb-{kind}" data-games="{found["games"]}" '
-                           f'data-seconds="{seconds}">{html.escape(text)}</div>')
+        self.size.value = size_line(f"{found['games']:,} games in all", found, games=found["games"],
+                                    measure=measure, kind=kind, memory=True)
 
     def set(self, **values: Any) -> None:
         """Set fields by name: a study setting first, else a game parameter (``set(games=500)``)."""
