@@ -136,21 +136,36 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
                 owner.append(a)
     counts: list[Counts] = [{} for _ in arms]
     remaining = [owner.count(a) for a in range(len(arms))]
+    frames: list[list[pl.DataFrame]] = [[] for _ in arms]
     complete: set[int] = set()
     for i, frame in drain(execute(model, jobs, workers), len(jobs), should_stop):
-        blocks = frame.with_columns((pl.col("game_index") // size).alias("_block"))
-        for part in blocks.partition_by("_block", maintain_order=True):
-            block = int(part["_block"][0])
-            for name, items in metric_counts(part, metrics, names).items():
-                for item, found in items.items():
-                    row = counts[owner[i]].setdefault((name, item), np.zeros((batches, 3), dtype=np.int64))
-                    row[block] += found
+        arm = owner[i]
+        frames[arm].append(frame)
         tick(frame.height)
-        remaining[owner[i]] -= 1
-        if remaining[owner[i]] == 0:
-            complete.add(owner[i])
+        remaining[arm] -= 1
+        if remaining[arm] == 0:
+            # an arm is counted once, when its last chunk is in: block by block over all its cells' games (a
+            # metric is a sum over games, so this is the sum of the chunks' counts; counting each chunk's
+            # blocks apart cost a metric call per chunk and block, most of a quick run's time)
+            counts[arm] = _block_counts(pl.concat(frames[arm], how="vertical_relaxed"), size, batches, metrics,
+                                        names)
+            frames[arm] = []
+            complete.add(arm)
             if on_arm is not None:
                 on_arm(counts, complete)
+    return counts
+
+
+def _block_counts(frame: pl.DataFrame, size: int, batches: int, metrics: dict[str, Metric],
+                  names: Sequence[str]) -> Counts:
+    """``frame``'s counts per metric item and block of ``size`` consecutive game indices."""
+    counts: Counts = {}
+    blocks = frame.with_columns((pl.col("game_index") // size).alias("_block"))
+    for part in blocks.partition_by("_block", maintain_order=True):
+        block = int(part["_block"][0])
+        for name, items in metric_counts(part, metrics, names).items():
+            for item, found in items.items():
+                counts.setdefault((name, item), np.zeros((batches, 3), dtype=np.int64))[block] += found
     return counts
 
 
