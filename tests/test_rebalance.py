@@ -93,7 +93,7 @@ def _open_files_under(folder) -> list[str]:
 
 def test_a_target_already_met_needs_no_edits_and_the_search_leaves_no_file_open(tmp_path):
     result = rb.rebalance(MODEL, target="first_seat=55..65", out=tmp_path / "met", **QUICK)
-    assert _open_files_under(tmp_path / "met") == []  # search.db and its journal are closed (a kernel runs many)
+    assert _open_files_under(tmp_path / "met") == []  # search.jsonl is closed (a kernel runs many)
     assert result.no_edits_needed
     assert result.proposals.height == 0
     assert len(result.trials) == 1  # the baseline only: nothing was searched
@@ -127,17 +127,22 @@ def _stopped_then_resumed(model: Any, out: Path, after: int, **settings: Any) ->
     return rb.rebalance(model, out=out, resume=True, **settings)
 
 
-def test_a_resumed_search_gives_the_proposals_of_an_uninterrupted_one(found, tmp_path):
-    whole, _ = found  # the same seed and settings, uninterrupted
+def _stop_after_four(out: Path) -> None:
+    """A search on QUICK's settings into ``out``, interrupted after its fourth trial (as Ctrl-C would)."""
     seen = []
 
-    def stop_after_four(trial: dict[str, Any]) -> None:
+    def stop(trial: dict[str, Any]) -> None:
         seen.append(trial)
         if len(seen) == 4:
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        rb.rebalance(MODEL, out=tmp_path / "cut", on_trial=stop_after_four, **QUICK)
+        rb.rebalance(MODEL, out=out, on_trial=stop, **QUICK)
+
+
+def test_a_resumed_search_gives_the_proposals_of_an_uninterrupted_one(found, tmp_path):
+    whole, _ = found  # the same seed and settings, uninterrupted
+    _stop_after_four(tmp_path / "cut")
     with pytest.raises(InputError, match="--resume"):
         rb.rebalance(MODEL, out=tmp_path / "cut", **QUICK)  # a stored search is never started over silently
     resumed = rb.rebalance(MODEL, out=tmp_path / "cut", resume=True, **QUICK)
@@ -145,6 +150,55 @@ def test_a_resumed_search_gives_the_proposals_of_an_uninterrupted_one(found, tmp
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)
     assert resumed.verification.equals(whole.verification)
+
+
+def test_a_journal_cut_mid_line_by_a_killed_run_resumes_to_the_uninterrupted_proposals(found, tmp_path):
+    whole, _ = found
+    _stop_after_four(tmp_path / "killed")
+    journal = tmp_path / "killed" / rb.DB
+    lines = journal.read_bytes().splitlines(keepends=True)
+    assert len(lines) > 10 and all(line.endswith(b"\n") for line in lines)  # one whole line per operation
+    journal.write_bytes(b"".join(lines[:-1]) + lines[-1][:len(lines[-1]) // 2])  # killed while writing the last
+    resumed = rb.rebalance(MODEL, out=tmp_path / "killed", resume=True, **QUICK)
+    # the trial whose end was cut off is played again (under the next number: the cut one stays, failed)
+    assert resumed.trials.drop("trial").equals(whole.trials.drop("trial"))
+    assert resumed.trials["trial"].to_list() == [*range(3), *range(4, whole.trials.height + 1)]
+    assert resumed.proposals.equals(whole.proposals)
+    assert resumed.verification.equals(whole.verification)
+    assert journal.read_bytes().startswith(b"".join(lines[:-1]))  # the half line is cut off, the rest kept
+
+
+def test_a_folder_another_run_is_searching_is_refused_and_resumes_once_it_ends(found, tmp_path):
+    import subprocess
+    import sys
+
+    whole, _ = found
+    out = tmp_path / "busy"
+    _stop_after_four(out)
+    before = (out / rb.DB).read_bytes()
+    holder = subprocess.Popen(  # another process holding the search open (its journal locked, as a running search does)
+        [sys.executable, "-c", "import fcntl, sys; f = open(sys.argv[1], 'ab'); fcntl.flock(f, fcntl.LOCK_EX); "
+         "print('holding', flush=True); sys.stdin.read()", str(out / rb.DB)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        with pytest.raises(InputError, match="is being searched by another run right now"):
+            rb.rebalance(MODEL, out=out, resume=True, **QUICK)
+        assert (out / rb.DB).read_bytes() == before  # the refused run wrote nothing
+    finally:
+        holder.communicate("")  # the other run ends: its lock goes with it
+    resumed = rb.rebalance(MODEL, out=out, resume=True, **QUICK)
+    assert resumed.proposals.equals(whole.proposals)
+
+
+def test_a_folder_with_an_earlier_versions_sqlite_search_is_refused_untouched(tmp_path):
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / rb.LEGACY_DB).write_bytes(b"SQLite format 3\x00")
+    for resume in (False, True):
+        with pytest.raises(InputError, match=r"earlier version of the workbench \(search\.db\)"):
+            rb.rebalance(MODEL, out=out, resume=resume, **QUICK)
+    assert sorted(p.name for p in out.iterdir()) == [rb.LEGACY_DB]
 
 
 @pytest.mark.parametrize(("target", "says"), [
@@ -256,7 +310,7 @@ def test_a_reports_rebalance_section_shows_the_proposal_found_and_the_command_fo
     assert f"| 1 | {best['edits']} | {best['n_edits']} |" in text  # the proposal as a person reads it
     assert "This was a short search (4,000 games)" in text and "`workbench rebalance cardtoss --out DIR`" in text
     assert (out / "rebalance_proposals.csv").is_file() and (out / "rebalance_verification.csv").is_file()
-    assert not list(tmp_path.glob("**/search.db"))  # the search's store was temporary
+    assert not list(tmp_path.glob("**/search.jsonl"))  # the search's store was temporary
 
 
 # -- re-tuning a tier's weight set for each proposal (rebalance's retune) -------------------------------------
@@ -514,9 +568,9 @@ def test_a_target_pooled_over_the_parts_is_not_searched_part_by_part(tmp_path):
 
 
 def test_a_search_kept_in_memory_proposes_what_one_on_disk_does_and_writes_no_database(found, tmp_path):
-    on_disk, _ = found  # the same seed and settings, stored in search.db
+    on_disk, _ = found  # the same seed and settings, stored in search.jsonl
     in_memory = rb.rebalance(MODEL, out=tmp_path / "memory", keep=False, **QUICK)
-    assert not (tmp_path / "memory" / "search.db").exists()
+    assert not (tmp_path / "memory" / "search.jsonl").exists()
     assert in_memory.trials.equals(on_disk.trials)
     assert in_memory.proposals.equals(on_disk.proposals)
     assert in_memory.verification.equals(on_disk.verification)

@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=None,
                         help="games the search may play (default: the game's, 100000 unless it says)")
     parser.add_argument("--seed", type=int, default=0, help="the rebalance seed (default 0)")
-    parser.add_argument("--out", type=Path, required=True, help="output folder: search.db (resumable), proposals/, "
+    parser.add_argument("--out", type=Path, required=True, help="output folder: search.jsonl (resumable), proposals/, "
                                                                 "proposals.csv, verification.csv")
     parser.add_argument("--tiers", default=None, help="skill tiers for the held-out check, e.g. greedy,greedy@tuned "
                                                       "(default: greedy and, where it exists, greedy@tuned)")
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     if shown:
         print("\nwrote " + ", ".join(shown))
     if result.stopped:
-        print(f"stopped: every finished trial is kept in {shown_path(Path(args.out) / 'search.db')}; continue "
+        print(f"stopped: every finished trial is kept in {shown_path(Path(args.out) / 'search.jsonl')}; continue "
               f"with the same command and --resume")
         return 130
     return 0

@@ -15,7 +15,7 @@ run estimated over :data:`~workbench.ui.studies.CONFIRM_SECONDS` asks for a seco
 :func:`~workbench.core.rebalance.rebalance` in the background (``run.py``) with progress per phase;
 Stop ends it keeping every finished trial — the proposals found so far are shown, labelled
 "stopped" and "not verified" — and **Continue** resumes the same search from its store.  Each run has
-its own folder under ``out`` (``search.db``, ``proposals/``: never the shipped data).  The proposals
+its own folder under ``out`` (``search.jsonl``, ``proposals/``: never the shipped data).  The proposals
 table (edits, points outside the bands per tier, holds at every tier, verdict) and the held-out
 table (each metric before → after with its 95 % interval and n) use plain labels.  **Apply** hands a
 proposal — its card edits read back from its saved CSV, its parameters from its JSON — to
