@@ -27,9 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import optimize
 
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
+
+optimize = lazy("scipy.optimize")  # imported at the first fit (~0.35 s): a page that fits nothing never waits
 
 __all__ = ["FITTED", "ValueModel", "costing_table", "fit_value_model"]
 

@@ -35,11 +35,13 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
-from scipy.optimize import linprog
 
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower.rules import Config, resolve_round
+
+optimize = lazy("scipy.optimize")  # imported at the first linear program (~0.35 s), not with the game
 
 OBJECTIVES = ("win", "points")
 Policy = Callable[[int, tuple], dict[int, float]]  # (seat, state) -> {card: probability}
@@ -58,7 +60,7 @@ def matrix_game(a: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     c[-1] = -1.0  # maximise v
     a_ub = np.hstack([-a.T, np.ones((n, 1))])  # v - sum_i a_ij x_i <= 0 for every column j
     a_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0],
+    res = optimize.linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0],
                   bounds=[(0, None)] * m + [(None, None)], method="highs")
     if res.status != 0:  # pragma: no cover - HiGHS solves every finite matrix game
         raise RuntimeError(f"linprog failed on a matrix game: {res.message}")
