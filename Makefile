@@ -4,6 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
+# Python may keep its compiled bytecode (in __pycache__/, ignored by git) even where the environment turns that
+# off: a test run starts ~80 Python processes (studio kernels, workers, servers), and pytest rewrites every test
+# module's asserts; without the cache each one compiles the workbench and the tests from source again.
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: setup report test bench lab app lint clean
 

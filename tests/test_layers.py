@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,10 @@ def _imports(name: str, path: Path) -> set[str]:
     return {m for m in found if m in MODULES and m != name}
 
 
-GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Every workbench module's imports (parsed once, when a test first asks: collecting the tests stays quick)."""
+    return {name: _imports(name, path) for name, path in MODULES.items()}
 
 
 def _declared_providers() -> tuple[str, ...]:
@@ -63,7 +67,12 @@ def _declared_providers() -> tuple[str, ...]:
 PROVIDERS = _declared_providers()
 # the edges core makes by name: core.model imports each provider's module when a game's agents are listed
 DECLARED = {("workbench.core.model", ref.partition(":")[0]) for ref in PROVIDERS}
-FULL_GRAPH = {name: GRAPH[name] | {dst for src, dst in DECLARED if src == name} for name in GRAPH}
+
+
+@functools.cache
+def full_graph() -> dict[str, set[str]]:
+    """:func:`graph` with the edges core makes by name."""
+    return {name: dsts | {dst for src, dst in DECLARED if src == name} for name, dsts in graph().items()}
 
 
 def _named_modules(path: Path) -> set[str]:
@@ -81,15 +90,15 @@ def _game_of(module: str) -> str | None:
 
 
 def test_the_graph_sees_the_real_imports():
-    assert "workbench.core.model" in GRAPH["workbench.core.runner"]
-    assert "workbench.games.duel.rules" in GRAPH["workbench.games.duel.model"]
-    assert "workbench.games.duel.rules" in GRAPH["workbench.games.duel.agents"]
+    assert "workbench.core.model" in graph()["workbench.core.runner"]
+    assert "workbench.games.duel.rules" in graph()["workbench.games.duel.model"]
+    assert "workbench.games.duel.rules" in graph()["workbench.games.duel.agents"]
     assert {"duel", "dietower"} <= {_game_of(m) for m in MODULES}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("workbench.core")))
 def test_core_imports_no_game_ui_cli_or_interop(module):
-    bad = {m for m in GRAPH[module] if m.startswith(("workbench.games", "workbench.ui", "workbench.cli",
+    bad = {m for m in graph()[module] if m.startswith(("workbench.games", "workbench.ui", "workbench.cli",
                                                        "workbench.interop"))}
     assert not bad, f"{module} imports {sorted(bad)}"
 
@@ -97,7 +106,7 @@ def test_core_imports_no_game_ui_cli_or_interop(module):
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _game_of(m)))
 def test_a_game_imports_only_core_and_itself(module):
     game = _game_of(module)
-    bad = {m for m in GRAPH[module] if not (m.startswith("workbench.core") or _game_of(m) == game
+    bad = {m for m in graph()[module] if not (m.startswith("workbench.core") or _game_of(m) == game
                                             or m in ("workbench", "workbench.games"))}
     assert not bad, f"{module} imports {sorted(bad)}"
 
@@ -111,7 +120,7 @@ def test_core_reaches_interop_only_through_its_declared_agent_providers():
         defined = {n.name for n in ast.parse(MODULES[module].read_text(encoding="utf-8")).body
                    if isinstance(n, ast.FunctionDef)}
         assert function in defined, f"{ref}: {module} defines no function {function!r}"
-    into_interop = {(src, dst) for src, dsts in FULL_GRAPH.items() if src.startswith("workbench.core")
+    into_interop = {(src, dst) for src, dsts in full_graph().items() if src.startswith("workbench.core")
                     for dst in dsts if dst.startswith("workbench.interop")}
     assert into_interop == {(src, dst) for src, dst in DECLARED if dst.startswith("workbench.interop")}
     # no other string in core names a module outside core (the games package is found by package, not by name)
@@ -125,7 +134,7 @@ def test_core_reaches_interop_only_through_its_declared_agent_providers():
 def test_interop_imports_no_game_ui_or_cli(module):
     reached, todo = set(), [module]
     while todo:  # everything the module imports, directly or through other modules (declared edges too)
-        for nxt in FULL_GRAPH[todo.pop()] - reached:
+        for nxt in full_graph()[todo.pop()] - reached:
             reached.add(nxt)
             todo.append(nxt)
     bad = {m for m in reached if m.startswith(("workbench.games", "workbench.ui", "workbench.cli", "workbench.app"))}
@@ -140,7 +149,7 @@ def test_no_import_cycles():
     def visit(node: str) -> None:
         state[node] = 1
         stack.append(node)
-        for nxt in sorted(GRAPH[node]):
+        for nxt in sorted(graph()[node]):
             if state.get(nxt) == 1:
                 cycle = stack[stack.index(nxt):] + [nxt]
                 pytest.fail("import cycle: " + " → ".join(cycle))
@@ -149,6 +158,6 @@ def test_no_import_cycles():
         stack.pop()
         state[node] = 2
 
-    for module in sorted(GRAPH):
+    for module in sorted(graph()):
         if module not in state:
             visit(module)

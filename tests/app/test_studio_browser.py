@@ -1,8 +1,9 @@
 """The studio as a person uses it: headless Chromium against `python -m workbench.app` on a loopback port.
 
-One server per module (its own workspace), one page per test.  Every number a test reads from the
-page is compared with the one the library computes for the same seed; every page must ask nothing
-of any host but 127.0.0.1 and log no console error.  Screenshots of each step go to reports/app/.
+One server per module (its own workspace), one browser profile whose tabs are the tests' pages, one
+page per test.  Every number a test reads from the page is compared with the one the library computes
+for the same seed; every page must ask nothing of any host but 127.0.0.1 and log no console error.
+Screenshots of each step go to reports/app/.
 """
 
 from __future__ import annotations
@@ -46,9 +47,13 @@ def studio(tmp_path_factory):
                                                    GATE: str(root / "gate")}).start()
     playwright = sync_playwright().start()
     browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    # the tests' pages are tabs of one browser profile, as a person's are: the studio's scripts (5.4 MB a page)
+    # come from the browser's cache after the first page, the way the studio serves them (cached for good)
+    context = browser.new_context(viewport=VIEW, accept_downloads=True)
     try:
-        yield server, browser
+        yield server, context, browser
     finally:
+        context.close()
         browser.close()
         playwright.stop()
         server.stop()
@@ -63,8 +68,8 @@ def _note_timing(name: str, seconds: float) -> None:
 
 def _open(studio, query: str, ready: str):
     """A new page at the studio's URL with ``query``, once ``ready`` (a selector) shows; and its recorder."""
-    server, browser = studio
-    page = browser.new_page(viewport=VIEW, accept_downloads=True)
+    server, context, _ = studio
+    page = context.new_page()
     page.set_default_timeout(STEP)
     page.set_default_navigation_timeout(OPEN)
     recorder = Recorder(page)
@@ -271,7 +276,7 @@ def test_a_lesson_done_while_the_page_makes_its_widgets_shows_done(studio):
     (no widget for it yet).  Here the kernel's messages are held at the snapshot, the gated lesson is let
     finish, and its "done" is delivered first: exactly that order.  The page must still end on "done".
     """
-    server, browser = studio
+    server, context, _ = studio
     gate = Path(server.env[GATE])
     seen = {"phase": "loading", "held": []}
 
@@ -296,7 +301,7 @@ def test_a_lesson_done_while_the_page_makes_its_widgets_shows_done(studio):
 
         kernel_side.on_message(from_kernel)
 
-    page = browser.new_page(viewport=VIEW)
+    page = context.new_page()
     page.set_default_timeout(STEP)
     recorder = Recorder(page)
     page.route_web_socket(re.compile(r"/api/kernels/[^/?]+/channels"), route)
@@ -415,7 +420,7 @@ def test_a_registered_test_game_runs_and_its_exported_report_renders_every_chart
     charts = json.loads((report / "report.json").read_text())["charts"]
     assert len(charts) >= 2 and {"index.md", "index.html", "games.csv", "first_mover.csv"} <= \
         {p.name for p in report.iterdir()}
-    viewer = studio[1].new_page(viewport=VIEW)
+    viewer = studio[1].new_page()
     seen = Recorder(viewer)
     viewer.goto(report.joinpath("index.html").as_uri())
     for name in charts:
@@ -568,7 +573,7 @@ SERVER_MEMORY = 400 * 2**20  # bytes the Voilà server itself may take
 
 
 def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bounded_memory(studio, tmp_path):
-    _, browser = studio
+    _, _, browser = studio
     server = StudioServer(tmp_path / "workspace", env={"WORKBENCH_STUDIO_MAX_PAGES": str(CAP),
                                                        "WORKBENCH_STUDIO_POOL": str(POOL)}).start()
     context = browser.new_context(viewport=VIEW)  # one browser, its tabs opened and closed in turn
