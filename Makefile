@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 # Python may keep its compiled bytecode (in __pycache__/, ignored by git) even where the environment turns that
 # off: a test run starts ~80 Python processes (studio kernels, workers, servers), and pytest rewrites every test
-# module's asserts; without the cache each one compiles the workbench and the tests from source again.
+# module's asserts; without the cache each one compiles the workbench and the tests from source again.  `make test`
+# and `make report` write the caches first (compileall: under a second), so a fresh checkout's processes start cached.
 export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: setup report test bench lab app lint clean
@@ -22,11 +23,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 report: $(STAMP)
+	$(BIN)/python -m compileall -q workbench >/dev/null
 	$(BIN)/workbench compile
 	$(BIN)/workbench report all --out reports/
 
 test: $(STAMP)
 	$(BIN)/ruff check workbench tests benchmarks
+	$(BIN)/python -m compileall -q workbench tests >/dev/null
 	$(BIN)/workbench compile
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m "not bench"
 

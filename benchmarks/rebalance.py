@@ -3,7 +3,7 @@
 Each case is the CLI's own work (:func:`workbench.core.rebalance.rebalance`) with the game's declared
 target and edit space, timed as a whole (warm compile cache: run ``make bench`` or any simulate first).
 Prints the proposals, the held-out before → after table, the searched trials' spread (evidence the
-space was searched) and the wall time; ``--out`` keeps each case's folder (``search.db`` resumes it).
+space was searched) and the wall time; ``--out`` keeps each case's folder (``search.jsonl`` resumes it).
 
     .venv/bin/python benchmarks/rebalance.py duel      # first seat per battlefield 49..51, ≤ 10 min on 2 cores
     .venv/bin/python benchmarks/rebalance.py babel     # start seat per hand variant 49..51 at both tiers
