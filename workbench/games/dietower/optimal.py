@@ -61,7 +61,7 @@ def matrix_game(a: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     a_ub = np.hstack([-a.T, np.ones((n, 1))])  # v - sum_i a_ij x_i <= 0 for every column j
     a_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
     res = optimize.linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+                           bounds=[(0, None)] * m + [(None, None)], method="highs")
     if res.status != 0:  # pragma: no cover - HiGHS solves every finite matrix game
         raise RuntimeError(f"linprog failed on a matrix game: {res.message}")
     x = np.clip(res.x[:m], 0, None)
