@@ -1330,12 +1330,17 @@ class SearchJournal:
             self._file.close()
             raise InputError(f"{shown_path(self.path.parent)} is being searched by another run right now; wait for it "
                              "to end, or give another --out") from None
-        self._file.seek(0)
-        data = self._file.read()
-        whole = data.rfind(b"\n") + 1
-        if whole < len(data):  # a line cut short by a killed run
+        size = whole = self._file.seek(0, os.SEEK_END)
+        while whole and not self._ends_a_line(whole):  # a line cut short by a killed run: find its start
+            whole -= 1
+        if whole < size:
             self._file.truncate(whole)
         self._offsets = [0]  # the byte offset of each line read so far (line k starts at _offsets[k])
+
+    def _ends_a_line(self, offset: int) -> bool:
+        """Whether the byte before ``offset`` is a newline (only the cut line's bytes are read, never the file)."""
+        self._file.seek(offset - 1)
+        return self._file.read(1) == b"\n"
 
     def read_logs(self, log_number_from: int) -> Any:
         """The operations from number ``log_number_from`` on."""
