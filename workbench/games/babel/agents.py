@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 
 from workbench.core.model import AgentDecl, AgentSpec, Param, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.rng_numba import shuffled
 from workbench.core.search import search_decl
 from workbench.games.babel import rules
 from workbench.games.babel.rules import END_TURN, QUARRY, Action, Config, GameState
@@ -89,6 +88,8 @@ def world(view: View, nations: list[int], quarry: list[int], deck_rng: int) -> G
 
 def determinise(view: View, rng: SplitMix64) -> GameState:
     """A full state consistent with ``view``: the hidden cards dealt at random, a fresh deck stream."""
+    from workbench.core.rng_numba import shuffled  # here: numba loads with the first search, not with the game
+
     nations, temples = unseen_cards(view)
     return world(view, shuffled(rng, nations), shuffled(rng, temples), rng.next_u64())
 

@@ -18,17 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import altair as alt
 import polars as pl
 
 from workbench.core import charts, metrics
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import two_proportion, wilson_exprs
 from workbench.core.study import Partial, Study, play_grid
 from workbench.core.sweep import run_grid
 from workbench.games.babel.results import TALLY_COLUMNS
 from workbench.games.babel.rules import NATIONS
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 Progress = Callable[[int, int], None] | None
 Stop = Callable[[], bool] | None

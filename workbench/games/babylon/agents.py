@@ -38,7 +38,6 @@ from typing import Any, NamedTuple
 
 from workbench.core.model import AgentDecl, AgentSpec, Param, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.rng_numba import shuffled
 from workbench.core.search import search_decl
 from workbench.games.babylon import rules
 from workbench.games.babylon.rules import (
@@ -93,6 +92,8 @@ def unseen(config: Config, view: View, seat: int) -> list[int]:
 
 def determinise(config: Config, view: View, rng: SplitMix64) -> State:
     """A full state consistent with ``view``: unseen cards shuffled into the decks and the opponent's hand."""
+    from workbench.core.rng_numba import shuffled  # here: numba loads with the first search, not with the game
+
     s = view.state
     sides = list(s.sides)
     for seat, side in enumerate(sides):

@@ -17,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import altair as alt
 import polars as pl
 
 from workbench.core import metrics
 from workbench.core.compare import first_seat_won, paired_difference, paired_frames
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
 from workbench.core.stats import binom_pvalue, wilson_exprs
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 __all__ = ["GRID_KEYS", "arm_comparison", "arm_label", "arm_table", "deck_table", "delta_heatmap", "ending_labels",
            "ending_table", "matchup_heatmap", "matrix_delta", "matrix_table", "pair_table", "paired_games",

@@ -10,15 +10,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import altair as alt
 import numpy as np
 import polars as pl
 
+from workbench.core.lazy import lazy
 from workbench.core.runner import simulate
 from workbench.core.stats import wilson, z_value
 from workbench.games.dietower.exact import random_play_odds, simulate_streak_model, streak_odds
 from workbench.games.dietower.optimal import heuristic_losses, solve
 from workbench.games.dietower.rules import Config, card_name
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 CONFIDENCE = 0.95
 EXACT_COLOUR, SIM_COLOUR = "#1f77b4", "#d62728"

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-import altair as alt
 import polars as pl
 
+from workbench.core.lazy import lazy
 from workbench.core.lessons import Lesson
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import wilson, z_value
@@ -34,6 +34,8 @@ from workbench.games.dietower.analysis import (
     streak_length_chart,
 )
 from workbench.games.dietower.exact import streak_odds
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 FRACTION_LIMIT = 1000  # die_faces * rounds * players up to this: the six-win chance as an exact fraction
 FRACTION_DIGITS = 40  # longer fractions are not shown

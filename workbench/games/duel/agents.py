@@ -16,7 +16,6 @@ import numpy as np
 from workbench.core.errors import InputError
 from workbench.core.model import AgentDecl, AgentSpec, Param, RandomAgent, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.rng_numba import shuffle_in_place
 from workbench.core.search import search_decl
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
@@ -156,6 +155,8 @@ def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
     """
     n = len(config.cards)
     me = view.me
+    from workbench.core.rng_numba import shuffle_in_place  # here: numba loads with the first search, not the game
+
     if config.deck == "regular":
         pool = _unseen(n, view.hand, view.discard).copy()
         state = np.array([rng.state], np.uint64)

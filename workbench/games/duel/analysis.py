@@ -19,15 +19,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import altair as alt
 import polars as pl
 
 from workbench.core import charts, metrics, sweep
 from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.lazy import lazy
 from workbench.core.runner import check_games, simulate
 from workbench.core.stats import rate_diff_table, rate_table
 from workbench.core.study import Partial, play_grid
 from workbench.games.duel.model import BATTLEFIELD_KEYS
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 __all__ = ["CELL_KEYS", "balance_table", "end_reason_chart", "end_reason_table", "first_seat_chart",
            "first_seat_won", "length_chart", "length_table", "miss_effect_chart", "miss_effect_table",

@@ -15,13 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import altair as alt
 import polars as pl
 
 from workbench.core.errors import InputError
+from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param
 from workbench.core.study import Study
 from workbench.games.rescue import board as bd
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 Progress = Callable[[int, int], None] | None
 Stop = Callable[[], bool] | None

@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import altair as alt
 import polars as pl
 
+from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param
 from workbench.core.study import Study
 from workbench.games.rescue import dragon, trophies
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 EXACT_COLOUR, SIM_COLOUR = "#1f77b4", "#d62728"
 Progress = Callable[[int, int], None] | None

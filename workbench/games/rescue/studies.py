@@ -13,16 +13,18 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-import altair as alt
 import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param, seat_names
 from workbench.core.stats import wilson
 from workbench.core.study import Partial, Study, play_games
 from workbench.games.rescue import board_studies, control, equilibrium, events
 from workbench.games.rescue.agents import plan_of
 from workbench.games.rescue.rules import PAYOFFS, Config, outcome
+
+alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 CONFIDENCE = 0.999
 NAIVE = ("random", "truthful", "allin", "shade")
