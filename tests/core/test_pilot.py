@@ -88,3 +88,57 @@ def test_the_memory_check_before_a_long_run_plays_one_batch_only(engine):
     assert fake.calls == [1, 1, 31]
     # a fake row holds one Int64 (8 bytes); the pilot adds 64 bytes for each parameter column and 8 shared ones
     assert estimate == 200_000 * (8 + 64 * (len(stream.get_game("toy").params) + 8))
+
+
+def test_a_pause_during_the_game_timed_alone_is_not_read_as_the_games_speed(engine):
+    """The host paused 0.6 s (another thread holding the interpreter) while the one game alone was timed:
+    it leaves no room for a batch, so a second game alone is timed and the faster kept; the batches follow."""
+    fake = engine(0.002, 1e-6)
+    paused = fake.play_chunk
+
+    def play_chunk(model, params, agents, seeds, engine):
+        frame = paused(model, params, agents, seeds, engine)
+        if len(fake.calls) == 2:  # the game timed alone
+            fake.now += 0.6
+        return frame
+
+    play.play_chunk = play_chunk  # (the fixture's monkeypatch restores the module's own)
+    found = stream.pilot("toy")
+    # the second game alone takes 2.001 ms, and the half second starts again there: 30 games (32 in all), then
+    # doubling batches as with no pause, until 30 × 2^10 = 30,720 games (32.7 ms; the next would pass 65,536)
+    assert fake.calls == [1, 1, 1, *(30 * 2**k for k in range(11))]
+    assert found.games == 2 + sum(30 * 2**k for k in range(11))
+    assert found.seconds_per_game == pytest.approx((0.002 + 30_720e-6) / 30_720)  # 1.07 µs, not the pause's 0.6 s
+
+
+def test_a_setting_slow_enough_to_fill_the_pilot_alone_is_timed_twice_and_not_batched(engine):
+    fake = engine(0.0, 0.4)  # a deep search: 0.4 s a game, the half second holds one
+    found = stream.pilot("toy")
+    assert fake.calls == [1, 1, 1] and found.games == 2
+    assert found.seconds_per_game == pytest.approx(0.4)
+
+
+def test_run_pressed_while_the_size_line_measures_waits_for_that_measurement_not_a_second(monkeypatch):
+    """The form measures a setting in the background as it is edited; Run, pressed meanwhile, waits for
+    that one pilot (two at once slow each other) and both see the same figure."""
+    import threading
+    import time
+
+    from workbench.ui.common import Pilots
+
+    calls, redrawn, release = [], [], threading.Event()
+
+    def measure():
+        calls.append(threading.current_thread().name)
+        release.wait(5)
+        return stream.Pilot(100.0, 1e-5, 32)
+
+    pilots = Pilots(lambda: redrawn.append(True))
+    assert pilots.get("duel 40000", measure) is None  # edited: measuring in the background, nothing yet
+    assert pilots.get("duel 40000", measure) is None  # a second redraw starts no second pilot
+    threading.Timer(0.2, release.set).start()
+    began = time.perf_counter()
+    found = pilots.get("duel 40000", measure, wait=True)  # Run
+    assert found == stream.Pilot(100.0, 1e-5, 32) and time.perf_counter() - began >= 0.15
+    assert calls == ["workbench-pilot"] and redrawn == [True]
+    assert pilots.get("duel 40000", measure, wait=True) is found and len(calls) == 1  # known: not measured again

@@ -170,11 +170,15 @@ class Pilots:
     :meth:`get` answers at once when the setting was measured; otherwise it measures it — now
     (``wait``) or in a background thread, calling ``on_measured()`` when done so the form redraws its
     size line.  A measurement that failed is kept as its exception (the run itself names what is wrong).
+    A ``wait`` while that setting is measured in the background waits for that measurement rather than
+    starting a second one beside it: two pilots at once slow each other (Run pressed while the size line
+    was still measuring read a 14-second run as longer than ten minutes).
     """
 
     def __init__(self, on_measured: Callable[[], None]) -> None:
         self.found: dict[str, Any] = {}
-        self._measuring: set[str] = set()
+        self._measuring: dict[str, threading.Event] = {}  # setting -> set when its background measurement ends
+        self._lock = threading.Lock()
         self._on_measured = on_measured
 
     def get(self, key: str, measure: Callable[[], Any] | None, wait: bool = False) -> Any:
@@ -182,20 +186,28 @@ class Pilots:
         from workbench.core.stream import Pilot
 
         if key not in self.found and measure is not None:
-            def work() -> None:
+            def work(done: threading.Event | None) -> None:
                 try:
                     found = measure()
                 except Exception as exc:  # noqa: BLE001 - no estimate; the run itself names what is wrong
                     found = exc
                 self.found[key] = found
-                self._measuring.discard(key)
-                if not wait:
+                if done is not None:
+                    with self._lock:
+                        self._measuring.pop(key, None)
+                    done.set()
                     self._on_measured()
 
-            if wait:
-                work()
-            elif key not in self._measuring:
-                self._measuring.add(key)
-                threading.Thread(target=work, name="workbench-pilot", daemon=True).start()
+            with self._lock:
+                running = self._measuring.get(key)
+                start = running is None and not wait
+                if start:
+                    running = self._measuring[key] = threading.Event()
+            if start:
+                threading.Thread(target=work, args=(running,), name="workbench-pilot", daemon=True).start()
+            elif wait and running is not None:
+                running.wait()
+            elif wait:
+                work(None)
         found = self.found.get(key)
         return found if isinstance(found, Pilot) else None
