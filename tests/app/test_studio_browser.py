@@ -199,7 +199,7 @@ def test_card_edit_what_if_shows_the_librarys_delta_and_saves_a_new_set(studio, 
 
     lib = what_if({}, card_edits={"dragon": {"cost": 20}}, agents=("random", "random"), games=2000, seed=0)
     verdicts = paired_verdicts(lib.baseline, lib.variant)
-    row = display_frame(verdicts).filter(pl.col("metric") == "first_seat_win").row(0, named=True)
+    row = display_frame(verdicts).filter(pl.col("metric") == "first seat wins").row(0, named=True)
     first = verdicts.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
     assert _cell(page, "what_if", "diff") == row["diff"]  # e.g. +0.2 pts [-2.9, +3.3]
     assert f"{100 * first['diff']:+.1f} pts" in page.locator(".wb-whatif-delta").inner_text()

@@ -139,6 +139,19 @@ def test_display_frame_merges_intervals():
     assert out.row(0) == ("a", "50.0% [40.0–60.0]", "100", "+2.1 pts [-1.0, +5.0]", "–")
 
 
+def test_end_reasons_and_compared_metrics_read_in_words_where_a_person_reads_them(tmp_path):
+    """Keys a game writes (``tower_destroyed``, ``end_turn_limit``) read as words in a shown table; files keep them."""
+    ends = pl.DataFrame({"reason": ["tower_destroyed", "turn_limit", None], "rate": [0.5, 0.25, 0.25]})
+    assert display_frame(ends).get_column("reason").to_list() == ["tower destroyed", "turn limit", "–"]
+    whatif = pl.DataFrame({"metric": ["first_seat_win", "p1_win", "draw", "end_tower_built", "wr_drawn"],
+                           "n": [40] * 5})
+    assert display_frame(whatif).get_column("metric").to_list() == [
+        "first seat wins", "p1 wins", "draw", "ends: tower built", "win rate when drawn"]
+    out = Report("Words", META).table("whatif", whatif).write(tmp_path / "report")
+    assert pl.read_csv(out / "whatif.csv").get_column("metric").to_list() == whatif.get_column("metric").to_list()
+    assert "| ends: tower built | 40 |" in (out / "index.md").read_text()
+
+
 def test_failed_build_leaves_old_report(tmp_path, monkeypatch):
     rep, _ = _report()
     out = rep.write(tmp_path / "report")

@@ -28,6 +28,13 @@ def test_notebook_is_committed_thin_and_without_outputs(path):
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 ENDS = {"tower_built", "tower_destroyed", "resources", "draw", "turn_limit", "timeout"}
+# how a table a person reads shows those keys, and the compared metrics (the frames and charts keep the keys)
+ENDS_SHOWN = {"tower built": "tower_built", "tower destroyed": "tower_destroyed", "resources": "resources",
+              "draw": "draw", "turn limit": "turn_limit", "timeout": "timeout"}
+METRICS_SHOWN = {"first_seat_win": "first seat wins", "p1_win": "p1 wins", "draw": "draw",
+                 "wr_drawn": "win rate when drawn", "wr_played": "win rate when played",
+                 "play_rate": "played when drawn",
+                 **{f"end_{key}": f"ends: {shown}" for shown, key in ENDS_SHOWN.items()}}
 
 
 def _first_seat_rate(frame: pl.DataFrame) -> tuple[int, int]:
@@ -134,7 +141,8 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
         assert f'<td class="num">{r["first_seat_win"]}</td>' in shown
     for r in tables["end_reasons"]:
         reasons = cell(key_of[r["battlefield"]], r["deck"], float(r["miss_rate"])).get_column("reason")
-        assert r["reason"] in ENDS and r["rate"] == _shown(int((reasons == r["reason"]).sum()), reasons.len())
+        key = ENDS_SHOWN[r["reason"]]  # shown in words: "tower destroyed"
+        assert r["rate"] == _shown(int((reasons == key).sum()), reasons.len())
     assert {(key_of[r["battlefield"]], r["deck"], float(r["miss_rate"])) for r in tables["end_reasons"]} == {
         (b, d, m) for b in fields for d in decks for m in rates}
 
@@ -233,7 +241,7 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
                                                                            "4")
     assert edit["value_before"] == edit["value_after"]  # a cost edit leaves the card's effects, so its value
     card = tables["card"]
-    assert [r["metric"] for r in card] == ["wr_drawn", "wr_played", "play_rate"]  # of the edited card
+    assert [r["metric"] for r in card] == ["win rate when drawn", "win rate when played", "played when drawn"]
     for r in card:  # each arm's rate with the Wilson interval of its own n
         assert r["key"] == "exchange"
         for arm in ("base", "variant"):
@@ -254,7 +262,7 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     events |= {f"end_{r}": pl.col("reason") == r for r in ENDS}
     rows = _rows(whatif)
     outcomes = tables["outcomes"]
-    assert [r["metric"] for r in outcomes] == [r["metric"] for r in rows]
+    assert [r["metric"] for r in outcomes] == [METRICS_SHOWN[r["metric"]] for r in rows]  # the table in words
     assert {"first_seat_win", "p1_win", "draw"} <= {r["metric"] for r in rows}
     for r, line in zip(rows, outcomes, strict=True):
         assert r["n"] == small["GAMES"] and line["n"] == str(small["GAMES"])

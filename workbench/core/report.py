@@ -33,7 +33,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -530,6 +530,22 @@ LABELS = {
 }
 
 
+def metric_label(key: str) -> str:
+    """What a compared metric reads as in a table a person sees.
+
+    ``first_seat_win`` → ``first seat wins``, ``end_tower_built`` → ``ends: tower built`` (an end reason's
+    share), ``wr_drawn`` → ``win rate when drawn``.
+    """
+    if key.startswith("end_") and key not in LABELS:
+        return f"ends: {key[4:].replace('_', ' ')}"
+    return column_label(key)
+
+
+# columns whose values are raw keys a person reads in words (CSV and Parquet keep the keys): how the game ended
+# (``tower_destroyed`` → ``tower destroyed``) and what a what-if compares (:func:`metric_label`)
+WORDED: dict[str, Callable[[str], str]] = {"reason": lambda key: key.replace("_", " "), "metric": metric_label}
+
+
 def column_label(name: str) -> str:
     """The label a person reads for a raw column name (:data:`LABELS`, else the name in words)."""
     if name in LABELS:
@@ -561,12 +577,17 @@ def display_frame(frame: pl.DataFrame, names: dict[str, dict[str, str]] | None =
     a ``diff`` with ``low``/``high`` reads ``"+2.1 pts [+0.4, +3.8]"``.  Other floats get 4
     significant digits, nulls a dash.  Keys read by their display names (``crystal_garden`` →
     ``Crystal Garden``) in the columns :func:`workbench.core.model.value_names` knows (``names``: its
-    answer, when the caller shows several tables at once).
+    answer, when the caller shows several tables at once); the keys in :data:`WORDED` columns read in
+    words (an end reason ``tower_destroyed`` → ``tower destroyed``, a metric ``p1_win`` → ``p1 wins``).
     """
     names = value_names() if names is None else names
     keyed = [c for c in frame.columns if c in names and frame.schema[c] == pl.String]
     if keyed:
         frame = frame.with_columns(pl.col(c).replace(names[c]) for c in keyed)
+    worded = [c for c in WORDED if c in frame.columns and c not in keyed and frame.schema[c] == pl.String]
+    if worded:
+        frame = frame.with_columns(pl.col(c).replace({v: WORDED[c](v) for v in frame.get_column(c).drop_nulls()
+                                                      .unique().to_list()}) for c in worded)
     triples = _interval_triples(frame.columns)
     merged = {t[0]: t for t in triples}
     dropped = {c for t in triples for c in t[1:]}

@@ -277,7 +277,10 @@ def test_what_if_tables_compare_the_same_games(built, md):
         base = _check_rate(row["base"], row["base_low"], row["base_high"], row["n"])
         variant = _check_rate(row["variant"], row["variant_low"], row["variant_high"], row["n"])
         assert row["diff"] == pytest.approx(row["variant"] - row["base"]) and row["low"] <= row["diff"] <= row["high"]
-        assert f"| {row['metric']} | {row['n']} | {base} | {variant} | {100 * row['diff']:+.1f} pts [" in md
+        metric = row["metric"]  # the report reads it in words; the CSV keeps the key
+        shown = {"first_seat_win": "first seat wins", "p1_win": "p1 wins", "p2_win": "p2 wins", "draw": "draw"}.get(
+            metric, f"ends: {metric[4:].replace('_', ' ')}")
+        assert f"| {shown} | {row['n']} | {base} | {variant} | {100 * row['diff']:+.1f} pts [" in md
     ends = outcomes.filter(pl.col("metric").str.starts_with("end_"))
     assert ends.get_column("base").sum() == pytest.approx(1) and ends.get_column("variant").sum() == pytest.approx(1)
     card = _table(out, "whatif_card")
@@ -290,7 +293,9 @@ def test_what_if_tables_compare_the_same_games(built, md):
         assert (row["low"], row["high"]) == pytest.approx(newcombe(
             _count(row["variant"], row["n_variant"]), row["n_variant"], _count(row["base"], row["n_base"]),
             row["n_base"]), abs=1e-12)  # different seat-games: Newcombe's interval of the difference
-        assert (f"| {WHATIF_CARD} | {row['metric']} | {row['n_base']} | {base} | {row['n_variant']} | {variant} | "
+        shown = {"wr_drawn": "win rate when drawn", "wr_played": "win rate when played",
+                 "play_rate": "played when drawn"}[row["metric"]]  # in words in the report
+        assert (f"| {WHATIF_CARD} | {shown} | {row['n_base']} | {base} | {row['n_variant']} | {variant} | "
                 f"{100 * row['diff']:+.1f} pts [") in md
 
 
