@@ -1,5 +1,7 @@
 """`make bench`: ``bench.py ratio`` (the C anchors), then ``bench.py GAME`` for every game with a compiled engine,
-each in its own process; then ``scaling.py`` (1 and 2 workers, and one core) and ``search.py``."""
+each in its own process; then ``scaling.py`` (1 and 2 workers, and one core), ``search.py``, and ``raise.py`` for every
+game holding a raised weight set (``data/GAME/agents/raised.toml``, issue 37); last ``flaws.py`` (no single greedy
+weight change may win >= 65 % against the default greedy, every game with a greedy)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,17 @@ def main() -> int:
     print("\n=== search.py (core's search against greedy@tuned: strength and time a game) ===", flush=True)
     if subprocess.call([sys.executable, str(HERE / "search.py"), *quick]) != 0:
         failed.append("search")
+    for game in ("duel", "babel", "babylon"):
+        if not (get_game(game).data_folder() / "agents" / "raised.toml").is_file():
+            continue
+        print(f"\n=== raise.py {game} (the raised set: its rounds, against the tiers, its speed, its search) ===",
+              flush=True)
+        sizes = ["--fast-games", "400", "--search-games", "20"] if quick else []
+        if subprocess.call([sys.executable, str(HERE / "raise.py"), game, *sizes]) != 0:
+            failed.append(f"raise {game}")
+    print("\n=== flaws.py (greedy's weights: no single change may win >= 65 % against the default) ===", flush=True)
+    if subprocess.call([sys.executable, str(HERE / "flaws.py"), *(["--screen", "400"] if quick else [])]) != 0:
+        failed.append("flaws")
     if failed:
         print(f"\nfailed: {', '.join(failed)}")
     return 1 if failed else 0

@@ -15,7 +15,14 @@ when To The Rescue declared its readings ``payoff``, ``offers`` and ``shortening
 ``rescue-auction-2``): three parameter columns added, every other value unchanged.  Babylon's four were
 regenerated on purpose for ``babylon-2`` (issue 21): the five readings and ``payment`` became parameter columns,
 and paying now keeps the most of the hand payable; with ``payment=others_first`` they replay the ``babylon-1``
-frames game for game::
+frames game for game.  They were regenerated on purpose again for ``babylon-3`` (issue 37): the player chooses
+the payment (the action names the sources) and greedy's evaluation prices Power Sources and TP by what they can
+pay for.  The ``babylon-2`` frames are kept in ``frames/babylon-2/`` and replay game for game at the old reading
+(``payment=keep_playable``, greedy's old evaluation ``agents.OLD_DEFAULTS``): every column but the rules
+version, the parameters' hash and the agent specs, which name the explicit old weights.  ``babel_search`` was
+regenerated on purpose too (issue 37): the search's rollouts follow the best fast policy (``rollout=best``,
+greedy@tuned) with the prior beside them; ``search:...,rollout=greedy,prior=greedy@tuned`` replays the old frame
+game for game (every column but the agent spec)::
 
     UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_frames.py
 """
@@ -114,3 +121,33 @@ def test_golden_frames_cover_every_game_engine_and_outcome():
     assert len(set(babylon["reason"].unique())) >= 2
     rescue = pl.concat([f.select("reason") for n, f in frames.items() if n.startswith("rescue")])
     assert set(rescue["reason"].unique()) >= {"won", "second_auction"}
+
+
+BABYLON_2 = sorted(n for n, (game, *_) in CASES.items() if game == "babylon")
+
+
+def _old_greedy(spec: str) -> str:
+    """``greedy[:k=v]`` as babylon-2 played it: the old evaluation's weights, then the spec's own options."""
+    from workbench.games.babylon.agents import OLD_DEFAULTS
+
+    name, _, options = spec.partition(":")
+    if name != "greedy":
+        return spec
+    merged = dict(kv.split("=") for kv in OLD_DEFAULTS.split(","))
+    merged.update(dict(kv.split("=") for kv in options.split(",")) if options else {})
+    return "greedy:" + ",".join(f"{k}={v}" for k, v in merged.items())
+
+
+@pytest.mark.parametrize("name", BABYLON_2)
+def test_babylon_2_frames_replay_at_the_old_reading(name):
+    """Issue 37: the engine's payment (keep_playable) and greedy's old weights replay babylon-2's games."""
+    game, games, kwargs = CASES[name]
+    old = pl.read_parquet(FRAMES / "babylon-2" / f"{name}.parquet")
+    assert set(old["rules_version"]) == {"babylon-2"} and set(old["payment"]) == {"keep_playable"}
+    agents = ",".join(_old_greedy(s) for s in kwargs["agents"].split(","))
+    params = {**kwargs.get("params", {}), "payment": "keep_playable"}
+    frame = simulate(game, games, progress=False, **{**kwargs, "agents": agents, "params": params})
+    assert set(frame["rules_version"]) == {"babylon-3"}
+    recorded = ["rules_version", "params_hash", "agent_p1", "agent_p2"]
+    assert_frame_equal(frame.drop(recorded), old.drop(recorded), check_exact=True)
+    assert old["agent_p1"][0] == kwargs["agents"].split(",")[0]  # the old frames name the specs as they were given

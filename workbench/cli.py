@@ -201,6 +201,18 @@ def _rules(game: str | None) -> int:
     return 0
 
 
+def _tiers_line(model: GameModel) -> str:
+    """``greedy < greedy@tuned < search (a search game costs 25 fast ones)``, and the declared tiers not there yet."""
+    from workbench.core.tiers import declared_tiers
+
+    tiers = declared_tiers(model)
+    shown = " < ".join(t.label + (f" (a game costs {t.cost:g} fast ones: studies play fewer)" if t.cost > 1 else "")
+                       for t in tiers)
+    missing = [s for s in model.tiers if s not in {t.agent for t in tiers}]
+    return shown + (f"; declared, no weight set yet: {', '.join(missing)}" if missing else "") + \
+        ("" if model.tiers else " (not declared: the default)")
+
+
 def _games(only: str | None = None) -> int:
     from workbench.core.study import commands, studies
 
@@ -213,6 +225,7 @@ def _games(only: str | None = None) -> int:
             fast = " [fast]" if decl.name in model.fast_agents else ""
             print(f"    {decl.usage():<40} {decl.help}{fast}")
         print(f"  engines: {', '.join(model.engines)}")
+        print(f"  skill tiers, weakest first: {_tiers_line(model)}")
         capabilities = model.capabilities()
         print("  capabilities:" + ("" if capabilities else " none beyond the rules"))
         for key, what in capabilities.items():

@@ -49,6 +49,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", default="local", choices=("local", "dask"))
     parser.add_argument("--scheduler", default=None, help="a Dask scheduler address (backend dask)")
     parser.add_argument("--engine", default="fast", choices=("fast", "reference"))
+    parser.add_argument("--population", default=None, metavar="SPEC,SPEC",
+                        help="raise the agent in rounds against this population (earlier tiers, e.g. "
+                             "greedy,greedy@tuned), every earlier round's set and itself; each round writes "
+                             "NAME-rK, the last also NAME (workbench.core.raising; --budget is per round)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds of the raising loop (default 3 with --population)")
+    parser.add_argument("--cycle", type=int, default=None, metavar="K",
+                        help="parameter cells a generation plays, in turn (default every cell): more games a cell "
+                             "for the same budget, e.g. 5 of Babylon's 25 deck pairings")
     parser.add_argument("--resume", action="store_true", help="continue the interrupted tuning of NAME")
     parser.add_argument("--force", action="store_true", help="replace an existing set, discard a checkpoint")
 
@@ -90,12 +99,14 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     words = list(argv if argv is not None else sys.argv[1:])
     command = "workbench tune " + shlex.join(words[1:] if words[:1] == ["tune"] else words)
     options = [o.strip() for o in args.options.split(",")] if args.options else None
+    if args.population is not None or args.rounds is not None:
+        return _raise(args, options, command)
     result = tune(args.game, args.agent, name=args.name, budget=args.budget, seed=args.seed,
                   params=cells(args.game, args.params, args.together, args.cards), options=options,
                   start=args.start, opponent=args.against, games=args.games, popsize=args.popsize, sigma=args.sigma,
                   box_scale=args.box_scale, validate=args.validate, engine=args.engine, workers=args.workers,
                   backend=args.backend, scheduler=args.scheduler, resume=args.resume, force=args.force,
-                  command=command)
+                  command=command, cycle=args.cycle)
     last = result.curve[-1]
     print(f"{len(result.curve)} generations, {last['evaluations']:,} games; last centre vs opponent "
           f"{last['centre']:.1%} [{last['centre_low']:.1%}, {last['centre_high']:.1%}] (n = {last['centre_n']:,})")
@@ -106,4 +117,34 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
               f"{v['losses']:,} lost; exact p = {v['p_value']:.2g})")
     print(f"options: {result.spec}")
     print(f"wrote {result.path}")
+    return 0
+
+
+def _raise(args: argparse.Namespace, options: list[str] | None, command: str) -> int:
+    """``--population``/``--rounds``: the raising loop; print each round's curve end and held-out scores."""
+    from workbench.core.raising import raise_agent
+    from workbench.core.tiers import default_tiers
+
+    if args.against is not None:
+        raise InputError("give --against (one opponent) or --population (rounds against several), not both")
+    model = get_game(args.game)
+    result = raise_agent(model, args.agent, name=args.name, population=args.population or default_tiers(model),
+                         rounds=3 if args.rounds is None else args.rounds, budget=args.budget, seed=args.seed,
+                         params=cells(args.game, args.params, args.together, args.cards), options=options,
+                         start=args.start, games=args.games, popsize=args.popsize, sigma=args.sigma,
+                         box_scale=args.box_scale, validate=args.validate, engine=args.engine, workers=args.workers,
+                         backend=args.backend, scheduler=args.scheduler, resume=args.resume, force=args.force,
+                         command=command, cycle=args.cycle)
+    for row in result.data["rounds"]:
+        print(f"round {row['round']}: {row['generations']} generations, {row['games_played']:,} games; last centre "
+              f"vs its population {row['centre']:.1%} [{row['centre_low']:.1%}, {row['centre_high']:.1%}] "
+              f"(n = {row['centre_n']:,})")
+    for row in result.data["held_out"]:
+        print(f"  held out, round {row['round']} vs {row['opponent']}: {row['score']:.1%} "
+              f"[{row['low']:.1%}, {row['high']:.1%}], n = {row['n']:,}")
+    for row in result.data["widened"]:
+        print(f"  widened after round {row['round']}: {row['option']} [{row['low_before']}, {row['high_before']}] "
+              f"-> [{row['low']}, {row['high']}] (at {row['value']})")
+    print(f"options: {result.spec}")
+    print(f"wrote {result.path} (and one set per round: {args.name}-r1 …)")
     return 0

@@ -197,3 +197,16 @@ def test_a_run_that_ends_normally_still_waits_for_its_workers():
     results = runner.pool_results(chunk, [(i,) for i in range(5)], ThreadPoolExecutor(max_workers=2))
     assert sorted(i for i, _ in results) == list(range(5))
     assert used and not used & {t.ident for t in threading.enumerate()}  # every worker thread joined
+
+
+def test_a_chunk_given_a_weight_set_plays_the_set_on_every_engine():
+    """``run_chunk`` with ``greedy@tuned`` (not expanded by ``simulate``) plays the set's weights on the compiled
+    engine as on the reference one; it used to play the default weights there, silently."""
+    from workbench.core.model import get_game
+
+    params = get_game("duel").resolve_params({})
+    fast = runner.run_chunk("duel", params, ("greedy@tuned", "greedy"), 5, 0, 200, "fast")
+    reference = runner.run_chunk("duel", params, ("greedy@tuned", "greedy"), 5, 0, 200, "reference")
+    default = runner.run_chunk("duel", params, ("greedy", "greedy"), 5, 0, 200, "fast")
+    assert_frame_equal(fast, reference)
+    assert (fast["winner"] != default["winner"]).any()  # the set is not the default: some game ends otherwise

@@ -12,9 +12,11 @@ from workbench.core.study import get_study, studies
 
 
 def test_every_game_lists_the_generic_studies_before_its_own():
-    assert [s.name for s in studies("toy")] == ["outcomes", "balance", "ladder", "skill", "edge"]
-    assert [s.name for s in studies("duel")][:5] == ["outcomes", "balance", "ladder", "skill", "dead_cards"]
+    assert [s.name for s in studies("toy")] == ["outcomes", "balance", "ladder", "skill", "verdicts", "edge"]
+    assert [s.name for s in studies("duel")][:6] == ["outcomes", "balance", "ladder", "skill", "verdicts",
+                                                     "dead_cards"]
     assert "skill" not in [s.name for s in studies("dietower")]  # simultaneous play: no seat moves first
+    assert "verdicts" not in [s.name for s in studies("dietower")]  # nor any verdict the game declares
     assert "dead_cards" not in [s.name for s in studies("babel")]  # no card table says which card is played
     assert "battlefields" in [s.name for s in studies("duel")]
     assert "readings" in [s.name for s in studies("duel")]  # it declares readings; the toy declares none

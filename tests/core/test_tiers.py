@@ -11,10 +11,13 @@ scores 2.  Worked by hand:
 
 With ``edge=0`` (risky never scores) greedy's second mover, always behind, never scores: the first
 seat always wins (favoured); random play leaves it favoured too (a second mover's risky move scores
-nothing), so that verdict holds at both tiers.
+nothing), so the label is the same at both tiers — but the score moves (about 60 % to exactly 100 %),
+so the verdict is not settled: it moves with skill.  Labels are not compared.
 """
 
 from __future__ import annotations
+
+import math
 
 import polars as pl
 import pytest
@@ -22,6 +25,7 @@ from scipy.stats import binomtest
 
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
+from workbench.core.stats import settle
 from workbench.core.tiers import (
     Tier,
     by_tier,
@@ -29,8 +33,8 @@ from workbench.core.tiers import (
     first_seat_by_tier,
     first_seat_scores,
     flips,
-    holds_at_every_tier,
     parse_tiers,
+    tier_verdicts,
 )
 
 CELLS = [{"board": "small", "fast": True, "edge": 1.0}, {"board": "small", "fast": True, "edge": 0.0}]
@@ -53,10 +57,17 @@ def test_tiers_that_disagree_are_marked_and_said_in_words():
     k = round(one["random · score"] * one["random · n"])
     assert binomtest(k, one["random · n"], 0.75).pvalue > 0.001
     assert one["random · verdict"] == "favoured" and zero["random · verdict"] == "favoured"
-    assert not one["holds"] and zero["holds"]
+    # edge 1: the score moves from about 75 % to exactly 0; edge 0: "favoured" at both, but from about 60 % to
+    # exactly 100 % — a label comparison would call it held; the values say it moves with skill
+    assert (one["status"], zero["status"]) == ("moves with skill", "moves with skill")
+    assert one["skill_change"] == pytest.approx(-one["random · score"]) and one["skill_change_high"] < 0
+    assert zero["random · score"] < 0.7 and zero["skill_change_low"] > 0.2
     assert one["tiers"] == zero["tiers"] == 2
     said = flips(table, ["cell"])
-    assert said == ["edge 1: the verdict changes with skill — favoured at random, disfavoured at greedy."]
+    assert said[0] == (f"edge 0: moves with skill — favoured ({zero['random · score'] * 100:.1f} %, n=200) at random, "
+                       "favoured (100.0 %, n=200) at greedy.")
+    assert said[1] == (f"edge 1: moves with skill — favoured ({one['random · score'] * 100:.1f} %, n=200) at random, "
+                       "disfavoured (0.0 %, n=200) at greedy.")
 
 
 def test_scores_count_a_draw_as_half_and_read_the_interval():
@@ -68,11 +79,13 @@ def test_scores_count_a_draw_as_half_and_read_the_interval():
     assert row["low"] < 0.5 < row["high"] and row["verdict"] == "fair"
 
 
-def test_a_tier_missing_an_item_does_not_hold():
+def test_a_tier_missing_an_item_is_undecided():
     frame = by_tier([Tier("a", "a"), Tier("b", "b")], lambda t: pl.DataFrame(
-        {"cell": ["x", "y"] if t.label == "a" else ["x"], "verdict": ["fair", "fair"] if t.label == "a" else ["fair"]}))
-    table = holds_at_every_tier(frame, ["cell"]).sort("cell")
-    assert table["holds"].to_list() == [True, False] and table["tiers"].to_list() == [2, 1]
+        {"cell": ["x", "y"] if t.label == "a" else ["x"], "verdict": ["fair", "fair"] if t.label == "a" else ["fair"],
+         "rate": [0.5, 0.5] if t.label == "a" else [0.5], "n": [10**6, 10**6] if t.label == "a" else [10**6]}))
+    table = tier_verdicts(frame, ["cell"]).sort("cell")
+    assert table["status"].to_list() == ["settled", "undecided: play more"] and table["tiers"].to_list() == [2, 1]
+    assert table["games needed"][1] == "measured at a only: play it at every tier"
 
 
 def test_bad_tiers_are_refused():
@@ -107,8 +120,61 @@ def test_card_flags_per_tier_say_which_flags_change_with_skill():
     assert (rows["b"]["weak · verdict"], rows["b"]["strong · verdict"]) == ("under-costed", "in line")
     assert rows["b"]["weak · beyond_cost"] == pytest.approx(0.2)
     assert rows["b"]["strong · beyond_cost"] == pytest.approx(0, abs=1e-12)
-    assert rows["c"]["weak · verdict"] == "over-costed" and not rows["c"]["holds"]
-    assert rows["a"]["holds"] and rows["e"]["holds"] and rows["a"]["weak · verdict"] == "in line"
+    # ±0.05 at 99 %: se ≈ 0.019 a tier; b moves by 0.2 (moves), e by 0 (but too wide to settle within ±2 points)
+    assert rows["c"]["weak · verdict"] == "over-costed" and rows["c"]["status"] == "moves with skill"
+    assert rows["b"]["status"] == "moves with skill" and rows["a"]["weak · verdict"] == "in line"
+    assert rows["e"]["status"] == "undecided: play more" and rows["e"]["skill_change"] == pytest.approx(0, abs=1e-12)
     assert rows["b"]["weak · wr_drawn_n"] == 5  # both cells of the tier pooled
-    assert flips(table.filter(pl.col("card") == "b"), ["card"]) == [
-        "b: the verdict changes with skill — under-costed at weak, in line at strong."]
+    assert flips(table.filter(pl.col("card") == "b"), ["card"], value="beyond_cost") == [
+        "b: moves with skill — under-costed (+20.0 points) at weak, in line (+0.0 points) at strong."]
+
+
+# -- the equivalence rule (core.stats.settle) on built values -----------------------------------------------
+def _pair(a: float, b: float, n: int) -> pl.DataFrame:
+    """Two tiers' first-seat scores for one cell, built (no games played)."""
+    return by_tier([Tier("greedy", "greedy"), Tier("search", "search")], lambda t: pl.DataFrame(
+        {"cell": ["x"], "verdict": ["fair"], "rate": [a if t.label == "greedy" else b], "n": [n]}))
+
+
+def test_a_pair_one_point_apart_with_huge_n_is_settled():
+    row = tier_verdicts(_pair(0.50, 0.51, 10**6), ["cell"]).row(0, named=True)
+    # the difference is significant, but its 90 % interval (±0.12 points) lies inside ±2 points: settled
+    assert row["status"] == "settled" and row["skill_change"] == pytest.approx(0.01)
+    assert row["games needed"] is None
+
+
+def test_a_pair_five_points_apart_moves_with_skill():
+    row = tier_verdicts(_pair(0.50, 0.55, 10**6), ["cell"]).row(0, named=True)
+    assert row["status"] == "moves with skill" and row["skill_change_low"] > 0.04
+
+
+def test_a_pair_one_point_apart_at_n_100_is_undecided_with_the_games_needed():
+    row = tier_verdicts(_pair(0.50, 0.51, 100), ["cell"]).row(0, named=True)
+    assert row["status"] == "undecided: play more"
+    # TOST at 5 % settles when 1 point + 1.645·se < 2 points; se² = (v_a + v_b)/n with v = p̃(1 − p̃),
+    # p̃ = (k + 1)/(n + 2): both tiers need n ≥ 1.645² (v_a + v_b) / 0.01²
+    va, vb = (51 / 102) * (51 / 102), (52 / 102) * (50 / 102)
+    need = math.ceil(1.6448536269514722 ** 2 * (va + vb) / 0.01 ** 2)
+    assert row["games needed"] == f"{need:,} at greedy, {need:,} at search"
+    assert settle(0.50, need, 0.51, need)["status"] == "settled"  # and at that n it would be
+
+
+def test_a_pair_apart_by_the_margin_but_not_significant_cannot_settle():
+    said = settle(0.469, 2000, 0.542, 40)  # Night Raid's first seat: 46.9 % at greedy, 54.2 % at a small search
+    assert said["status"] == "undecided: play more" and said["needed_a"] is None
+    assert said["note"].startswith("cannot settle")
+
+
+def test_the_fewer_games_tier_is_the_one_asked_to_play_more():
+    said = settle(0.50, 100_000, 0.505, 40)
+    assert said["status"] == "undecided: play more"
+    assert said["needed_a"] == 100_000 and said["needed_b"] > 40
+    again = settle(0.50, 100_000, 0.505, said["needed_b"])
+    assert again["status"] == "settled"
+
+
+def test_bad_settle_input_is_refused():
+    with pytest.raises(InputError, match="n_b must be a whole number"):
+        settle(0.5, 10, 0.5, 0)
+    with pytest.raises(InputError, match="margin"):
+        settle(0.5, 10, 0.5, 10, margin=0)

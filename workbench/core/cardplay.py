@@ -33,7 +33,7 @@ from workbench.core.play import acting, play_game
 from workbench.core.refs import resolve_ref
 from workbench.core.seeding import check_master_seed, game_seeds
 from workbench.core.stats import wilson
-from workbench.core.tiers import Tier, default_tiers, parse_tiers
+from workbench.core.tiers import Tier, default_tiers, parse_tiers, status_columns
 
 __all__ = ["DEAD_SHARE", "card_play_counts", "dead_cards"]
 
@@ -182,20 +182,22 @@ def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, para
                seed: int = 0, share: float = DEAD_SHARE, on_progress: Callable[[int], None] | None = None,
                should_stop: Callable[[], bool] | None = None,
                positions: dict[str, tuple[Any, int]] | None = None) -> pl.DataFrame:
-    """Per card and tier the counts of :func:`card_play_counts`, and ``dead``: no tier plays it above ``share``.
+    """Per card and tier the counts of :func:`card_play_counts`, ``dead`` and the status across skill.
+
+    The status is ``core.tiers.status_columns`` on played when playable (n = the games playable).
 
     Every tier plays the same seeds with its agent in every seat.  ``dead`` is true when, at every tier,
     the card was played in at most ``share`` of the games where it was playable (a card never playable
     at some tier is not called dead: the agents never had the choice).  Columns: ``card``, then per tier
     ``playable · T``, ``played · T``, ``played_when_playable · T`` with ``low · T``/``high · T``, ``drawn · T``
-    and ``held · T``, then ``dead``.
+    and ``held · T``, then ``dead`` and the status columns (``status``, ``skill_change``, ``games needed``).
     """
     model = get_game(game)
     resolved = model.resolve_params(params)
     seats = model.players(model.make_config(resolved))
     out: pl.DataFrame | None = None
     for tier in tiers:
-        table = card_play_counts(model, games, params=resolved, agents=tier.lineup(seats), seed=seed,
+        table = card_play_counts(model, tier.games(games), params=resolved, agents=tier.lineup(seats), seed=seed,
                                  on_progress=on_progress, should_stop=should_stop, positions=positions)
         names = {"played_when_playable": "played when playable", "low": "played when playable_low",
                  "high": "played when playable_high"}
@@ -205,14 +207,15 @@ def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, para
     assert out is not None
     rates = [pl.col(f"{t.label} · played when playable") for t in tiers]
     dead = pl.all_horizontal([r.is_not_null() & (r <= share) for r in rates])
-    return out.with_columns(dead.alias("dead")).sort("card")
+    out = out.with_columns(dead.alias("dead")).sort("card")
+    return status_columns(out, [t.label for t in tiers], "played when playable", "playable")
 
 
 # -- the study: every game whose card table says which card an action plays ----------------------------
 def _dead(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
           on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None) -> dict:
-    tiers = parse_tiers(model, settings["tiers"] or default_tiers(model))
-    total, done = settings["games"] * len(tiers), [0]
+    tiers = parse_tiers(model, settings["tiers"] or default_tiers(model, slow=True))
+    total, done = sum(t.games(settings["games"]) for t in tiers), [0]
 
     def tick(n: int) -> None:
         done[0] += n
@@ -274,10 +277,10 @@ def dead_cards_study(model: GameModel) -> dict[str, Any] | None:
         return None
     return {"name": "dead_cards", "title": "Dead cards: which cards no agent plays when it could",
             "run": _dead, "charts": _dead_charts,
-            "settings": (Param("tiers", None, str, "skill tiers, one agent spec each (every seat plays it); none: "
-                               f"{default_tiers(model)}", optional=True),
-                         Param("games", 200, int, "games per tier (the reference loop: a few per second)", 1,
-                               10**6),
+            "settings": (Param("tiers", None, str, "skill tiers, weakest first, one agent spec each (every seat "
+                               f"plays it); none: the declared {default_tiers(model, slow=True)}", optional=True),
+                         Param("games", 200, int, "games per fast tier (the reference loop: a few per second; a "
+                               "search tier plays fewer, core.tiers.Tier.games)", 1, 10**6),
                          Param("search", "search" if "search" in model.agents else None, str,
                                "an agent asked, at a position where each dead card was playable, whether it plays "
                                "it (none: not asked)", optional=True)),

@@ -521,6 +521,16 @@ class GameModel:
     # their default is the reading the workbench plays, and core's "readings" study compares the others to it
     readings: tuple[str, ...] = ()
     readings_agents: str = "greedy"  # the lineup the readings study plays (one agent, or one per seat)
+    # skill tiers, weakest first: agent specs every seat plays (``("greedy", "greedy@tuned", "search")``); the default
+    # of every study, report and page that gives verdicts (core/tiers.py: declared_tiers).  A tier naming a weight set
+    # the game does not hold yet is skipped; () means greedy and greedy@tuned where they exist
+    tiers: tuple[str, ...] = ()
+    # time a game costs at a tier, relative to a fast tier: {spec: cost}; a study plays 1/cost of its games there
+    # (a search tier not named here costs core.tiers.SEARCH_COST)
+    tier_costs: dict[str, float] = {}  # a declaration, never mutated
+    # "module:function(model, params) -> list[core.verdicts.Source]": the balance verdicts the game gives (pairings,
+    # battlefields, cost flags...); None: the first seat as set (core/verdicts.py adds the dead cards)
+    verdicts: str | None = None
 
     # -- 3. capabilities (declared here, so a reader sees them all; None / () = the game has none) ---
     engine: CompiledEngine | None = None

@@ -98,8 +98,12 @@ def play_reference(model: GameModel, params: dict[str, Any], agents: Sequence[Ag
 
 def play_chunk(model: GameModel, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray,
                engine: str) -> pl.DataFrame:
-    """The game's result columns for one chunk of seeds, from the engine the runner resolved."""
-    agents = tuple(agents)
+    """The game's result columns for one chunk of seeds, from the engine the runner resolved.
+
+    A spec naming a weight set (``greedy@tuned``) is expanded here, so every engine plays the set's
+    options (a compiled engine reads options only: given the bare spec it would play the defaults).
+    """
+    agents = tuple(model.resolve_spec(a) for a in agents)
     if engine == "fast":
         if model.fast_supports(agents, params):
             frame = model.play_fast(model.make_config(params), params, agents, seeds)

@@ -490,7 +490,7 @@ def _fmt_value(v: Any) -> str:
 
 
 # columns of differences (a tier's too: ``greedy · iwd``): read in signed points
-SIGNED = ("diff", "change", "iwd", "beyond_cost")
+SIGNED = ("diff", "change", "iwd", "beyond_cost", "skill_change")
 
 
 def _fmt_interval(rate: Any, low: Any, high: Any, signed: bool) -> str:
@@ -527,6 +527,7 @@ LABELS = {
     "change": "change (paired)", "default_score": "score, default reading", "default_draws": "draws, default reading",
     "default_verdict": "verdict, default reading", "verdict_changes": "verdict changes",
     "beyond_cost": "improvement beyond its cost", "wr_drawn_n": "seat-games drawn in",
+    "skill_change": "change, strongest two tiers", "status": "status across skill",
 }
 
 

@@ -7,7 +7,8 @@ the search knows only the protocol and the hooks, the game knows nothing of the 
 A decision, from what the seat observes and nothing else:
 
 1. **Prior.**  The game's heuristic (greedy's score, ``hooks.prior``, with the weights of the ``prior``
-   agent, by default the rollout agent) ranks the legal actions; actions the game calls the same
+   agent, by default the rollout agent, by default the game's best fast policy: ``rollout=best``, below) ranks
+   the legal actions; actions the game calls the same
    (``hooks.key``: two copies of a card) count once.  One legal action, one candidate, or an immediate
    win (a score of at least ``hooks.win``) is played without search (the agent's stream is not touched).
 2. **Worlds.**  ``budget // width`` worlds are dealt by the game's ``determinise`` from the seat's
@@ -17,7 +18,11 @@ A decision, from what the seat observes and nothing else:
    rollout agents drawing from the same two seeds (common random numbers: a difference between two
    candidates comes from the action, not from the luck of the deal).  The game is played on by the
    ``rollout`` agent in both seats, to the end, or until ``horizon`` more turns have begun (then the
-   game's ``value`` hook scores the position).  A won rollout is worth 1, a drawn one 0.5, a lost one 0.
+   game's ``value`` hook scores the position).  The rollout agent is by default ``best``: the game's best
+   fast policy (:func:`best_rollout`: ``core/tiers.py``'s ``best_fast_policy``, the strongest declared fast
+   tier, e.g. ``greedy@raised`` written by ``core/raising.py``, where the compiled rollouts play it), so a
+   better fast policy raises the search; ``rollout=greedy`` (or any spec) plays another.  A won rollout is
+   worth 1, a drawn one 0.5, a lost one 0.
    Where the game's compiled engine plays the rollout agent (``hooks.policies``), the rollouts run in
    it, all of one decision in one call (``hooks.rollout``, the kernel's continue-from-a-state entry,
    proven equal to :func:`play_on` in ``tests/test_search.py``); elsewhere core's reference loop plays them.
@@ -60,10 +65,11 @@ from workbench.core.errors import InputError
 from workbench.core.model import TERMINAL, AgentDecl, AgentSpec, GameModel, Param, SearchHooks, get_game
 from workbench.core.rng import SplitMix64
 
-__all__ = ["SearchAgent", "play_on", "provided_decl", "reference_rollouts", "search_decl"]
+__all__ = ["BEST", "SearchAgent", "best_rollout", "play_on", "provided_decl", "reference_rollouts", "search_decl"]
 
+BEST = "best"  # the rollout option's default: the game's best fast policy (best_rollout)
 # options every game's search has; a game's ``SearchHooks.options`` changes the defaults
-DEFAULTS: dict[str, Any] = {"budget": 64, "width": 4, "horizon": 0, "rollout": "greedy", "prior": None, "z": 0.0,
+DEFAULTS: dict[str, Any] = {"budget": 64, "width": 4, "horizon": 0, "rollout": BEST, "prior": None, "z": 0.0,
                             "mode": "flat", "c": 1.0, "race": 0.0}
 MODES = ("flat", "puct")
 
@@ -73,6 +79,23 @@ def _hook(ref: str | None) -> Any:
         return None
     module, _, name = ref.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def best_rollout(model: GameModel, hooks: SearchHooks) -> str:
+    """The rollout (and prior) agent ``rollout=best`` names: the game's best fast policy.
+
+    That is :func:`workbench.core.tiers.best_fast_policy` (the strongest declared fast tier, e.g.
+    ``greedy@raised`` once the raising loop wrote it, else ``greedy@tuned``) when the game's compiled
+    rollouts play its agent (``hooks.policies``) or the game has none; else the strongest fast tier they
+    play (rollouts at compiled speed beat a stronger policy played a hundred times slower).
+    """
+    from workbench.core.tiers import best_fast_policy, fast_tiers
+
+    best = best_fast_policy(model)
+    if hooks.rollout is None or AgentSpec.parse(best).name in hooks.policies:
+        return best
+    played = [t.agent for t in fast_tiers(model) if AgentSpec.parse(t.agent).name in hooks.policies]
+    return played[-1] if played else best
 
 
 def play_on(model: GameModel, hooks: SearchHooks, config: Any, state: Any, agents: Sequence[Any],
@@ -134,7 +157,21 @@ class SearchAgent:
         self.model, self.hooks = model, hooks
         self.budget, self.width, self.horizon, self.z, self.mode, self.c = budget, width, horizon, z, mode, c
         self.race = race
-        self.rollout = rollout
+        self.rollout, self.prior_option = rollout, prior
+        self.ready = False
+        if rollout != BEST:  # an explicit agent is checked now; ``best`` at the first decision (it reads the
+            self.resolve()   # game's tiers, and checking those builds this agent: a cycle)
+        elif prior is not None and model.resolve_spec(prior).name == "search":
+            raise InputError(f"{model.name}: search option 'prior': {prior!r} — the prior is a heuristic agent's "
+                             f"score; allowed: an agent spec of {', '.join(a for a in model.agents if a != 'search')}")
+        elif prior is not None:
+            model.make_agent(model.resolve_spec(prior))  # an unknown prior is refused when the agent is built
+
+    def resolve(self) -> None:
+        """Resolve the rollout and prior agents (``best``: :func:`best_rollout`) and the rollout engine."""
+        model, rollout, prior = self.model, self.rollout, self.prior_option
+        if rollout == BEST:
+            rollout = best_rollout(model, self.hooks)
         others = ", ".join(a for a in model.agents if a != "search")
         try:
             self.policy = model.resolve_spec(rollout)
@@ -151,10 +188,13 @@ class SearchAgent:
         model.make_agent(self.prior_spec)
         self.prior, self.key = _hook(self.hooks.prior), _hook(self.hooks.key)
         compiled = self.hooks.rollout is not None and self.policy.name in self.hooks.policies
-        self.rollouts = _hook(self.hooks.rollout) if compiled else partial(reference_rollouts, model, hooks)
+        self.rollouts = _hook(self.hooks.rollout) if compiled else partial(reference_rollouts, model, self.hooks)
+        self.ready = True
 
     def candidates(self, observation: Any, legal: Sequence[Any], config: Any) -> tuple[list[Any], bool]:
         """The prior's best distinct actions, best first, and whether the first wins at once."""
+        if not self.ready:
+            self.resolve()
         scores = self.prior(config, observation, legal, self.prior_spec)
         seen, ranked = set(), []
         for order in sorted(range(len(legal)), key=lambda i: (-scores[i], i)):
@@ -168,6 +208,8 @@ class SearchAgent:
         """Search, then play the best candidate (one legal action, or one candidate: no search)."""
         if len(legal) == 1:
             return legal[0]
+        if not self.ready:
+            self.resolve()
         candidates, wins = self.candidates(observation, legal, config)
         if wins or len(candidates) == 1:
             return candidates[0]
@@ -283,7 +325,8 @@ def search_decl(game: GameModel | str, hooks: SearchHooks | None = None) -> Agen
         Param("horizon", d["horizon"], int, "turns begun after the decision before a rollout stops and the "
               "position is scored (0: play to the end)", 0, 1000),
         Param("rollout", d["rollout"], str, "the rollout agent for both seats (compiled where the engine plays it: "
-              f"{', '.join(hooks.policies) or 'none'})"),
+              f"{', '.join(hooks.policies) or 'none'}); best: the game's best fast tier (core/tiers.py "
+              "best_fast_policy) the compiled rollouts play"),
         Param("prior", d["prior"], str, "the agent whose score ranks the candidates (none: the rollout agent)",
               optional=True),
         Param("z", d["z"], float, "standard errors a candidate's paired gain over the heuristic's choice must "

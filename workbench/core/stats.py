@@ -30,6 +30,7 @@ __all__ = [
     "grouped",
     "rate_diff_table",
     "rate_table",
+    "settle",
     "two_proportion",
     "wilson",
     "wilson_exprs",
@@ -334,3 +335,83 @@ def games_for_difference(diff: float, rate: float = 0.5, alpha: float = 0.05, po
     pbar = (p1 + p2) / 2
     num = za * math.sqrt(2 * pbar * (1 - pbar)) + zb * math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))
     return max(1, math.ceil((num / diff) ** 2 - 1e-9))
+
+
+SETTLED, MOVES, UNDECIDED = "settled", "moves with skill", "undecided: play more"
+SETTLE_MARGIN = 0.02  # two points of score: tiers whose values agree this closely give one verdict
+
+
+def _per_game_variance(score: float, n: int, se: float | None) -> float:
+    """One game's variance of the value: ``se² · n`` when given, else the score's p̃(1 − p̃), p̃ = (k + 1)/(n + 2).
+
+    The binomial variance bounds a score's (a draw counts half, which only lowers it); the shrunk
+    p̃ keeps a score of 0 or 1 from claiming no spread.
+    """
+    if se is not None:
+        return se * se * n
+    shrunk = (score * n + 1) / (n + 2)
+    return shrunk * (1 - shrunk)
+
+
+def _games_needed(gap: float, va: float, na: int, vb: float, nb: int, z: float) -> tuple[int, int]:
+    """Games at each tier so that ``|diff| + z·se < margin`` (``gap`` = margin − |diff| > 0) if the values held.
+
+    The tier with fewer games plays more while the other keeps its games; when that cannot reach
+    the bound alone, both play the same number.
+    """
+    target = (gap / z) ** 2  # the variance of the difference that would settle it
+    small_is_a = na <= nb
+    v_small, v_big, n_big = (va, vb, nb) if small_is_a else (vb, va, na)
+    room = target - v_big / n_big
+    if room > 0 and v_small / room <= 4 * n_big:  # the small tier alone can catch up without outgrowing the other
+        need = max(math.ceil(v_small / room), min(na, nb))
+        return (need, nb) if small_is_a else (na, need)
+    both = max(math.ceil((va + vb) / target), na, nb)
+    return both, both
+
+
+def settle(score_a: float, n_a: int, score_b: float, n_b: int, margin: float = SETTLE_MARGIN, *,
+           se_a: float | None = None, se_b: float | None = None, alpha: float = 0.05) -> dict[str, Any]:
+    """Is a verdict settled between two skill tiers (a weaker, b stronger)? Two one-sided tests and a z-test.
+
+    The value at each tier is a score (wins plus half the draws over ``n`` games) or any estimate
+    with its standard error (``se_a``/``se_b``, e.g. a card's gain beyond its cost).  The tiers play
+    the same seeds but different agents, so their games are treated as independent samples (the
+    normal approximation, ``se² = se_a² + se_b²``): pairing would claim a correlation the agents'
+    different choices break.
+
+    * **settled** — two one-sided tests (TOST), each at level ``alpha`` (0.05; equivalently the
+      90 % interval of the difference lies inside ``±margin``): the values agree within ``margin``
+      (default 0.02, two points of score).
+    * **moves with skill** — not settled, and the two-sided z-test at ``alpha`` (0.05) finds a difference.
+    * **undecided: play more** — neither; ``needed_a``/``needed_b`` are the games at each tier at which
+      TOST would settle it if the observed difference and spread held, or None with ``note``
+      "cannot settle" when the difference is at least the margin (more games could only show it moves).
+
+    Returns ``diff`` (b − a), its ``se``, ``low``/``high`` (95 % interval), ``p`` (two-sided),
+    ``status``, ``needed_a``, ``needed_b`` and a plain ``note``.
+    """
+    for name, n in (("n_a", n_a), ("n_b", n_b)):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise InputError(f"settle: {name} must be a whole number of games of at least 1; got {n!r}")
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin < 1:
+        raise InputError(f"settle: margin must be a number in (0, 1), e.g. 0.02 for two points; got {margin!r}")
+    if not 0 < alpha < 0.5:
+        raise InputError(f"settle: alpha must be in (0, 0.5), e.g. 0.05; got {alpha!r}")
+    va, vb = _per_game_variance(score_a, n_a, se_a), _per_game_variance(score_b, n_b, se_b)
+    diff = float(score_b - score_a)
+    se = math.sqrt(va / n_a + vb / n_b)
+    one, two = z_value(1 - 2 * alpha), z_value(1 - alpha)  # one-sided and two-sided quantiles at alpha
+    p = float(2 * _sp.norm.sf(abs(diff) / se)) if se > 0 else (0.0 if diff else 1.0)
+    out = {"diff": diff, "se": se, "low": diff - two * se, "high": diff + two * se, "p": p,
+           "needed_a": None, "needed_b": None}
+    if abs(diff) + one * se < margin:
+        return {**out, "status": SETTLED, "note": f"the tiers agree within ±{margin * 100:g} points"}
+    if p < alpha:
+        return {**out, "status": MOVES, "note": f"the tiers differ by {diff * 100:+.1f} points"}
+    if abs(diff) >= margin:
+        return {**out, "status": UNDECIDED, "note": f"cannot settle: the tiers differ by {diff * 100:+.1f} points, "
+                                                   f"at least the ±{margin * 100:g}-point margin"}
+    need_a, need_b = _games_needed(margin - abs(diff), va, n_a, vb, n_b, one)
+    return {**out, "status": UNDECIDED, "needed_a": need_a, "needed_b": need_b,
+            "note": f"play {need_a:,} and {need_b:,} games at the two tiers"}

@@ -350,10 +350,11 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
     from workbench.core.ladder import study_declaration
     from workbench.core.readings import readings_study
     from workbench.core.tiers import skill_study
+    from workbench.core.verdicts import verdicts_study
 
     studies.append(Study(**study_declaration(model)))
-    studies += [Study(**found) for found in (skill_study(model), dead_cards_study(model), readings_study(model))
-                if found is not None]
+    studies += [Study(**found) for found in (skill_study(model), verdicts_study(model), dead_cards_study(model),
+                                             readings_study(model)) if found is not None]
     return tuple(studies)
 
 

@@ -1,12 +1,21 @@
-"""Balance verdicts at several skill tiers, and whether each holds at every tier.
+"""Balance verdicts at several skill tiers, and whether each is settled across skill.
 
 A verdict computed from games between two copies of one bot ("the first seat is favoured",
 "Siege of Ur beats the field") may be an artefact of that bot.  A *tier* is a skill level: an
-agent spec every seat plays (``greedy``, ``greedy@tuned``, ``search:budget=64``).  A study that
-gives verdicts runs once per tier on the same seeds (:func:`by_tier`), and :func:`holds_at_every_tier`
-lines the verdicts up: one row per item (a battlefield, a deck, a hand pair), the verdict and its
-rate at each tier, and ``holds`` — true when every tier reached the same verdict.  :func:`flips`
-says in plain words which verdicts change with skill, so a report can print it.
+agent spec every seat plays (``greedy``, ``greedy@tuned``, ``search``).  Each game declares its
+tiers, weakest first (``GameModel.tiers``; :func:`declared_tiers`), and every study, report and
+page that gives verdicts plays them by default.  A search tier costs far more per game than a
+fast one (:attr:`Tier.cost`): a study asked for ``games`` per tier plays ``games / cost`` there
+(at least :data:`MIN_TIER_GAMES`), so its verdicts at search may honestly read *undecided*.
+
+A study that gives verdicts runs once per tier on the same seeds (:func:`by_tier`), and
+:func:`tier_verdicts` lines the verdicts up: one row per item (a battlefield, a deck, a hand
+pair), the verdict and its value at each tier, and its ``status`` across skill — *settled* when
+the values at the two strongest tiers agree within ±2 points (two one-sided tests, each at 5 %),
+*moves with skill* when they differ (two-sided test at 5 %), else *undecided: play more* with
+the games needed (``core.stats.settle``).  Labels are not compared: a wide interval reads "fair"
+at both tiers while the value moves.  :func:`flips` says in plain words which verdicts are not
+settled, so a report can print it.
 
 A verdict is a short word computed from a rate and its interval (:func:`side_of`): ``favoured``
 when the interval lies above the fair value, ``disfavoured`` when below, ``fair`` when it holds
@@ -16,6 +25,7 @@ intervals are narrow, and says n beside every rate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,36 +36,112 @@ from workbench.core.cardstats import OVER, UNDER, cost_flags, empirical_values, 
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, Param, _split_agents, weight_set_names
 from workbench.core.partial import PartialFeed
-from workbench.core.stats import wilson
+from workbench.core.stats import MOVES, SETTLE_MARGIN, SETTLED, UNDECIDED, settle, wilson, z_value
 
-__all__ = ["DEFAULT_TIERS", "Tier", "by_tier", "cost_flags_by_tier", "cost_flags_section", "first_seat_by_tier",
-           "first_seat_scores", "first_seat_table", "flips", "holds_at_every_tier", "parse_tiers", "play_by_tier",
-           "side_of"]
+__all__ = ["DEFAULT_TIERS", "STATUS_TEXT", "Tier", "best_fast_policy", "by_tier", "cost_flags_by_tier",
+           "cost_flags_section", "declared_tiers", "default_tiers", "fast_tiers", "first_seat_by_tier",
+           "first_seat_scores", "first_seat_table", "flips", "parse_tiers", "play_by_tier", "report_tiers", "side_of",
+           "status_columns",
+           "tier_verdicts"]
 
 DEFAULT_TIERS = "greedy,greedy@tuned"  # the default skill levels: the hand-tuned bot and its self-tuned weights
 FAVOURED, FAIR, DISFAVOURED = "favoured", "fair", "disfavoured"
 
 
+SLOW_AGENTS = ("search", "ismcts")  # agents that search at every decision: a tier of them is a slow tier
+# a slow tier's game costs about this many fast games unless the game declares tier_costs: measured (1 worker, the
+# compiled engine, 2 shared cores) a search game cost ~18,000 greedy@tuned games in the duel, ~1,500 in Babel and
+# ~1,700 in Babylon, so in practice a search tier plays the floor MIN_TIER_GAMES per cell
+SEARCH_COST = 1000.0
+MIN_TIER_GAMES = 20  # a slow tier plays at least this many games per cell
+
+
 @dataclass(frozen=True)
 class Tier:
-    """A skill level: its label (shown in tables) and the agent spec every seat plays."""
+    """A skill level: its label (shown in tables), the agent spec every seat plays, and its cost per game.
+
+    ``cost`` is a game's time at this tier relative to a fast tier (1); a study asked for ``games``
+    plays :meth:`games` of them here, so a search tier plays a small sample and its verdicts may
+    honestly read *undecided: play more*.
+    """
 
     label: str
     agent: str
+    cost: float = 1.0
 
     def lineup(self, seats: int) -> str:
         """The agents argument for ``simulate``: this tier's agent in every seat."""
         return ",".join([self.agent] * seats)
 
+    @property
+    def slow(self) -> bool:
+        """True for a search tier (its agent searches at every decision)."""
+        return AgentSpec.parse(self.agent).name in SLOW_AGENTS
 
-def default_tiers(model: GameModel) -> str:
-    """The game's default skill tiers: ``greedy`` and, where a tuned weight set exists, ``greedy@tuned``.
+    def games(self, games: int) -> int:
+        """The games this tier plays when a study asks for ``games`` per tier: ``games / cost``, at least a few."""
+        if self.cost <= 1:
+            return games
+        return min(games, max(MIN_TIER_GAMES, math.ceil(games / self.cost)))
 
-    A game without a ``greedy`` agent gets its first two declared agents (e.g. ``random,highest``).
+
+def tier_cost(model: GameModel, spec: str) -> float:
+    """The declared cost of a game at tier ``spec`` (``GameModel.tier_costs``; a search tier: SEARCH_COST)."""
+    if spec in model.tier_costs:
+        return float(model.tier_costs[spec])
+    return SEARCH_COST if AgentSpec.parse(spec).name in SLOW_AGENTS else 1.0
+
+
+def _exists(model: GameModel, spec: str) -> bool:
+    """True when ``spec``'s weight set (if it names one) is held by the game."""
+    weight_set = AgentSpec.parse(spec).weight_set
+    return weight_set is None or weight_set in weight_set_names(model)
+
+
+def declared_tiers(model: GameModel) -> tuple[Tier, ...]:
+    """The game's declared tiers (``GameModel.tiers``, weakest first) whose weight sets exist, as :class:`Tier`.
+
+    A tier naming a weight set the game does not hold yet (``greedy@raised`` before it is tuned) is
+    skipped, not an error; an unknown agent is.  A game that declares none gets ``greedy`` and,
+    where the weight set exists, ``greedy@tuned``; a game without ``greedy`` its first two agents.
     """
-    if "greedy" in model.agents:
-        return "greedy,greedy@tuned" if "tuned" in weight_set_names(model) else "greedy"
-    return ",".join(model.agents[:2])
+    if model.tiers:
+        specs = [s for s in model.tiers if _exists(model, s)]
+    elif "greedy" in model.agents:
+        specs = ["greedy", "greedy@tuned"] if _exists(model, "greedy@tuned") else ["greedy"]
+    else:
+        specs = list(model.agents[:2])
+    if not specs:
+        raise InputError(f"{model.name}: none of the declared tiers {list(model.tiers)} exists; declare a tier "
+                         "without a weight set (e.g. greedy)")
+    return parse_tiers(model, specs)
+
+
+def fast_tiers(model: GameModel) -> tuple[Tier, ...]:
+    """The declared tiers that are not search tiers, weakest first."""
+    return tuple(t for t in declared_tiers(model) if not t.slow)
+
+
+def best_fast_policy(model: GameModel) -> str:
+    """The strongest fast tier's agent spec (e.g. ``"greedy@tuned"``): what a search rolls out or a study plays."""
+    fast = fast_tiers(model)
+    if not fast:
+        raise InputError(f"{model.name}: every declared tier searches; declare a fast tier (e.g. greedy)")
+    return fast[-1].agent
+
+
+def report_tiers(model: GameModel, search: bool = True) -> tuple[Tier, ...]:
+    """The tiers a report plays: the declared ones, or only the fast ones (``search=False``: a quick report)."""
+    return declared_tiers(model) if search else (fast_tiers(model) or declared_tiers(model))
+
+
+def default_tiers(model: GameModel, slow: bool = False) -> str:
+    """The game's declared tiers as a ``tiers`` setting (``"greedy,greedy@tuned"``); ``slow``: search tiers too.
+
+    Without ``slow`` only the fast tiers: what a long verification (rebalance) plays at full games.
+    """
+    tiers = declared_tiers(model) if slow else (fast_tiers(model) or declared_tiers(model))
+    return ",".join(t.agent for t in tiers)
 
 
 def parse_tiers(model: GameModel, text: str | Sequence[str] = DEFAULT_TIERS) -> tuple[Tier, ...]:
@@ -72,7 +158,7 @@ def parse_tiers(model: GameModel, text: str | Sequence[str] = DEFAULT_TIERS) -> 
         raise InputError(f"{model.name}: tiers {specs} name one agent twice; give each skill level once")
     for spec in specs:
         model.make_agent(AgentSpec.parse(spec))  # unknown agents, options and weight sets are refused here
-    return tuple(Tier(spec, spec) for spec in specs)
+    return tuple(Tier(spec, spec, tier_cost(model, spec)) for spec in specs)
 
 
 def by_tier(tiers: Sequence[Tier], run: Callable[[Tier], pl.DataFrame]) -> pl.DataFrame:
@@ -91,21 +177,49 @@ def side_of(low: pl.Expr, high: pl.Expr, fair: float = 0.5) -> pl.Expr:
             .otherwise(pl.lit(FAIR)))
 
 
-def holds_at_every_tier(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
-                        shown: Sequence[str] = ("rate", "low", "high", "n")) -> pl.DataFrame:
-    """One row per ``key``: each tier's verdict (and ``shown`` columns), and ``holds`` at every tier.
+STATUS_SCHEMA = {"status": pl.String, "skill_change": pl.Float64, "skill_change_low": pl.Float64,
+                 "skill_change_high": pl.Float64, "games needed": pl.String}
+
+
+def _status(measured: list[tuple[str, float, int, float | None]], margin: float) -> dict[str, Any]:
+    """:func:`~workbench.core.stats.settle` between the two strongest tiers measured (``(tier, value, n, se)``).
+
+    An item measured at fewer than two tiers is undecided: it needs games at the tiers it misses.
+    """
+    if len(measured) < 2:
+        where = f"at {measured[0][0]} only" if measured else "at no tier"
+        return {"status": UNDECIDED, "skill_change": None, "skill_change_low": None, "skill_change_high": None,
+                "games needed": f"measured {where}: play it at every tier"}
+    (ta, va, na, sa), (tb, vb, nb, sb) = measured[-2:]
+    said = settle(va, int(na), vb, int(nb), margin, se_a=sa, se_b=sb)
+    if said["needed_a"] is not None:
+        needed = f"{said['needed_a']:,} at {ta}, {said['needed_b']:,} at {tb}"
+    else:
+        needed = "cannot settle: they differ by the margin or more" if said["status"] == UNDECIDED else None
+    return {"status": said["status"], "skill_change": said["diff"], "skill_change_low": said["low"],
+            "skill_change_high": said["high"], "games needed": needed}
+
+
+def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
+                  shown: Sequence[str] = ("rate", "low", "high", "n"), value: str = "rate", n: str = "n",
+                  se: str | None = None, margin: float = SETTLE_MARGIN, named: str = "score") -> pl.DataFrame:
+    """One row per ``key``: each tier's verdict and ``shown`` columns, and its ``status`` across tiers.
 
     ``frame`` is :func:`by_tier`'s output with a ``verdict`` column.  Columns are named
     ``<tier> · <what>`` in tier order, a rate as ``<tier> · score`` with ``_low``/``_high`` (so a
-    displayed table reads it with its interval); ``holds`` is true when every tier reached one
-    verdict, and ``tiers`` counts the tiers the item was measured at (an item missing at a tier
-    does not hold).
+    displayed table reads it with its interval; ``named`` renames ``score``).  ``status`` compares
+    ``value`` (with its ``n``, and its standard error ``se`` where the value is not a score) at the
+    two strongest tiers measured by
+    :func:`~workbench.core.stats.settle`: *settled* (they agree within ``margin``, two one-sided
+    tests at 5 %), *moves with skill* (they differ, two-sided test at 5 %) or *undecided: play more*
+    (``games needed`` says how many at each tier).  ``skill_change`` is the strongest tier's value minus
+    the next one's with its 95 % interval; ``tiers`` counts the tiers the item was measured at.
     """
-    missing = [c for c in (*key, "tier", verdict) if c not in frame.columns]
+    missing = [c for c in (*key, "tier", verdict, value, n, *([se] if se else [])) if c not in frame.columns]
     if missing:
-        raise InputError(f"holds_at_every_tier: the frame has no column {missing[0]!r}")
+        raise InputError(f"tier_verdicts: the frame has no column {missing[0]!r}")
     tiers = list(dict.fromkeys(frame["tier"].to_list()))
-    names = {"rate": "score", "low": "score_low", "high": "score_high"}
+    names = {"rate": named, "low": f"{named}_low", "high": f"{named}_high"}
     keep = [c for c in shown if c in frame.columns]
     out = frame.select(*key).unique(maintain_order=True)
     for tier in tiers:
@@ -113,23 +227,71 @@ def holds_at_every_tier(frame: pl.DataFrame, key: Sequence[str], verdict: str = 
             *key, pl.col(verdict).alias(f"{tier} · verdict"),
             *(pl.col(c).alias(f"{tier} · {names.get(c, c)}") for c in keep))
         out = out.join(part, on=list(key), how="left", coalesce=True)
-    verdicts = pl.concat_list([f"{t} · verdict" for t in tiers]).list.drop_nulls()
-    return out.with_columns(verdicts.list.len().alias("tiers"),
-                            (verdicts.list.n_unique().eq(1) & verdicts.list.len().eq(len(tiers))).alias("holds"))
+    order = {t: i for i, t in enumerate(tiers)}
+    measured: dict[tuple, list[tuple[str, float, int, float | None]]] = {}
+    rows = frame.select(*key, "tier", value, n, *([se] if se else []))
+    for row in rows.sort(pl.col("tier").replace_strict(order, return_dtype=pl.Int64), maintain_order=True).iter_rows(
+            named=True):
+        if row[value] is not None and row[n]:
+            measured.setdefault(tuple(row[k] for k in key), []).append(
+                (row["tier"], row[value], row[n], row[se] if se else None))
+    said = [_status(measured.get(tuple(r), []), margin) for r in out.select(*key).iter_rows()]
+    status = pl.DataFrame(said, schema=STATUS_SCHEMA)
+    counted = pl.concat_list([f"{t} · verdict" for t in tiers]).list.drop_nulls().list.len().alias("tiers")
+    return pl.concat([out, status], how="horizontal").with_columns(counted)
 
 
-def flips(table: pl.DataFrame, key: Sequence[str], label: Callable[[dict[str, Any]], str] | None = None) -> list[str]:
-    """Plain sentences for the items whose verdict changes with skill (none when every verdict holds).
+def status_columns(table: pl.DataFrame, tiers: Sequence[str], value: str, n: str,
+                   margin: float = SETTLE_MARGIN) -> pl.DataFrame:
+    """``table`` with :func:`tier_verdicts`'s status columns, over the tiers in order.
 
-    ``label(row)`` names an item for a reader (default: its key values joined by " / ").
+    ``table`` has one row per item and ``<tier> · <value>`` and ``<tier> · <n>`` columns; the
+    columns added are ``status``, ``skill_change`` (with ``_low``/``_high``) and ``games needed``.
     """
+    said = []
+    for row in table.iter_rows(named=True):
+        measured = [(t, row[f"{t} · {value}"], row[f"{t} · {n}"], None) for t in tiers
+                    if row.get(f"{t} · {value}") is not None and row.get(f"{t} · {n}")]
+        said.append(_status(measured, margin))
+    return pl.concat([table, pl.DataFrame(said, schema=STATUS_SCHEMA)], how="horizontal")
+
+
+def _shown(x: float | None, points: bool) -> str:
+    """A score as ``46.9 %``; a gain in win-rate points (``points``) as ``+2.0 points``."""
+    if x is None:
+        return "not measured"
+    return f"{x * 100:+.1f} points" if points else f"{x * 100:.1f} %"
+
+
+def _step(row: dict[str, Any], tier: str, value: str, points: bool) -> str:
+    """``fair (46.9 %, n=2,000) at greedy``: one tier's verdict and value in a sentence."""
+    n = row.get(f"{tier} · n")
+    return (f"{row[f'{tier} · verdict'] or 'not measured'} ({_shown(row.get(f'{tier} · {value}'), points)}"
+            f"{'' if n is None else f', n={n:,}'}) at {tier}")
+
+
+def flips(table: pl.DataFrame, key: Sequence[str], label: Callable[[dict[str, Any]], str] | None = None,
+          value: str = "score", points: bool | None = None) -> list[str]:
+    """Plain sentences for the items whose verdict is not settled across tiers (none when every one is).
+
+    ``label(row)`` names an item for a reader (default: its key values joined by " / "); ``value`` is
+    the per-tier column read (``<tier> · <value>``): a percentage, or win-rate points when ``points``
+    (default: for any value but ``score``).
+    """
+    points = value != "score" if points is None else points
     tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
     out = []
-    for row in table.filter(~pl.col("holds")).iter_rows(named=True):
+    for row in table.filter(pl.col("status") != SETTLED).iter_rows(named=True):
         name = label(row) if label else " / ".join(str(row[k]) for k in key)
-        steps = ", ".join(f"{row[f'{t} · verdict'] or 'not measured'} at {t}" for t in tiers)
-        out.append(f"{name}: the verdict changes with skill — {steps}.")
+        steps = ", ".join(_step(row, t, value, points) for t in tiers)
+        more = f"; play more: {row['games needed']}" if row["status"] == UNDECIDED and row["games needed"] else ""
+        out.append(f"{name}: {row['status']} — {steps}{more}.")
     return out
+
+
+STATUS_TEXT = ("*settled* when its values at the two strongest tiers agree within ±2 points (two one-sided tests, "
+               "each at 5 %), *moves with skill* when they differ (two-sided test at 5 %), else *undecided: play "
+               "more* with the games needed at each tier")
 
 
 def first_seat_scores(frame: pl.DataFrame, key: Sequence[str] = ()) -> pl.DataFrame:
@@ -157,8 +319,8 @@ def first_seat_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[
                        should_stop: Callable[[], bool] | None = None) -> pl.DataFrame:
     """Is the first seat favoured? Per cell (a dict of game parameters) and tier, on the same seeds at every tier.
 
-    Returns :func:`holds_at_every_tier` over the cells, keyed by ``cell`` (``label(params)``, default
-    ``k=v`` pairs).  Every tier plays ``games`` games per cell from master seed ``seed``: common
+    Returns :func:`tier_verdicts` over the cells, keyed by ``cell`` (``label(params)``, default
+    ``k=v`` pairs).  Every tier plays ``tier.games(games)`` games per cell from master seed ``seed``: common
     random numbers, so a verdict that changes between tiers changes with skill, not with luck.  A
     cell whose value is a list pools the games of every value (e.g. every deck pairing of an arm).
     """
@@ -171,7 +333,7 @@ def play_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[dict[s
                  seed: int = 0, workers: int = 1, label: Callable[[dict[str, Any]], str] | None = None,
                  on_progress: Callable[[int], None] | None = None, should_stop: Callable[[], bool] | None = None,
                  keep: Sequence[str] | None = None) -> dict[str, dict[str, pl.DataFrame]]:
-    """``{tier label: {cell label: frame}}``: ``games`` games per cell and tier, the same seeds at every tier.
+    """``{tier label: {cell label: frame}}``: ``tier.games(games)`` per cell and tier, the same seeds at every tier.
 
     The frames of one run serve several verdicts (the first seat, the cards' cost flags) without
     playing the games twice.  ``label(params)`` names a cell (default ``k=v`` pairs); ``keep`` the
@@ -181,7 +343,7 @@ def play_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[dict[s
     columns = None if keep is None else list(dict.fromkeys(("winner", "first_seat", *keep)))
 
     def play(cell: dict[str, Any], tier: Tier) -> pl.DataFrame:
-        frame = play_cell(model, cell, tier, games, seed=seed, workers=workers, on_progress=on_progress,
+        frame = play_cell(model, cell, tier, tier.games(games), seed=seed, workers=workers, on_progress=on_progress,
                           should_stop=should_stop)
         return frame if columns is None else frame.select(columns)
 
@@ -189,12 +351,12 @@ def play_by_tier(model: GameModel, tiers: Sequence[Tier], cells: Sequence[dict[s
 
 
 def first_seat_table(tiers: Sequence[Tier], played: dict[str, dict[str, pl.DataFrame]]) -> pl.DataFrame:
-    """:func:`holds_at_every_tier` of the first seat's score per cell, from :func:`play_by_tier`'s frames."""
+    """:func:`tier_verdicts` of the first seat's score per cell, from :func:`play_by_tier`'s frames."""
     def run(tier: Tier) -> pl.DataFrame:
         return pl.concat([first_seat_scores(frame).select(pl.lit(cell).alias("cell"), pl.all())
                           for cell, frame in played[tier.label].items()], how="vertical")
 
-    return holds_at_every_tier(by_tier(tiers, run), ["cell"], shown=("rate", "low", "high", "n", "draws"))
+    return tier_verdicts(by_tier(tiers, run), ["cell"], shown=("rate", "low", "high", "n", "draws"))
 
 
 def play_cell(model: GameModel, cell: dict[str, Any], tier: Tier, games: int, *, seed: int = 0, workers: int = 1,
@@ -241,10 +403,11 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
     Stopped, the run raises :class:`RunInterrupted` carrying the tables of the cells finished at every
     tier (a cell cut short is left out: its verdict would read fewer games than the others).
     """
-    tiers = parse_tiers(model, settings["tiers"] or default_tiers(model))
+    tiers = parse_tiers(model, settings["tiers"] or default_tiers(model, slow=True))
     cells = _skill_cells(model, settings["by"], params)
     games = settings["games"]
-    total, done = games * len(cells) * len(tiers), [0]
+    per_cell = sum(t.games(games) for t in tiers)  # a search tier plays fewer (Tier.games)
+    total, done = per_cell * len(cells), [0]
 
     def tick(n: int) -> None:
         done[0] += n
@@ -258,20 +421,20 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
 
     def tables() -> dict:
         table = first_seat_table(tiers, {t: {c: cells_of[c] for c in finished} for t, cells_of in played.items()})
-        said = flips(table, ["cell"]) or ["Every verdict holds at every tier."]
+        said = flips(table, ["cell"]) or ["Every verdict is settled across the tiers."]
         return {"verdicts": table, "flips": pl.DataFrame({"finding": said})}
 
     feed = PartialFeed(on_partial, total)
     for c, cell in enumerate(cells):  # cell by cell, every tier in turn: the seeds do not depend on the order
         for tier in tiers:
             try:
-                played[tier.label][label(cell)] = play_cell(model, cell, tier, games, seed=seed, workers=workers,
-                                                            on_progress=tick, should_stop=should_stop)
+                played[tier.label][label(cell)] = play_cell(model, cell, tier, tier.games(games), seed=seed,
+                                                            workers=workers, on_progress=tick, should_stop=should_stop)
             except RunInterrupted:
-                kept = len(finished) * len(tiers) * games
+                kept = len(finished) * per_cell
                 raise RunInterrupted(tables() if finished else None, kept, total) from None
         finished.append(label(cell))
-        kept = len(finished) * len(tiers) * games
+        kept = len(finished) * per_cell
         if c + 1 < len(cells) and should_stop is not None and should_stop():
             raise RunInterrupted(tables(), kept, total)
         feed.offer(tables, kept)
@@ -296,33 +459,40 @@ def skill_study(model: GameModel) -> dict[str, Any] | None:
     if model.simultaneous:
         return None
     by = tuple(p.name for p in model.params if p.choices and p.name != "first")
-    return {"name": "skill", "title": "Skill tiers: does the first seat's verdict hold at every tier?",
+    return {"name": "skill", "title": "Skill tiers: is the first seat's verdict settled across skill?",
             "run": _skill, "charts": _skill_charts,
-            "settings": (Param("tiers", None, str, "skill tiers, one agent spec each (every seat plays it); none: "
-                               f"{default_tiers(model)}", optional=True),
+            "settings": (Param("tiers", None, str, "skill tiers, weakest first, one agent spec each (every seat "
+                               f"plays it); none: the declared {default_tiers(model, slow=True)}", optional=True),
                          Param("by", None, str, "a parameter whose every choice is a cell (none: one cell)",
                                choices=by or None, optional=True),
-                         Param("games", 2000, int, "games per cell and tier (the same seeds at every tier)", 10,
+                         Param("games", 2000, int, "games per cell and fast tier (the same seeds at every tier; a "
+                               f"search tier plays 1/{SEARCH_COST:g} of them, at least {MIN_TIER_GAMES})", 10,
                                10**8)),
             "help": "Plays every tier on the same seeds and says, per cell, whether the first seat is favoured, "
-                    "fair or disfavoured at each tier (a draw counts half), and whether that verdict holds at "
-                    "every tier."}
+                    "fair or disfavoured at each tier (a draw counts half), and whether its score is "
+                    f"{STATUS_TEXT}."}
+
+
+def status_summary(table: pl.DataFrame, said: Sequence[str], what: str = "verdict") -> str:
+    """``**3 settled, 1 moves with skill, 2 undecided: play more.**`` and the unsettled ones as a list."""
+    counts = [f"{(table['status'] == s).sum()} {s}" for s in (SETTLED, MOVES, UNDECIDED)]
+    head = f"**{what.capitalize()}s across skill: {', '.join(counts)}.**"
+    return head if not said else head + "\n\n" + "\n".join(f"- {line}" for line in said)
 
 
 def report_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: str, games: int,
                    scored: str = "the first seat's score") -> None:
-    """A report section of a :func:`holds_at_every_tier` table: what was played, the flips in words, table, chart.
+    """A report section of a :func:`tier_verdicts` table: what was played, the unsettled in words, table, chart.
 
     ``rep`` is a ``core.report.Report``; the table is written as ``name`` (Parquet/CSV too), the chart
     as ``<name>_chart``.
     """
     tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
     said = flips(table, ["cell"])
-    summary = ("**Every verdict holds at every tier.**" if not said else
-               "**Verdicts that change with skill:**\n\n" + "\n".join(f"- {line}" for line in said))
-    rep.section(title, f"{intro} Tiers: {', '.join(tiers)} (every seat plays the tier's agent), {games:,} games "
-                       f"per cell and tier on the same seeds; a verdict reads the 95 % interval of {scored} (a draw "
-                       "counts half) against 50 %.\n\n" + summary)
+    rep.section(title, f"{intro} Tiers, weakest first: {', '.join(tiers)} (every seat plays the tier's agent), "
+                       f"{games:,} games per cell at each fast tier on the same seeds (a search tier plays fewer: "
+                       f"its n is in the table); a verdict reads the 95 % interval of {scored} (a draw counts half) "
+                       f"against 50 %. Each verdict is {STATUS_TEXT}.\n\n" + status_summary(table, said))
     rep.table(name, table)
     if "score" in "".join(table.columns):
         rep.chart(f"{name}_chart", _skill_charts({"verdicts": table})["verdicts"])
@@ -332,26 +502,30 @@ def report_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: 
 def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.DataFrame]],
                        rates: Callable[[pl.DataFrame, float], pl.DataFrame], cards: int, key: str = "card",
                        cost: str = "cost") -> pl.DataFrame:
-    """Each card's cost flag (``cardstats.cost_flags``) at every tier, and whether it holds at every tier.
+    """Each card's cost flag (``cardstats.cost_flags``) at every tier, and its status across skill.
 
     ``played`` is :func:`play_by_tier`'s output: each tier's cells are pooled.  ``rates(frame, alpha)``
     is the game's per-card rates (``cardstats.card_rates`` with its card table) with a ``key`` column
     naming the card; ``cards`` how many cards are flagged at once, so every interval is at the
     Bonferroni level ``0.05 / cards`` and a flag is not luck among many cards.  One row per card:
     ``<tier> · verdict``, ``<tier> · beyond_cost`` (improvement when drawn minus what cards of its cost
-    do, win-rate points) with its interval, ``<tier> · wr_drawn_n`` (seat-games it was drawn in), ``holds``.
+    do, win-rate points) with its interval, ``<tier> · wr_drawn_n`` (seat-games it was drawn in), and
+    ``status`` (:func:`tier_verdicts` on the improvement beyond cost, its standard error read from the
+    Bonferroni interval).
     """
     alpha = flag_alpha(cards)
+    z = z_value(1 - alpha)
 
     def run(tier: Tier) -> pl.DataFrame:
         pooled = pl.concat(list(played[tier.label].values()), how="vertical_relaxed")
         flags = cost_flags(empirical_values(rates(pooled, alpha), cost), cost)
         beyond = [(pl.col(c) - pl.col("expected")).alias(f"beyond_cost{end}") for c, end in
                   (("iwd", ""), ("iwd_low", "_low"), ("iwd_high", "_high"))]
-        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n")
+        se = ((pl.col("iwd_high") - pl.col("iwd_low")) / (2 * z)).alias("se")
+        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n", se)
 
-    return holds_at_every_tier(by_tier(tiers, run), [key, cost],
-                               shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"))
+    return tier_verdicts(by_tier(tiers, run), [key, cost], value="beyond_cost", n="wr_drawn_n", se="se",
+                         shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"))
 
 
 def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: str, games: int,
@@ -360,9 +534,8 @@ def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, int
     tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
     verdicts = [f"{t} · verdict" for t in tiers]
     flagged = table.filter(pl.any_horizontal(pl.col(v).is_in([UNDER, OVER]) for v in verdicts))
-    said = flips(flagged, [key])
-    summary = ("**Every flag holds at every tier.**" if not said else
-               "**Flags that change with skill:**\n\n" + "\n".join(f"- {line}" for line in said))
+    said = flips(flagged, [key], value="beyond_cost")
+    summary = status_summary(flagged, said, "flag")
     rep.section(title, f"{intro} Tiers: {', '.join(tiers)} (every seat plays the tier's agent), {games:,} games per "
                        "tier on the same seeds, the seats pooled. A card is *under-costed* when its improvement when "
                        "drawn (win-rate points, drawn against not drawn) lies wholly above what cards of its cost do "
@@ -370,5 +543,6 @@ def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, int
                        "*over-costed* when wholly below; the intervals "
                        f"are Bonferroni-corrected over the {table.height} cards, so a flag is not luck among many. "
                        f"{flagged.height} of {table.height} cards are flagged at some tier; the others are in line "
-                       "at every tier and not listed.\n\n" + summary)
-    rep.table(name, flagged.sort(["holds", key]))
+                       "at every tier and not listed. Each flag's improvement beyond its cost is "
+                       f"{STATUS_TEXT}.\n\n" + summary)
+    rep.table(name, flagged.sort(["status", key]))

@@ -7,7 +7,9 @@ told otherwise) on common random numbers: the same game seeds for every candidat
 half the games with the candidate in seat ``p1`` and the same seeds again with the seats swapped.
 A candidate's objective is its balance score (win 1, draw ½).  Games run on the compiled engine
 (greedy with any weights plays at compiled speed) through the runner's :func:`~workbench.core.runner.execute`,
-so ``workers`` and ``backend="dask"`` work as for :func:`~workbench.core.runner.simulate`.
+so ``workers`` and ``backend="dask"`` work as for :func:`~workbench.core.runner.simulate`.  Given a list of
+opponents (a population), every candidate plays each member on the same seeds and is scored over them
+pooled; :mod:`workbench.core.raising` runs rounds of that against a growing population.
 
 After every generation the history (the candidates asked and their scores) is written to
 ``<data folder>/agents/.<name>.tune/state.json``; a resumed run replays the optimiser from that
@@ -52,8 +54,8 @@ from workbench.core.rng import stream_seed
 from workbench.core.runner import execute, plan_chunks
 from workbench.core.stats import binom_pvalue, wilson
 
-__all__ = ["Box", "TuneResult", "card_hash", "expand_set", "load_set", "master_seeds", "set_names", "set_path", "tune",
-           "tune_folder", "tunable_options", "weight_boxes", "write_set"]
+__all__ = ["Box", "TuneResult", "card_hash", "check_run_options", "expand_set", "load_set", "master_seeds",
+           "set_names", "set_path", "tune", "tune_folder", "tunable_options", "weight_boxes", "write_set"]
 
 VALIDATION_STREAM = 0x5EED  # the held-out master seed: this sub-stream of the tuning seed (no generation uses it)
 GENERATION_STREAM = 1  # generation g's master seed: sub-stream 1 + g
@@ -262,7 +264,8 @@ def _start_values(model: GameModel, decl: AgentDecl, start: str | None) -> dict[
     return decl.resolve_options(spec)
 
 
-def _settings(model: GameModel, decl: AgentDecl, boxes: tuple[Box, ...], start: dict[str, Any], opponent: str,
+def _settings(model: GameModel, decl: AgentDecl, boxes: tuple[Box, ...], start: dict[str, Any],
+              opponent: str | list[str],
               cells: list[dict[str, Any]], games: int, popsize: int, sigma: float, budget: int, seed: int,
               engine: str) -> dict[str, Any]:
     return {"game": model.name, "rules_version": model.rules_version, "agent": decl.name,
@@ -288,6 +291,13 @@ def _cma() -> Any:
     except ImportError:  # pragma: no cover - depends on the environment
         raise InputError("tuning needs the cma package: pip install cma") from None
     return cma
+
+
+def check_run_options(*, workers: Any = 1, seed: Any = 0) -> None:
+    """The options every tuning run shares: ``workers`` a positive whole number, ``seed`` a whole number >= 0."""
+    _check_positive(workers, "workers")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InputError(f"seed must be a whole number >= 0, got {seed!r}")
 
 
 def _check_positive(value: Any, name: str) -> int:
@@ -381,18 +391,36 @@ def _record(generation: int, evaluations: int, xs: np.ndarray, centre: np.ndarra
             "centre_n": mn, "x": xs.tolist(), "x_centre": centre.tolist(), "scores": scores}
 
 
-def _validate(model: GameModel, spec: str, opponent: str, cells: list[dict[str, Any]], n: int, seed: int,
-              engine: str, workers: int, backend: str, scheduler: str | None,
-              on_chunk: Callable[[int], None]) -> dict[str, Any]:
-    per_cell = 2 * math.ceil(n / (2 * len(cells)))
-    master = stream_seed(seed, VALIDATION_STREAM)
-    score, wins, draws, played = _play(model, [(spec, opponent, 0)], cells, per_cell, master, engine, workers,
-                                       backend, scheduler, on_chunk)[0]
+def _held_out(opponent: str, result: tuple[float, int, int, int], master: int) -> dict[str, Any]:
+    score, wins, draws, played = result
     low, high = _interval(wins, draws, played)
     losses = played - wins - draws
     return {"opponent": opponent, "n": played, "wins": wins, "draws": draws, "losses": losses, "score": score,
             "low": low, "high": high, "p_value": binom_pvalue(wins, wins + losses, 0.5), "master_seed": master,
             "test": "exact two-sided sign test of wins against losses (draws left out), rate ½"}
+
+
+def _pool(results: Sequence[tuple[float, int, int, int]]) -> tuple[float, int, int, int]:
+    """One candidate's games against every member of a population, pooled (each member plays the same games)."""
+    wins, draws, n = (sum(r[i] for r in results) for i in (1, 2, 3))
+    return (wins + 0.5 * draws) / n, wins, draws, n
+
+
+def _validate(model: GameModel, spec: str, opponents: list[str], cells: list[dict[str, Any]], n: int, seed: int,
+              engine: str, workers: int, backend: str, scheduler: str | None,
+              on_chunk: Callable[[int], None]) -> dict[str, Any]:
+    """The held-out result against the opponent, or against each member of a population and pooled.
+
+    Every member plays the same held-out seeds; ``n`` games against each.
+    """
+    per_cell = 2 * math.ceil(n / (2 * len(cells)))
+    master = stream_seed(seed, VALIDATION_STREAM)
+    results = _play(model, [(spec, o, 0) for o in opponents], cells, per_cell, master, engine, workers, backend,
+                    scheduler, on_chunk)
+    if len(opponents) == 1:
+        return _held_out(opponents[0], results[0], master)
+    return {**_held_out(", ".join(opponents), _pool(results), master),
+            "by_opponent": [_held_out(o, r, master) for o, r in zip(opponents, results, strict=True)]}
 
 
 def _read_state(folder: Path) -> dict[str, Any] | None:
@@ -422,13 +450,14 @@ def _replay(opt: _Optimiser, history: list[dict[str, Any]], folder: Path) -> Non
 
 def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", budget: int = 20_000, seed: int = 0,
          params: dict[str, Any] | Sequence[dict[str, Any]] | None = None, options: Sequence[str] | None = None,
-         start: str | None = None, opponent: str | None = None, games: int = 200, popsize: int | None = None,
+         start: str | None = None, opponent: str | Sequence[str] | None = None, games: int = 200,
+         popsize: int | None = None,
          sigma: float = 0.15, box_scale: float = BOX_SCALE, boxes: dict[str, tuple[float, float]] | None = None,
          validate: int = 2000, engine: str = "fast", workers: int = 1, backend: str = "local",
          scheduler: str | None = None, resume: bool = False, force: bool = False, write: bool = True,
          progress: bool = True, should_stop: Callable[[], bool] | None = None,
          command: str | None = None, checkpoint: bool = True,
-         on_games: Callable[[int], None] | None = None) -> TuneResult:
+         on_games: Callable[[int], None] | None = None, cycle: int | None = None) -> TuneResult:
     """Tune ``agent``'s float options by self-play and save them as the weight set ``name``.
 
     Args:
@@ -440,13 +469,15 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
         params: game parameters, or a list of parameter sets (cells) every candidate plays in turn.
         options: the options tuned (default: every float option of the agent).
         start: the spec the search starts from (default: the agent's defaults), e.g. ``greedy@tuned``.
-        opponent: the spec every candidate plays (default: the agent with its default options).
+        opponent: the spec every candidate plays (default: the agent with its default options), or a list of
+            specs (a population): every candidate plays each member on the same seeds, and its objective is
+            its score pooled over them (:mod:`workbench.core.raising` builds populations round by round).
         games: games per candidate and cell, half in each seat (even).
         popsize: candidates per generation (default: CMA-ES's 4 + 3 ln d).
         sigma: the search's initial step in the normalised box.
         box_scale: a weight's box is ± box_scale × max(|default|, 0.1) unless ``boxes`` gives it.
         boxes: explicit ``{option: (low, high)}`` boxes.
-        validate: held-out games of the result against the opponent (0: none).
+        validate: held-out games of the result against the opponent, or each member of a population (0: none).
         engine: the engine (``fast``: compiled).
         workers: local workers (threads for compiled engines), or Dask workers.
         backend: ``local`` or ``dask``.
@@ -461,6 +492,10 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
         checkpoint: keep the checkpoint folder ``.<name>.tune/`` (False: no file at all is read or written
             while tuning, so a stopped run leaves nothing behind and cannot be resumed; a what-if's re-tune).
         on_games: called with the number of games of every finished chunk (a caller's own progress count).
+        cycle: cells a generation plays, taken in turn (generation g plays cells g·cycle, g·cycle + 1, …, modulo
+            their number); every candidate of a generation plays the same cells.  Default: every cell.  Fewer
+            cells a generation buy more games a cell (longer compiled chunks: Babylon's 25 deck pairings at
+            4 games each spend most of their time building frames); the held-out games play every cell.
 
     Returns:
         The :class:`TuneResult`.
@@ -472,6 +507,7 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     model = get_game(game)
     decl = model.agent_decl(agent)
     budget, games = _check_positive(budget, "budget"), _check_positive(games, "games")
+    check_run_options(workers=workers, seed=seed)
     if games % 2:
         raise InputError(f"games must be even (half in each seat), got {games}")
     if isinstance(validate, bool) or not isinstance(validate, int) or validate < 0:
@@ -482,19 +518,31 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     tuned = tunable_options(decl, options)
     box = weight_boxes(tuned, box_scale, boxes)
     start_values = _start_values(model, decl, start)
-    opponent = str(model.resolve_spec(opponent or decl.name, cells[0]))
+    given = [opponent or decl.name] if opponent is None or isinstance(opponent, str) else list(opponent)
+    if not given:
+        raise InputError("opponent: give at least one agent spec (a population of none plays nothing)")
+    opponents = list(dict.fromkeys(str(model.resolve_spec(o, cells[0])) for o in given))
+    against: str | list[str] = opponents[0] if opponent is None or isinstance(opponent, str) else opponents
     popsize = popsize if popsize is not None else 4 + int(3 * math.log(len(box)))
     _check_positive(popsize, "popsize")
-    per_generation = (popsize + 1) * games * len(cells)
+    if cycle is not None:
+        _check_positive(cycle, "cycle")
+        if cycle > len(cells):
+            raise InputError(f"cycle {cycle} is more cells a generation than there are ({len(cells)})")
+    per_gen_cells = len(cells) if cycle is None else cycle
+    per_generation = (popsize + 1) * games * per_gen_cells * len(opponents)
     generations = budget // per_generation
     if generations < 1:
         raise InputError(f"budget {budget:,} games is less than one generation: ({popsize} candidates + the "
-                         f"centre) × {games} games × {len(cells)} cell(s) = {per_generation:,}")
+                         f"centre) × {games} games × {per_gen_cells} cell(s) × {len(opponents)} opponent(s) = "
+                         f"{per_generation:,}")
     for cell in cells:
-        model.resolve_agents([opponent, opponent], cell)
-        if engine == "fast" and not model.fast_supports((AgentSpec.parse(opponent), AgentSpec(decl.name)), cell):
-            raise InputError(f"{model.name}: the compiled engine does not play {decl.name!r} or {opponent!r} here "
-                             f"(it plays {', '.join(model.fast_agents) or 'nothing'}); pass engine='reference'")
+        for member in opponents:
+            model.resolve_agents([member, member], cell)
+            if engine == "fast" and not model.fast_supports((AgentSpec.parse(member), AgentSpec(decl.name)), cell):
+                raise InputError(f"{model.name}: the compiled engine does not play {decl.name!r} or {member!r} "
+                                 f"here (it plays {', '.join(model.fast_agents) or 'nothing'}); pass "
+                                 "engine='reference'")
     hashes = {card_hash(model, cell) for cell in cells}
     if len(hashes) > 1:
         raise InputError("the cells play different card sets; tune one card set at a time")
@@ -505,9 +553,14 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     if not checkpoint and resume:
         raise InputError("resume needs the checkpoint: a tuning without one (checkpoint=False) cannot be resumed")
     fixed = {k: v for k, v in start_values.items() if k not in {b.name for b in box}}
-    settings = _settings(model, decl, box, start_values, opponent, cells, games, popsize, float(sigma), budget,
+    settings = _settings(model, decl, box, start_values, against, cells, games, popsize, float(sigma), budget,
                          seed, engine)
+    if cycle is not None:
+        settings["cycle"] = cycle
     state = _read_state(folder) if checkpoint else None
+    if resume and state is None:
+        raise InputError(f"nothing to resume: {folder} holds no interrupted tuning of {name!r}; start without "
+                         "--resume")
     if state is not None and not resume and not force:
         raise InputError(f"{folder} holds an unfinished tuning ({len(state['history'])} generations); continue it "
                          "with --resume, or start again with --force")
@@ -530,7 +583,7 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     def values_at(x: Sequence[float]) -> dict[str, Any]:
         return {**fixed, **{b.name: b.from_unit(v) for b, v in zip(box, x, strict=True)}}
 
-    total = generations * per_generation + (validate if write or validate else 0)
+    total = generations * per_generation + validate * len(opponents)
     done = len(history) * per_generation
     bar = _bar(total, f"tune {model.name} {agent}", done) if progress else None
     show = bar.update if bar is not None else (lambda n: None)
@@ -543,10 +596,13 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
     try:
         for g in range(len(history), generations):
             xs, centre = opt.ask(), opt.centre()
-            lineups = [(spec_text(decl.name, values_at(x)), opponent, 0) for x in xs]
-            lineups.append((spec_text(decl.name, values_at(centre)), opponent, 0))
+            specs = [spec_text(decl.name, values_at(x)) for x in [*xs, centre]]
+            lineups = [(s, o, 0) for s in specs for o in opponents]
             master = stream_seed(seed, GENERATION_STREAM + g)
-            results = _play(model, lineups, cells, games, master, engine, workers, backend, scheduler, tick)
+            turn = cells if cycle is None else [cells[(g * cycle + i) % len(cells)] for i in range(cycle)]
+            played = _play(model, lineups, turn, games, master, engine, workers, backend, scheduler, tick)
+            k = len(opponents)
+            results = [_pool(played[i * k:(i + 1) * k]) for i in range(len(specs))]
             history.append(_record(g + 1, (g + 1) * per_generation, xs, centre, results))
             opt.tell(xs, history[-1]["scores"])
             if checkpoint:
@@ -557,7 +613,7 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
         spec = spec_text(decl.name, found)
         validation = None
         if validate:
-            validation = _validate(model, spec, opponent, cells, validate, seed, engine, workers, backend,
+            validation = _validate(model, spec, opponents, cells, validate, seed, engine, workers, backend,
                                    scheduler, tick)
     except KeyboardInterrupt:
         stopped = RunInterrupted(None, len(history) * per_generation, generations * per_generation)
@@ -574,8 +630,8 @@ def tune(game: str | GameModel, agent: str = "greedy", *, name: str = "tuned", b
             "card_hash": chash, "card_source": csource, "seed": seed, "budget": budget,
             "games_played": generations * per_generation, "generations": generations,
             "optimiser": settings["optimiser"], "command": command or "", "options": found,
-            "tuning": {"opponent": opponent, "start": spec_text(decl.name, start_values), "popsize": popsize,
-                       "games_per_candidate": games, "sigma": float(sigma), "engine": engine,
+            "tuning": {"opponent": against, "start": spec_text(decl.name, start_values), "popsize": popsize,
+                       "games_per_candidate": games, "sigma": float(sigma), "engine": engine, "cycle": cycle,
                        "tuned": [b.name for b in box], "box": {b.name: [b.low, b.high] for b in box},
                        "params": [{k: v for k, v in c.items() if v is not None} for c in cells]},
             "validation": validation, "curve": curve}

@@ -8,7 +8,9 @@ pool's ids (``"F9"``); the rules work with pool indices, :func:`card` converts.
 
 :func:`act` applies actions through ``rules.apply`` (so an illegal one fails) and checks after each
 one that no card appeared or vanished (each seat's cards, wherever they are, are the same multiset)
-and that no counter went negative.
+and that no counter went negative.  A play written without its payment (:func:`play`) pays, under the
+default ``payment="chosen"``, as ``keep_playable`` (rules version 2) paid: the scenarios were traced
+with those payments, and the player may choose them (:func:`paid`).
 """
 
 from __future__ import annotations
@@ -92,11 +94,21 @@ def holdings(s: State, seat: int) -> Counter:
             + Counter(side.invocations) + Counter(m.card for m in s.minions if m.owner == seat))
 
 
+def paid(s: State, action, config: Config = CONFIG) -> Action:
+    """``action``; a play without its payment under ``payment="chosen"``: paid as ``keep_playable`` pays."""
+    action = Action(*action)
+    if action.kind == rules.K_PLAY and action.pay == 0 and config.payment == "chosen" and rules.decision(s) is not None:
+        side = s.sides[s.active]
+        if action.a in side.hand and rules.can_pay(config, side, action.a):  # else: refused as it is
+            return action._replace(pay=rules.pack_payment(rules.payment(config, side, action.a, "keep_playable")))
+    return action
+
+
 def act(s: State, *actions, config: Config = CONFIG) -> State:
-    """Apply ``actions`` (``Action``s or ``(kind, a, b)`` tuples) through ``rules.apply``, checking conservation."""
+    """Apply ``actions`` (``Action``s or ``(kind, a, b)`` tuples; :func:`paid`) through ``rules.apply``, checking."""
     for action in actions:
         before = (holdings(s, P1), holdings(s, P2))
-        s = rules.apply(config, s, Action(*action))
+        s = rules.apply(config, s, paid(s, action, config))
         assert (holdings(s, P1), holdings(s, P2)) == before, f"cards not conserved by {action}"
         for sd in s.sides:
             assert sd.tower >= 0 and sd.tp >= 0 and min(sd.available) >= 0 and min(sd.exhausted) >= 0
@@ -107,6 +119,15 @@ def act(s: State, *actions, config: Config = CONFIG) -> State:
 def legal(s: State, config: Config = CONFIG) -> tuple[Action, ...]:
     """``rules.legal_actions``."""
     return rules.legal_actions(config, s)
+
+
+def plays(s: State, config: Config = CONFIG) -> list[Action]:
+    """The legal plays as :func:`play` writes them (card and target), each once: without their payments."""
+    out: list[Action] = []
+    for a in rules.legal_actions(config, s):
+        if a.kind == rules.K_PLAY and Action(*a[:3]) not in out:
+            out.append(Action(*a[:3]))
+    return out
 
 
 def due(s: State) -> tuple[str, int] | None:

@@ -39,6 +39,7 @@ from tests.games.babylon.scenario import (
     move,
     offer,
     play,
+    plays,
     position,
     side,
     sources,
@@ -570,15 +571,14 @@ def test_a_command_resolves_at_once_and_goes_to_the_discard():
 
 def test_targets_are_chosen_with_the_play():
     s = position(side(hand=("F9",), available=sources(Fire=3)), side(), [unit("F1", P1), unit("W8", P2, TOWER)])
-    assert [a for a in legal(s) if a.kind == K_PLAY] == [play("F9", 0), play("F9", 1)]
+    assert plays(s) == [play("F9", 0), play("F9", 1)]
     s = act(s, play("F9", 1))
     assert mn(s, 1) is None and mn(s, 0) is not None and due(s) == ("main", P1)
 
 
 def test_an_effect_without_a_legal_target_can_still_be_played_and_does_nothing():
     s = position(side(hand=("F9", "L5"), available=sources(Fire=3, Light=3)), side(), [unit("F1", P1)])
-    plays = [a for a in legal(s) if a.kind == K_PLAY]
-    assert plays == [play("F9", 0), play("L5")]  # Judicator: no enemy minion to Sentence
+    assert plays(s) == [play("F9", 0), play("L5")]  # Judicator: no enemy minion to Sentence
     s = act(s, play("L5"))
     assert not any(m.sentenced for m in s.minions) and len(s.minions) == 2
     s = cast(position(side(hand=("F9",))), "F9")
@@ -736,7 +736,7 @@ def _swear_sentence(card_id):
     board = [unit("W8", P2, TOWER), unit("E3", P2, TOWER), unit("F1", P1, TOWER)]
     s = position(side(hand=(card_id,)), side(), board)
     s = with_side(s, P1, available=(9,) * 5)
-    assert [a for a in legal(s) if a.kind == K_PLAY] == [play(card_id, 0), play(card_id, 1)]  # enemy minions
+    assert plays(s) == [play(card_id, 0), play(card_id, 1)]  # enemy minions
     s, _ = _enter(card_id, board=board, on=1)
     assert [m.sentenced for m in s.minions] == [False, True, False, False]
     s = act(s._replace(minions=tuple(m._replace(zone=BATTLEFIELD) if m.uid == 1 else m for m in s.minions),
@@ -773,7 +773,7 @@ def _mend(card_id):
     s = position(side(hand=("L10",)), side(), [unit("L6", P1, BATTLEFIELD, EXHAUSTED, damage=5, sentenced=True),
                                                 unit("W8", P2, TOWER, damage=2)])
     s = with_side(s, P1, available=(9,) * 5)
-    assert [a for a in legal(s) if a.kind == K_PLAY] == [play("L10", 0)]  # friendly only
+    assert plays(s) == [play("L10", 0)]  # friendly only
     s = cast(position(side(hand=("L10",)), side(), [unit("L6", P1, BATTLEFIELD, EXHAUSTED, damage=5)]), "L10", 0)
     assert (mn(s, 0).damage, mn(s, 0).status) == (0, READY)
     s = act(s, move(0, TOWER), build(0))  # ready: it may move and act again
@@ -995,7 +995,7 @@ def _curse_of_weakness(card_id):
 def _dark_pact(card_id):
     board = [unit("S6", P1, TOWER), unit("W8", P2, TOWER)]
     s = position(side(hand=("S10",), available=(9,) * 5), side(), board)
-    assert [a for a in legal(s) if a.kind == K_PLAY] == [play("S10", 0)]  # friendly only
+    assert plays(s) == [play("S10", 0)]  # friendly only
     s = cast(position(side(hand=("S10",), deck=("L1", "L2", "L3")), side(), board), "S10", 0)
     assert mn(s, 0) is None and hand_ids(s, P1) == ("L1", "L2") and towers(s) == (12, 10)  # + Bone Mason's +2
     assert discard(s, P1) == ("S10", "S6") and tally(s, P1, "deaths") == 1
@@ -1081,7 +1081,7 @@ def _over():
     (_over, END, r"illegal action end at the end of the game"),
     (position, "end", r"'end' is not an action \(kind, a, b\)"),
     (position, (1.5, 0, 0), r"\(1.5, 0, 0\) is not an action"),
-    (position, (1, 2, 3, 4), r"is not an action"),
+    (position, (1, 2, 3, 4, 5), r"is not an action"),
     (position, None, r"None is not an action"),
 ])
 def test_an_illegal_action_is_one_clear_error_and_changes_nothing(make, action, message):

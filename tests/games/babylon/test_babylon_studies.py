@@ -354,8 +354,8 @@ def test_quick_report_shows_the_matrix_it_played_with_deck_names_and_intervals(t
     md = (out / "index.md").read_text(encoding="utf-8")
     for heading in ("## 1. The precon matchup matrix", "## 2. Second-player compensation",
                     "## 3. Card cost-efficiency, two ways", "## 4. What-if", "## 5. How games end",
-                    "## 6a. Does every pairing's verdict hold at every skill level?",
-                    "## 6c. Are the cards' cost flags the same at every skill level?"):
+                    "## 6a. Is every pairing's verdict settled across skill levels?",
+                    "## 6c. Are the cards' cost flags settled across skill levels?"):
         assert heading in md
     info = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert info["meta"]["games"]["matrix, per deck pairing and first seat"] == QUICK.matrix

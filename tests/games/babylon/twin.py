@@ -14,10 +14,10 @@ from functools import cache
 
 import numpy as np
 
-from tests.games.babylon.scenario import CONFIG, act
+from tests.games.babylon.scenario import CONFIG, act, paid
 from workbench.games.babylon import fast
 from workbench.games.babylon import kernel as K
-from workbench.games.babylon.rules import Action, Config, State, legal_actions
+from workbench.games.babylon.rules import Config, State, legal_actions
 
 _ATTACK_FIELDS = np.arange(K.H_ATTACKER, K.H_ATWIN + 1)
 
@@ -50,7 +50,7 @@ def _compared(encoded: np.ndarray) -> np.ndarray:
     return out
 
 
-def kernel_legal(config: Config, s: State) -> list[tuple[int, int, int]]:
+def kernel_legal(config: Config, s: State) -> list[tuple[int, int, int, int]]:
     """The kernel's legal actions of ``s``, in its order."""
     lg = _scratch(fast.legal_capacity(config))
     n = K._legal(fast.encode_state(config, s), fast._table(config), lg, 0)
@@ -59,17 +59,17 @@ def kernel_legal(config: Config, s: State) -> list[tuple[int, int, int]]:
 
 @cache
 def _scratch(capacity: int) -> np.ndarray:
-    return np.zeros((3, capacity, 3), np.int64)
+    return np.zeros((3, capacity, 4), np.int64)
 
 
 def both(s: State, *actions, config: Config = CONFIG) -> State:
     """``scenario.act`` on the reference engine, each step checked against the kernel's (legal list and result)."""
     tab = fast._table(config)
     for action in actions:
-        action = Action(*action)
+        action = paid(s, action, config)
         assert kernel_legal(config, s) == [tuple(a) for a in legal_actions(config, s)], f"legal actions before {action}"
         encoded = fast.encode_state(config, s)
-        K._step(encoded, tab, action.kind, action.a, action.b)
+        K._step(encoded, tab, action.kind, action.a, action.b, action.pay)
         s = act(s, action, config=config)
         expected = _compared(fast.encode_state(config, s))
         got = _compared(encoded)

@@ -276,11 +276,11 @@ def _greedy(**weights: float) -> GreedyAgent:
 
 
 # core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
-# half of it is a win
+# half of it is a win.  Rollouts and prior: the best fast policy (rollout=best, the strongest declared fast tier)
 SEARCH = SearchHooks(prior="workbench.games.babel.fast:prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", rollout="workbench.games.babel.fast:rollouts",
                      policies=("random", "greedy"), win=WIN / 2,
-                     options=(("budget", 72), ("width", 6), ("horizon", 2), ("prior", "greedy@tuned"), ("z", 1.0)))
+                     options=(("budget", 72), ("width", 6), ("horizon", 2), ("z", 1.0)))
 
 DECLS = (
     AgentDecl("random", _random, "uniform over the legal actions; ends the turn after cap actions", (

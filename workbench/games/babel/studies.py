@@ -244,3 +244,13 @@ STUDIES = (
           "Every pair (start player's hand, other's hand) on the same seeds; a pair is marked when 50 % lies inside "
           "the start player's 95 % interval."),
 )
+
+
+# -- the verdicts core's ``verdicts`` study gives (GameModel.verdicts) -------------------------------------------
+def verdict_sources(model: GameModel, params: dict[str, Any]) -> list[Any]:
+    """The start seat under each start-hand variant (every other rule as set)."""
+    from workbench.core.verdicts import first_seat_source
+
+    hands = model.param("start_hands").choices or ()
+    return [first_seat_source([(h, {**params, "start_hands": h}) for h in hands], "start seat",
+                              {h: f"start hands {model.choice_label('start_hands', h)}" for h in hands})]

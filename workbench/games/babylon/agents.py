@@ -16,7 +16,15 @@ Each seat draws its random numbers from its own stream (``model.agent_stream``).
       (the board terms scaled by the share of the game still to play, at least ``late``)
     + Σ_{k<my hand} card · hand_decay^k − the same for the enemy hand
     + playable · min(my hand's non-Witchery cards my sources could pay, playable_cap)
-    + Σ_{k<my sources} source · source_decay^k + tp · my Transformed Power
+    + Σ_{k<my sources} source · source_decay^k
+    − source_surplus · Σ_{need≤k<my sources} source · source_decay^k
+    + tp · my Transformed Power + tp_witchery · min(my Transformed Power, the TP cost of my hand's Witcheries)
+
+where ``need`` = ⌈max(source_need, the power cost of my dearest non-Witchery hand card)⌉: a source beyond what
+the dearest card in hand (or ``source_need``, what a likely draw asks for) can use loses the share
+``source_surplus`` of its worth, and Transformed Power that the Witcheries held can spend is worth
+``tp_witchery`` more a point.  ``source_surplus = tp_witchery = 0`` is the evaluation before they existed
+(greedy@tuned plays it).
 
 A minion's health counts without its bonus until end of turn, and a minion that will die when that
 bonus ends counts nothing. A won game is +1e6, a lost one −1e6. Every decision (plays with their
@@ -28,6 +36,13 @@ their first option. An Invocation is scored as if its text resolved at once (one
 next turn). Ending the turn scores the position as it is; an action must beat it by ``margin`` to be
 taken. Ties keep the legal order. The mulligan puts back the cards costing more than
 ``mulligan_cost`` (most expensive first, up to the rules' limit). Greedy uses no randomness.
+
+**Payment** (``payment="chosen"``, where a play names the sources that pay it): the evaluation does
+not see which sources paid, so greedy considers one payment per play, **keep-together**
+(:func:`keep_together`): the payment after which the most cards of the hand can be paid *together*
+this turn (:func:`playable_together`), then the most one at a time (``rules.kept_playable``), then
+the payment ``keep_playable`` makes.  The play's other payments score :data:`PAY_STEP` below it
+(the search's prior: they rank just after it, and the search counts them as that play).
 """
 
 from __future__ import annotations
@@ -57,6 +72,7 @@ from workbench.games.babylon.rules import (
 )
 
 WIN_VALUE = 1e6
+PAY_STEP = 1e-6  # a play paid otherwise than keep-together scores this much below it (GreedyAgent.rank)
 
 
 class View(NamedTuple):
@@ -108,25 +124,39 @@ def determinise(config: Config, view: View, rng: SplitMix64) -> State:
 
 
 class Weights(NamedTuple):
-    """Greedy's evaluation weights (see the module docstring)."""
+    """Greedy's evaluation weights (see the module docstring).
 
-    tower: float = 1.0
-    minion: float = 0.5
-    health: float = 0.25
-    builder: float = 1.0
-    raider: float = 0.8
-    guard: float = 0.4
-    sentenced: float = 0.5
-    card: float = 0.6
-    hand_decay: float = 0.85
-    playable: float = 0.4
-    playable_cap: float = 2.0
+    The defaults (issue 37): the board and hand weights greedy@tuned found, rounded; the old source worth
+    (``source``, ``source_decay``) cut by ``source_surplus`` past what the hand can use.  The evaluation before
+    it, as explicit options: ``OLD_DEFAULTS``.
+    """
+
+    tower: float = 0.4
+    minion: float = 1.5
+    health: float = 0.75
+    builder: float = 1.9
+    raider: float = 1.5
+    guard: float = 1.15
+    sentenced: float = 0.3
+    card: float = 0.85
+    hand_decay: float = 0.75
+    playable: float = 0.35
+    playable_cap: float = 5.6
     source: float = 2.0
     source_decay: float = 0.9
     tp: float = 0.3
-    late: float = 0.2
-    margin: float = 0.01
+    late: float = 0.6
+    margin: float = -0.3
     mulligan_cost: float = 5.0
+    source_need: float = 4.0
+    source_surplus: float = 0.8
+    tp_witchery: float = 0.25
+
+
+# the default weights before issue 37, with the terms it added neutral: old results replay with these options
+OLD_DEFAULTS = ("tower=1.0,minion=0.5,health=0.25,builder=1.0,raider=0.8,guard=0.4,sentenced=0.5,card=0.6,"
+                "hand_decay=0.85,playable=0.4,playable_cap=2.0,source=2.0,source_decay=0.9,tp=0.3,late=0.2,"
+                "margin=0.01,mulligan_cost=5.0,source_surplus=0.0,tp_witchery=0.0")
 
 
 def evaluate(config: Config, s: State, me: int, w: Weights) -> float:
@@ -152,11 +182,19 @@ def evaluate(config: Config, s: State, me: int, w: Weights) -> float:
         board += value if m.owner == me else -value
     owned = [a + e for a, e in zip(mine.available, mine.exhausted, strict=True)]
     total = sum(owned)
-    extra = 0.0
+    dearest, witch = _hand_costs(config, mine.hand)
+    need = max(w.source_need, dearest)
+    useful = total if need >= total else max(0, math.ceil(need))
+    extra = kept = 0.0
     step = w.source
-    for _ in range(total):
+    for k in range(total):
+        if k == useful:
+            kept = extra
         extra += step
         step *= w.source_decay
+    if useful >= total:
+        kept = extra
+    sources = extra
     for seat_hand, sign in ((mine.hand, 1.0), (theirs.hand, -1.0)):
         step = w.card
         for _ in seat_hand:
@@ -169,7 +207,22 @@ def evaluate(config: Config, s: State, me: int, w: Weights) -> float:
             if info.type != rules.WITCHERY and info.power <= total and info.specific <= owned[info.faction]:
                 playable += 1
     extra += w.playable * min(playable, w.playable_cap)
-    return w.tower * (mine.tower - theirs.tower) + left * board + extra + w.tp * mine.tp
+    extra -= w.source_surplus * (sources - kept)
+    tail = w.tp * mine.tp + w.tp_witchery * min(mine.tp, witch)
+    return w.tower * (mine.tower - theirs.tower) + left * board + extra + tail
+
+
+def _hand_costs(config: Config, hand: tuple[int, ...]) -> tuple[int, int]:
+    """The power cost of the dearest known non-Witchery card of ``hand`` (0: none), and its Witcheries' TP costs."""
+    dearest = witch = 0
+    for c in hand:
+        if c != UNKNOWN:
+            info = config.cards[c]
+            if info.type == rules.WITCHERY:
+                witch += info.tp
+            elif info.power > dearest:
+                dearest = info.power
+    return dearest, witch
 
 
 def _settle(config: Config, s: State, me: int, w: Weights, depth: int) -> State:
@@ -188,6 +241,78 @@ def _settle(config: Config, s: State, me: int, w: Weights, depth: int) -> State:
                   for i, a in enumerate(legal)]
         s = rules.apply(config, s, legal[max(scored, key=lambda t: (t[0], -t[1]))[1]], check=False)
     return s
+
+
+def playable_together(config: Config, cards: tuple[int, ...], available: tuple[int, ...],
+                      total: int | None = None) -> int:
+    """The most of ``cards`` (Witcheries and unknown cards aside) that sources ``available`` pay all at once.
+
+    A set of cards is payable together when its power is at most the sources' total (``total``, default
+    their sum) and, in every faction, its cards' specific costs are at most that faction's sources (the
+    rest of each cost may come from any colour).  Per faction, the least power of ``j`` of its cards whose
+    specific costs fit; then the factions combined: the largest count whose least power fits the total.
+    """
+    total = sum(available) if total is None else total
+    least = [0]  # least[j]: the least power j cards of the factions so far cost
+    for f in range(rules.N_FACTIONS):
+        group = []
+        for c in cards:
+            info = config.cards[c] if c != UNKNOWN else None
+            if (info is not None and info.type != rules.WITCHERY and info.faction == f and info.power <= total
+                    and info.specific <= available[f]):
+                group.append((info.power, info.specific))
+        if not group:
+            continue
+        cap = available[f]
+        best = [[_NEVER] * (cap + 1) for _ in range(len(group) + 1)]  # best[j][k]: least power, specific cost k
+        best[0][0] = 0
+        for n, (power, specific) in enumerate(group):
+            for j in range(n, -1, -1):
+                for k in range(cap - specific, -1, -1):
+                    if best[j][k] + power < best[j + 1][k + specific]:
+                        best[j + 1][k + specific] = best[j][k] + power
+        own = [min(row) for row in best]
+        least = [min(least[i] + own[j - i] for i in range(max(0, j - len(group)), min(j, len(least) - 1) + 1))
+                 for j in range(len(least) + len(group))]
+    return max(j for j, p in enumerate(least) if p <= total)
+
+
+_NEVER = 1 << 40  # playable_together: no set of that size fits
+
+
+def keep_together(config: Config, side: rules.Side, card: int) -> tuple[int, ...]:
+    """Greedy's payment of ``card`` (sources per faction): keep-together (the module docstring).
+
+    Of every payment (``rules.payments``), the one leaving the most of the hand payable together, then the
+    most payable one at a time; among equals the others-first payment, else the first in ``payments``' order
+    (so where ``keep_playable``'s payment keeps the most together, it is that one).
+    """
+    rest = list(side.hand)
+    rest.remove(card)
+    cards = tuple(rest)
+    info = config.cards[card]
+    avail = side.available
+
+    def key(paid: tuple[int, ...]) -> tuple[int, int]:
+        left = tuple(a - p for a, p in zip(avail, paid, strict=True))
+        return playable_together(config, cards, left), rules.kept_playable(config, side, card, paid)
+
+    # no payment keeps more together than the cards payable together with this one, or more one at a time
+    # than the cards whose power the sources left pay
+    total = sum(avail) - info.power
+    most_together = playable_together(config, cards, tuple(a - (info.specific if f == info.faction else 0)
+                                                           for f, a in enumerate(avail)), total)
+    most_kept = sum(1 for c in cards if c != UNKNOWN and config.cards[c].type != rules.WITCHERY
+                    and config.cards[c].power <= total)
+    best = rules.payment(config, side, card, "others_first")
+    top = key(best)
+    for paid in rules.payments(config, side, card):
+        if top == (most_together, most_kept):
+            break
+        scored = key(paid)
+        if scored > top:
+            best, top = paid, scored
+    return best
 
 
 class GreedyAgent:
@@ -214,21 +339,44 @@ class GreedyAgent:
         return legal[0]
 
     def rank(self, config: Config, s: State, me: int, legal: tuple[Action, ...]) -> list[tuple[float, int]]:
-        """``(score, index)`` of every legal action, best first (END scored as the position, others less ``margin``)."""
+        """``(score, index)`` of every legal action, best first (END scored as the position, others less ``margin``).
+
+        Under ``payment="chosen"`` a play paid otherwise than :func:`keep_together` scores ``PAY_STEP`` less than
+        the same play paid that way.
+        """
         w = self.weights
         base = evaluate(config, s, me, w)
-        scored = []
+        scored: list[tuple[float, int]] = []
+        picks: dict[int, int] = {}
+        others: list[int] = []
         for i, a in enumerate(legal):
-            if a[0] == K_END:
-                scored.append((base, i))
-            else:
-                after = _settle(config, rules.apply(config, s, Action(*a), check=False), me, w, 1)
-                if a[0] == K_PLAY and config.cards[a[1]].type == rules.INVOCATION and after.outcome is None:
-                    # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
-                    after = rules.run_clause(config, after, me, a[1], config.cards[a[1]].clauses["start_next"],
-                                             rules.NO_TARGET)
-                scored.append((evaluate(config, after, me, w) - w.margin, i))
+            a = Action(*a)
+            if a.kind == K_PLAY and config.payment == "chosen":
+                if a.a not in picks:
+                    picks[a.a] = rules.pack_payment(keep_together(config, s.sides[me], a.a))
+                if a.pay != picks[a.a]:
+                    others.append(i)
+                    continue
+            scored.append((self._score(config, s, me, a, base), i))
+        if others:
+            kept = {legal[i][:3]: score for score, i in scored if legal[i][0] == K_PLAY}
+            for i in others:  # keep-together's payment of the play not among the actions given: scored itself
+                play = legal[i][:3]
+                scored.append((kept[play] - PAY_STEP if play in kept else self._score(config, s, me, legal[i], base),
+                               i))
         return sorted(scored, key=lambda t: (-t[0], t[1]))
+
+    def _score(self, config: Config, s: State, me: int, a: Action, base: float) -> float:
+        """One action's score for :meth:`rank` (``base``: the position's)."""
+        w = self.weights
+        if a[0] == K_END:
+            return base
+        after = _settle(config, rules.apply(config, s, Action(*a), check=False), me, w, 1)
+        if a[0] == K_PLAY and config.cards[a[1]].type == rules.INVOCATION and after.outcome is None:
+            # an Invocation is scored as if its text resolved now (one step cannot see the next turn)
+            after = rules.run_clause(config, after, me, a[1], config.cards[a[1]].clauses["start_next"],
+                                     rules.NO_TARGET)
+        return evaluate(config, after, me, w) - w.margin
 
     def choose(self, config: Config, s: State, me: int, legal: tuple[Action, ...]) -> Action:
         """The best action in a (visible or full) state."""
@@ -266,6 +414,11 @@ def search_value(config: Config, s: State, seat: int, policy: AgentSpec) -> floa
     return 1.0 / (1.0 + math.exp(-evaluate(config, s, seat, weights) / VALUE_SCALE))
 
 
+def search_key(config: Config, view: View, action: Action) -> tuple[int, ...]:
+    """An action without its payment: the payments of one play are searched once (the prior's best: keep-together)."""
+    return tuple(action[:3])
+
+
 def search_clock(config: Config, s: State) -> int:
     """Player turns begun."""
     return s.turn
@@ -283,11 +436,12 @@ def _greedy(**options: float) -> GreedyAgent:
 
 
 # core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
-# half of it is a win
+# half of it is a win.  Rollouts and prior: the best fast policy (rollout=best, the strongest declared fast tier)
 SEARCH = SearchHooks(prior="workbench.games.babylon.fast:prior", value=f"{__name__}:search_value",
-                     clock=f"{__name__}:search_clock", rollout="workbench.games.babylon.fast:rollouts",
+                     clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
+                     rollout="workbench.games.babylon.fast:rollouts",
                      policies=("random", "greedy"), win=WIN_VALUE / 2,
-                     options=(("budget", 48), ("width", 3), ("horizon", 4), ("prior", "greedy@tuned"), ("z", 1.0)))
+                     options=(("budget", 48), ("width", 3), ("horizon", 4), ("z", 1.0)))
 
 _DECL_GREEDY = AgentDecl("greedy", _greedy, "one step ahead by a weighted position score (weights are options)",
                          tuple(Param(f, getattr(Weights(), f), float, f"weight: {f}", -1e6, 1e6)
@@ -297,4 +451,5 @@ DECLS = (
     search_decl("babylon", SEARCH),
 )
 
-__all__ = ["DECLS", "GreedyAgent", "SearchAgent", "View", "Weights", "determinise", "evaluate", "observe"]
+__all__ = ["DECLS", "OLD_DEFAULTS", "GreedyAgent", "SearchAgent", "View", "Weights", "determinise", "evaluate",
+           "observe"]

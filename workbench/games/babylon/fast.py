@@ -25,16 +25,18 @@ from workbench.core.results import kernel_frame, list_column, outcome_codes, pad
 from workbench.games.babylon import agents as babylon_agents
 from workbench.games.babylon import kernel as K
 from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
-from workbench.games.babylon.rules import READINGS, REASONS, TALLIES, WITCHERY, Config, sacrifices
+from workbench.games.babylon.rules import READINGS, REASONS, TALLIES, WITCHERY, Config, most_payments, sacrifices
 
 FIRST_MODES = {"p1": K.FIRST_P1, "p2": K.FIRST_P2, "random": K.FIRST_RANDOM}
 _CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in a finished frame)
 _DECLS = {d.name: d for d in babylon_agents.DECLS}
-# a reading's header slot, set to 1 when the Config plays its non-default value
-_READING_SLOTS = {"clash_back": K.X_NO_CLASH_BACK, "dark_pact": K.X_PACT_UNPLAYABLE, "thief_gain": K.X_THIEF_DAMAGE,
-                  "crush_excess": K.X_CRUSH_PRINTED, "sentenced_build": K.X_SENTENCED_FAILS,
-                  "payment": K.X_PAY_OTHERS_FIRST}
+# a reading's header slot, set to 1 when the Config plays that value (a reading of two values: its non-default one)
+_READING_SLOTS = {"clash_back": {"no": K.X_NO_CLASH_BACK}, "dark_pact": {"unplayable": K.X_PACT_UNPLAYABLE},
+                  "thief_gain": {"damage": K.X_THIEF_DAMAGE}, "crush_excess": {"printed": K.X_CRUSH_PRINTED},
+                  "sentenced_build": {"fails": K.X_SENTENCED_FAILS},
+                  "payment": {"chosen": K.X_PAY_CHOSEN, "others_first": K.X_PAY_OTHERS_FIRST}}  # neither: keep_playable
 assert set(_READING_SLOTS) == set(READINGS), "every reading needs its slot in the kernel's card table"
+assert all(len(slots) == len(READINGS[name]) - 1 for name, slots in _READING_SLOTS.items())
 _FLAGS = {"rules": ("crush", "twinstrike", "tunnel", "lethal", "thief", "retreating", "regenerating"),
           "columns": (K.C_CRUSH, K.C_TWINSTRIKE, K.C_TUNNEL, K.C_LETHAL, K.C_THIEF, K.C_RETREATING,
                       K.C_REGENERATING)}
@@ -88,8 +90,9 @@ def card_table(config: Config) -> np.ndarray:
           K.X_START_TOWER, K.X_FIRST]] = (n_cards, config.win_tower, config.turns, config.mulligan, config.start_hand,
                                           config.second_cards, config.second_tp, config.start_tower,
                                           FIRST_MODES[config.first])
-    for name, slot in _READING_SLOTS.items():
-        head[slot] = int(getattr(config, name) != READINGS[name][0])
+    for name, slots in _READING_SLOTS.items():
+        for value, slot in slots.items():
+            head[slot] = int(getattr(config, name) == value)
     at = K.TAB_CARDS + cards.size
     head[K.X_CLAUSES] = at
     at += K.LC * len(clauses)
@@ -106,11 +109,16 @@ def card_table(config: Config) -> np.ndarray:
     return tab
 
 
-MAX_LEGAL = 1 << 20  # rows of a scratch action list (24 MB for the three of a chunk)
+MAX_LEGAL = 1 << 20  # rows of a scratch action list (32 MB for the three of a chunk)
+MAX_PAID = 1 << 16  # rows of a list under payment="chosen" (a longer one stops the game with an error)
 
 
 def legal_capacity(config: Config) -> int:
     """Most legal actions a decision can have (``model.max_legal_actions`` for this Config).
+
+    Under ``payment="chosen"`` a play is listed once per payment: the bound is then that many times
+    larger, and the kernel lists up to :data:`MAX_PAID` (more stops the game with an error; a hand
+    and board with that many ways to play is far from any deck of the data).
 
     Raises:
         Unsupported: a mulligan over a big hand has more choices than the kernel lists (the
@@ -118,7 +126,10 @@ def legal_capacity(config: Config) -> int:
     """
     deck = max(len(d) for d in config.decks)
     minions = 2 * deck
-    main = deck * (2 + minions) + 2 * deck + deck + deck * (1 + deck) + 1  # plays, moves, builds, attacks, end
+    pays = most_payments(config) if config.payment == "chosen" else 1
+    main = deck * (2 + minions) * pays + 2 * deck + deck + deck * (1 + deck) + 1  # plays, moves, builds, attacks, end
+    if config.payment == "chosen":
+        main = min(main, MAX_PAID)
     hand = config.start_hand + config.second_cards
     mulligans = sum(comb(hand, k) for k in range(min(hand, config.mulligan) + 1))
     if mulligans > MAX_LEGAL:
@@ -168,14 +179,17 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     status = np.zeros(1, np.int64)
     size = K.state_size(n_cards)
     s, v, w, x = (padded(size, np.int64) for _ in range(4))
-    lg = padded((3, legal_capacity(config), 3), np.int64)
+    lg = padded((3, legal_capacity(config), 4), np.int64)
     rng = padded(5, np.uint64)
-    steps = np.full((max(trace, 0), 4), -9, np.int64)
+    steps = np.full((max(trace, 0), 5), -9, np.int64)
     done = K.play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status, s, v, w, x, lg, rng, steps)
     if status[0] == K.STATUS_RUNAWAY:
         raise RunawayGame(f"babylon: game seed {int(seeds[done])} did not end within {max_steps} steps")
     if status[0] == K.STATUS_NO_ACTION:
         raise RuntimeError(f"babylon: game seed {int(seeds[done])}: a seat must act but has no legal action")
+    if status[0] == K.STATUS_TOO_MANY:
+        raise RuntimeError(f"babylon: game seed {int(seeds[done])}: a decision has more legal actions than the fast "
+                           f"engine lists ({lg.shape[1]:,}); play it on the reference engine")
     return res, towers, flags, steps
 
 
@@ -242,6 +256,7 @@ _RULES = {
     "crush-sentence": {"crush_excess": "printed", "sentenced_build": "fails", "deck_p1": "night_raid",
                        "deck_p2": "builders_of_babel"},
     "others-first": {"payment": "others_first", "deck_p1": "builders_of_babel", "deck_p2": "siege_of_ur"},
+    "keep-playable": {"payment": "keep_playable", "deck_p1": "citadel_of_the_rivers", "deck_p2": "tide_of_whispers"},
 }
 _CUSTOM_GREEDY = ("greedy:tower=2,card=0.1,hand_decay=0.5,source=0.5,source_decay=1,playable=2,playable_cap=5,"
                   "late=0.5,margin=0,mulligan_cost=2")
@@ -259,6 +274,7 @@ _PAIRINGS = (
     ("pact-thief", "random,random"), ("pact-thief", "greedy,greedy"),
     ("crush-sentence", "random,random"), ("crush-sentence", "greedy,greedy"),
     ("others-first", "random,random"), ("others-first", "greedy,greedy"),
+    ("keep-playable", "random,random"), ("keep-playable", "greedy,greedy"),
 )
 VARIANTS: tuple[Variant, ...] = tuple(
     Variant(f"{name} {agents.replace(_CUSTOM_GREEDY, 'greedy:custom').replace(_OTHER_GREEDY, 'greedy:other')}",
@@ -344,7 +360,7 @@ def _scratch(config: Config) -> tuple[np.ndarray, ...]:
         if len(_SCRATCH) > 32:
             _SCRATCH.clear()
         size = K.state_size(len(config.cards))
-        arrays = (*(padded(size, np.int64) for _ in range(3)), padded((3, legal_capacity(config), 3), np.int64))
+        arrays = (*(padded(size, np.int64) for _ in range(3)), padded((3, legal_capacity(config), 4), np.int64))
         found = _SCRATCH[id(config)] = (config, arrays)
     return found[1]
 
@@ -353,7 +369,8 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
                   horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(values[world, action], results[world * len(actions) + action])`` of ``kernel.continue_games``.
 
-    Each world plays each action (a ``rules.Action`` for the decision due, or None: the agents decide),
+    Each world plays each action (a ``rules.Action`` for the decision due, its payment included, or None: the
+    agents decide),
     then ``policy`` plays both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
     """
     kinds, weights = agent_arrays((policy, policy))
@@ -361,7 +378,7 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
     tab = _table(config)
     encoded = np.stack([encode_state(config, w) for w in worlds])
     wrng = np.array([(int(seeds[i][0]), int(seeds[i][1])) for i in range(len(worlds))], np.uint64)
-    acts = np.array([(-1, 0, 0) if a is None else tuple(a) for a in actions], np.int64).reshape(-1, 3)
+    acts = np.array([(-1, 0, 0, 0) if a is None else _row(a) for a in actions], np.int64).reshape(-1, 4)
     n_cards, count = len(config.cards), len(worlds) * len(acts)
     out = np.zeros((len(worlds), len(acts)), np.float64)
     res = np.zeros((count, K.RES_COLS), np.int64)
@@ -377,6 +394,12 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
     return out, res
 
 
+def _row(action: Any) -> tuple[int, int, int, int]:
+    """An action as the kernel's ``(kind, a, b, pay)`` row (a 3-tuple: pay 0)."""
+    kind, a, b, *pay = tuple(action)
+    return kind, a, b, (pay[0] if pay else 0)
+
+
 def rollouts(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
              horizon: int, seeds: np.ndarray) -> np.ndarray:
     """The search's compiled rollouts (``SearchHooks.rollout``): ``values[world, action]`` for ``seat``."""
@@ -389,7 +412,7 @@ def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) ->
         return babylon_agents.search_prior(config, view, legal, policy)
     greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else babylon_agents.GreedyAgent()
     weights = weight_rows(np.array([tuple(greedy.weights)] * 2, np.float64))
-    acts = np.array([tuple(a) for a in legal], np.int64).reshape(-1, 3)
+    acts = np.array([_row(a) for a in legal], np.int64).reshape(-1, 4)
     out = np.zeros(len(acts), np.float64)
     v, w, x, lg = _scratch(config)
     K.action_scores(encode_state(config, view.state, view=True), _table(config), int(view.me), weights, acts, out,
@@ -410,6 +433,6 @@ def warm_steps() -> None:
     config = MODEL.make_config(MODEL.resolve_params())
     state = initial_state(config, 1)
     tab = _table(config)
-    K._legal(encode_state(config, state), tab, np.zeros((3, legal_capacity(config), 3), np.int64), 0)
+    K._legal(encode_state(config, state), tab, np.zeros((3, legal_capacity(config), 4), np.int64), 0)
     action = legal_actions(config, state)[0]
-    K._step(encode_state(config, state), tab, int(action.kind), int(action.a), int(action.b))
+    K._step(encode_state(config, state), tab, int(action.kind), int(action.a), int(action.b), int(action.pay))

@@ -21,8 +21,9 @@ one flag per card and seat for the cards drawn and played.  Greedy looks ahead o
 seat (``agents.observe``): a compact copy without decks or flags whose draws are ``UNKNOWN`` and
 whose opponent's hand is that many ``UNKNOWN`` cards — exactly what the reference's lookahead sees.
 
-Actions are ``(kind, a, b)`` triples with ``rules.K_*`` kinds, listed in ``rules.legal_actions``'
-order into a row of ``lg``.
+Actions are ``(kind, a, b, pay)`` rows with ``rules.K_*`` kinds, listed in ``rules.legal_actions``'
+order into a row of ``lg`` (``pay``: a play's sources, ``rules.pack_payment``, under ``payment="chosen"``;
+else 0).  A list longer than ``lg``'s rows is counted but not written (:func:`_put`; ``STATUS_TOO_MANY``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ R_NONE, R_TOWER, R_COUNT = 0, 1 + rules.REASONS.index(rules.TOWER_WIN), 1 + rule
 DRAW = 2  # winner code of a draw
 AGENT_RANDOM, AGENT_GREEDY = 0, 1
 FIRST_P1, FIRST_P2, FIRST_RANDOM = 0, 1, 2
-STATUS_OK, STATUS_RUNAWAY, STATUS_NO_ACTION = 0, 1, 2
+STATUS_OK, STATUS_RUNAWAY, STATUS_NO_ACTION, STATUS_TOO_MANY = 0, 1, 2, 3
+PAY_BASE = rules.PAY_BASE
+PAY_STEP = agents.PAY_STEP
 
 # triggers (a clause slot per card), verbs, targets and counts of the card text (effects.py)
 TRIGGERS = ("swear", "shape", "dying", "play", "start_next", "enemy_attacks", "enemy_attacks_tower", "friendly_enters",
@@ -84,7 +87,7 @@ X_NCARDS, X_WIN, X_TURNS, X_MULLIGAN, X_START_HAND, X_SECOND_CARDS, X_SECOND_TP,
 X_FIRST, X_CLAUSES, X_ACTS, X_DECKS, X_DECK_LEN = 8, 9, 10, 11, 13  # X_DECKS, X_DECK_LEN: [seat]
 # the readings (rules.READINGS): 1 when the Config plays the non-default value
 X_NO_CLASH_BACK, X_PACT_UNPLAYABLE, X_THIEF_DAMAGE, X_CRUSH_PRINTED, X_SENTENCED_FAILS = 15, 16, 17, 18, 19
-X_PAY_OTHERS_FIRST = 20
+X_PAY_OTHERS_FIRST, X_PAY_CHOSEN = 20, 21  # payment: others_first, chosen (neither: keep_playable)
 assert NF == 5, "_payment enumerates five factions"
 TAB_CARDS = 24
 (C_TYPE, C_FACTION, C_POWER, C_SPECIFIC, C_TP, C_CONSTRUCTION, C_MIGHT, C_HEALTH, C_CRUSH, C_TWINSTRIKE, C_TUNNEL,
@@ -129,7 +132,15 @@ B_INV = B_HAND + 2 * HCAP  # [seat][HCAP]
 B_DECK = B_INV + 2 * HCAP  # [seat][HCAP]
 B_HIST = B_DECK + 2 * HCAP  # [seat][HISTCAP]
 B_SCRATCH = B_HIST + 2 * HISTCAP  # MCAP uids of a group action, or a payment's workspace (_payment)
-B_FLAGS = B_SCRATCH + max(MCAP, 2 * NF + 2 * HCAP)  # drawn [seat][n cards], then played [seat][n cards]
+# greedy's keep-together payment (_keep_together), after _payment's: a faction's sources, the least power of j cards
+# so far and of one faction's, and that faction's table by (cards, specific cost) — a faction holds at most HCAP
+# sources (each is an Offering of a deck card)
+PAY_CAPS = B_SCRATCH + 2 * NF + 2 * HCAP
+PAY_LEAST = PAY_CAPS + NF
+PAY_OWN = PAY_LEAST + HCAP + 2
+PAY_TABLE = PAY_OWN + HCAP + 2
+B_FLAGS = PAY_TABLE + (HCAP + 1) * (HCAP + 1)  # drawn [seat][n cards], then played [seat][n cards]
+assert B_FLAGS - B_SCRATCH >= MCAP
 
 
 def state_size(n_cards: int) -> int:
@@ -144,6 +155,7 @@ _W = {name: i for i, name in enumerate(agents.Weights._fields)}
     _W[name] for name in ("tower", "minion", "health", "builder", "raider", "guard", "sentenced", "card", "hand_decay",
                           "playable", "playable_cap", "source", "source_decay", "tp", "late", "margin",
                           "mulligan_cost"))
+W_SOURCE_NEED, W_SOURCE_SURPLUS, W_TP_WITCHERY = _W["source_need"], _W["source_surplus"], _W["tp_witchery"]
 N_WEIGHTS = len(_W)
 # after the weights, per seat, tables of the evaluation's sums (filled by _weight_tables from the weights, the same
 # float operations in the same order): the sources' part at t sources, then the k-th hand card's step, then the
@@ -1026,10 +1038,45 @@ def _decider(s):
 
 @nb.njit(**_JIT)
 def _put(lg, d, n, k, a, b):
-    lg[d, n, 0] = k
-    lg[d, n, 1] = a
-    lg[d, n, 2] = b
+    """Row ``n`` of list ``d`` becomes ``(k, a, b, 0)`` (past the rows there are: only counted); ``n + 1``."""
+    return _put_paid(lg, d, n, k, a, b, 0)
+
+
+@nb.njit(**_JIT)
+def _put_paid(lg, d, n, k, a, b, pay):
+    """Row ``n`` of list ``d`` becomes ``(k, a, b, pay)`` (past the rows there are: only counted); ``n + 1``."""
+    if n < lg.shape[1]:
+        lg[d, n, 0] = k
+        lg[d, n, 1] = a
+        lg[d, n, 2] = b
+        lg[d, n, 3] = pay
     return n + 1
+
+
+@nb.njit(**_JIT)
+def _put_play(s, tab, lg, d, n, seat, c, target):
+    """The play of card ``c`` on ``target``: one row (the engine pays), or one per payment (``payment="chosen"``).
+
+    The payments in ``rules.payments``' order (lexicographic in the sources per faction, Fire first).
+    """
+    if tab[X_PAY_CHOSEN] == 0:
+        return _put(lg, d, n, K_PLAY, c, target)
+    a = _sb(seat) + S_AVAIL
+    f = _cd(tab, c, C_FACTION)
+    specific = _cd(tab, c, C_SPECIFIC)
+    power = _cd(tab, c, C_POWER)
+    for p0 in range(min(s[_U(a)], power) + 1):
+        for p1 in range(min(s[_U(a + 1)], power - p0) + 1):
+            for p2 in range(min(s[_U(a + 2)], power - p0 - p1) + 1):
+                for p3 in range(min(s[_U(a + 3)], power - p0 - p1 - p2) + 1):
+                    p4 = power - p0 - p1 - p2 - p3
+                    if p4 > s[_U(a + 4)]:
+                        continue
+                    if (p0 if f == 0 else p1 if f == 1 else p2 if f == 2 else p3 if f == 3 else p4) < specific:
+                        continue
+                    pay = (((p0 * PAY_BASE + p1) * PAY_BASE + p2) * PAY_BASE + p3) * PAY_BASE + p4
+                    n = _put_paid(lg, d, n, K_PLAY, c, target, pay)
+    return n
 
 
 @nb.njit(**_JIT)
@@ -1070,17 +1117,17 @@ def _main_actions(s, tab, lg, d):
                 may = tab[_U(tab[X_CLAUSES] + clause * LC + L_CHOICE_MAY)]
                 sacrifice = tab[_U(tab[X_CLAUSES] + clause * LC + L_SACRIFICE)] * tab[X_PACT_UNPLAYABLE]
         if choice == G_NONE:
-            n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
+            n = _put_play(s, tab, lg, d, n, seat, c, NO_TARGET)
             continue
         entering = kind == MINION and (choice == G_MINION or choice == G_FRIENDLY_MINION)
         count, _ = _count_targets(s, seat, choice)
         if may or (count == 0 and not entering and not sacrifice):
-            n = _put(lg, d, n, K_PLAY, c, NO_TARGET)
+            n = _put_play(s, tab, lg, d, n, seat, c, NO_TARGET)
         for i in range(s[H_MCOUNT]):
             if _targetable(s, i, seat, choice):
-                n = _put(lg, d, n, K_PLAY, c, s[_U(B_MIN + i * MF + F_UID)])
+                n = _put_play(s, tab, lg, d, n, seat, c, s[_U(B_MIN + i * MF + F_UID)])
         if entering:
-            n = _put(lg, d, n, K_PLAY, c, s[H_NEXT_UID])
+            n = _put_play(s, tab, lg, d, n, seat, c, s[H_NEXT_UID])
     prev = UNKNOWN
     for k in range(s[_U(_sb(seat) + S_HAND)]):  # "at any time" Witcheries (rules.main_actions)
         c = s[_U(off + k)]
@@ -1236,8 +1283,8 @@ def _kept_count(s, seat, n):
 
 
 @nb.njit(**_INLINE)
-def _payment(s, tab, seat, card):
-    """``rules.payment`` moved from available to exhausted (the scratch area holds the candidates).
+def _payment(s, tab, seat, card, pay):
+    """The sources of ``pay`` (``payment="chosen"``), else ``rules.payment``'s, moved from available to exhausted.
 
     ``others_first`` (scratch 0..NF): the specific cost in colour, the rest most-first; with
     ``keep_playable`` every payment in ``rules.payments``' order replaces the best so far (scratch
@@ -1248,6 +1295,21 @@ def _payment(s, tab, seat, card):
     phase's next payments and the turn's end alone, and the lookahead stops before both (:func:`_settled`);
     greedy's evaluation counts a colour's available and exhausted sources together.
     """
+    b = _sb(seat)
+    if tab[X_PAY_CHOSEN]:
+        for x in range(NF - 1, -1, -1):
+            s[_U(B_SCRATCH + x)] = pay % PAY_BASE
+            pay //= PAY_BASE
+    else:
+        _engine_payment(s, tab, seat, card)
+    for x in range(NF):
+        s[_U(b + S_AVAIL + x)] -= s[_U(B_SCRATCH + x)]
+        s[_U(b + S_EXH + x)] += s[_U(B_SCRATCH + x)]
+
+
+@nb.njit(**_JIT)
+def _others_first(s, tab, seat, card):
+    """``rules._others_first`` into scratch ``0..NF``."""
     b = _sb(seat)
     f = _cd(tab, card, C_FACTION)
     specific = _cd(tab, card, C_SPECIFIC)
@@ -1267,14 +1329,18 @@ def _payment(s, tab, seat, card):
         take = min(rest, s[_U(b + S_AVAIL + best)] - s[_U(B_SCRATCH + best)])
         s[_U(B_SCRATCH + best)] += take
         rest -= take
+
+
+@nb.njit(**_JIT)
+def _engine_payment(s, tab, seat, card):
+    """``rules.payment`` by the Config's reading (``keep_playable`` or ``others_first``) into scratch ``0..NF``."""
+    _others_first(s, tab, seat, card)
     if tab[X_PAY_OTHERS_FIRST] == 0 and s[H_VIEW] == 0:
         listed = _payable_after(s, tab, seat, card)
         most = _kept_count(s, seat, listed)
         if most < listed:
-            _best_payment(s, seat, f, specific, power, listed, most)
-    for x in range(NF):
-        s[_U(b + S_AVAIL + x)] -= s[_U(B_SCRATCH + x)]
-        s[_U(b + S_EXH + x)] += s[_U(B_SCRATCH + x)]
+            _best_payment(s, seat, _cd(tab, card, C_FACTION), _cd(tab, card, C_SPECIFIC), _cd(tab, card, C_POWER),
+                          listed, most)
 
 
 @nb.njit(**_JIT)
@@ -1315,9 +1381,9 @@ def _best_payment(s, seat, f, specific, power, listed, most):
 
 
 @nb.njit(**_INLINE)
-def _play(s, tab, seat, card, target):
-    """``rules._play``: pay, then a minion enters (Swear Allegiance), or a spell resolves or waits."""
-    _payment(s, tab, seat, card)
+def _play(s, tab, seat, card, target, pay):
+    """``rules._play``: pay (``pay``: the sources the action names), then a minion enters, or a spell resolves."""
+    _payment(s, tab, seat, card, pay)
     _hand_remove(s, seat, card)
     _set_flag(s, tab, 1, seat, card)
     kind = _cd(tab, card, C_TYPE)
@@ -1353,13 +1419,13 @@ def _play(s, tab, seat, card, target):
 
 
 @nb.njit(**_INLINE)
-def _main(s, tab, seat, k, a, b):
+def _main(s, tab, seat, k, a, b, pay):
     """``rules._main``."""
     if k == K_END:
         _end_turn(s, tab)
         return
     if k == K_PLAY:
-        _play(s, tab, seat, a, b)
+        _play(s, tab, seat, a, b, pay)
         return
     if k == K_WITCH:
         _cast_witch(s, tab, seat, a)
@@ -1395,8 +1461,8 @@ def _main(s, tab, seat, k, a, b):
 
 
 @nb.njit(**_JIT)
-def _step(s, tab, k, a, b):
-    """``rules.apply(..., check=False)``: the decision due taken as ``(k, a, b)``, then all that follows by itself."""
+def _step(s, tab, k, a, b, pay):
+    """``rules.apply(..., check=False)``: the decision due taken as ``(k, a, b, pay)``, then all that follows."""
     kind = _decision(s)
     seat = _decider(s)
     if kind == MULLIGAN:
@@ -1409,7 +1475,7 @@ def _step(s, tab, k, a, b):
         else:
             _offering(s, tab, seat, a)
     elif kind == MAIN:
-        _main(s, tab, seat, k, a, b)
+        _main(s, tab, seat, k, a, b, pay)
     else:
         s[H_PKIND] = NO_DECISION
         if kind == BLOCK:
@@ -1646,8 +1712,54 @@ def _rest(v, tab, me, weights, total, playable):
     if weights[me, W_PLAYABLE_CAP] < playable:
         capped = weights[me, W_PLAYABLE_CAP]
     extra += weights[me, W_PLAYABLE] * capped
+    tp = v[_U(mb + S_TP)]
+    tail = weights[me, W_TP] * tp
+    if weights[me, W_SOURCE_SURPLUS] != 0.0 or weights[me, W_TP_WITCHERY] != 0.0:  # 0, 0: x - 0.0 * y is x exactly
+        dearest, witch = _hand_costs(v, tab, me)
+        extra -= weights[me, W_SOURCE_SURPLUS] * (_sources_worth(weights, me, total)
+                                                  - _sources_worth(weights, me, _useful(weights, me, total, dearest)))
+        tail += weights[me, W_TP_WITCHERY] * min(tp, witch)
     head = weights[me, W_TOWER] * (v[_U(mb + S_TOWER)] - v[_U(tb + S_TOWER)])
-    return head, left, extra, weights[me, W_TP] * v[_U(mb + S_TP)]
+    return head, left, extra, tail
+
+
+@nb.njit(**_INLINE)
+def _hand_costs(v, tab, me):
+    """``agents._hand_costs``: the power cost of ``me``'s dearest known non-Witchery hand card, its Witcheries' TP."""
+    dearest = 0
+    witch = 0
+    off = B_HAND + me * HCAP
+    for k in range(v[_U(_sb(me) + S_HAND)]):
+        c = v[_U(off + k)]
+        if c == UNKNOWN:
+            continue
+        if _cd(tab, c, C_TYPE) == WITCHERY:
+            witch += _cd(tab, c, C_TP)
+        elif _cd(tab, c, C_POWER) > dearest:
+            dearest = _cd(tab, c, C_POWER)
+    return dearest, witch
+
+
+@nb.njit(**_INLINE)
+def _useful(weights, me, total, dearest):
+    """``agents.evaluate``'s ``useful``: how many of ``total`` sources the dearest card (or ``source_need``) can use."""
+    need = max(weights[me, W_SOURCE_NEED], np.float64(dearest))
+    if need >= total:
+        return total
+    return max(0, int(np.ceil(need)))
+
+
+@nb.njit(**_INLINE)
+def _sources_worth(weights, me, total):
+    """Σ_{k<total} source · source_decay^k, the same float operations as ``agents.evaluate`` (table below SRC_CAP)."""
+    if total < SRC_CAP:
+        return weights[me, T_SOURCES + total]
+    extra = 0.0
+    step = weights[me, W_SOURCE]
+    for _ in range(total):
+        extra += step
+        step *= weights[me, W_SOURCE_DECAY]
+    return extra
 
 
 @nb.njit(**_JIT)
@@ -1712,7 +1824,7 @@ def _settle0(x, tab, lg):
         if _settled(x):
             return
         _legal(x, tab, lg, 2)
-        _step(x, tab, lg[2, 0, 0], lg[2, 0, 1], lg[2, 0, 2])
+        _step(x, tab, lg[2, 0, 0], lg[2, 0, 1], lg[2, 0, 2], lg[2, 0, 3])
 
 
 @nb.njit(**_JIT)
@@ -1737,7 +1849,7 @@ def _settle1(w, x, tab, me, weights, lg, keep, near):
             value = 0.0
             for i in range(n):
                 _copy_view(w, x)
-                _step(x, tab, lg[1, i, 0], lg[1, i, 1], lg[1, i, 2])
+                _step(x, tab, lg[1, i, 0], lg[1, i, 1], lg[1, i, 2], lg[1, i, 3])
                 done = _settled(x)
                 if not done:
                     _settle0(x, tab, lg)
@@ -1750,13 +1862,13 @@ def _settle1(w, x, tab, me, weights, lg, keep, near):
                     value = e
             if known and not keep:
                 return True, value  # w would become that position and stop there
-        _step(w, tab, lg[1, pick, 0], lg[1, pick, 1], lg[1, pick, 2])
+        _step(w, tab, lg[1, pick, 0], lg[1, pick, 1], lg[1, pick, 2], lg[1, pick, 3])
     return False, 0.0
 
 
 @nb.njit(**_INLINE)
-def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x, total, playable):
-    """``GreedyAgent.rank``'s score of action ``(k, a, b)`` on the view ``v`` scoring ``base`` (``rest``: its terms).
+def _score(v, tab, me, weights, k, a, b, pay, base, rest, board, lg, w, x, total, playable):
+    """``GreedyAgent.rank``'s score of action ``(k, a, b, pay)`` on the view ``v`` scoring ``base`` (``rest``: terms).
 
     END scores the position; a move only the board with the minion moved (nothing follows a move in the main
     phase, and the rest of the evaluation does not see it); drawing or an Offering at the start of the turn only
@@ -1777,7 +1889,7 @@ def _score(v, tab, me, weights, k, a, b, base, rest, board, lg, w, x, total, pla
     grow = k == K_PLAY and _cd(tab, a, C_TYPE) == MINION
     near = (v[_U(_sb(me) + S_EDITS)], total, playable, drop, v[H_BOARD_EDITS], board, grow)
     _copy_view(v, w)
-    _step(w, tab, k, a, b)
+    _step(w, tab, k, a, b, pay)
     invocation = k == K_PLAY and _cd(tab, a, C_TYPE) == INVOCATION
     known, value = False, 0.0
     if not _settled(w):  # most actions leave nothing to settle: no call
@@ -1829,13 +1941,147 @@ def _rank(s, tab, me, weights, n, lg, v, w, x):
     base = rest[0] + rest[1] * board + rest[2] + rest[3]
     best = -np.inf
     pick = 0
+    card = -1
+    paid = 0
     for i in range(n):
-        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], base, rest, board, lg, w, x,
-                       total, playable)
+        if lg[0, i, 0] == K_PLAY and tab[X_PAY_CHOSEN]:
+            if lg[0, i, 1] != card:  # a card's plays are listed together
+                card = lg[0, i, 1]
+                paid = _keep_together(v, tab, me, card)
+            if lg[0, i, 3] != paid:
+                continue  # scored PAY_STEP below the same play paid keep-together: never the best
+        score = _score(v, tab, me, weights, lg[0, i, 0], lg[0, i, 1], lg[0, i, 2], lg[0, i, 3], base, rest, board,
+                       lg, w, x, total, playable)
         if score > best:
             best = score
             pick = i
     return pick
+
+
+@nb.njit(**_JIT)
+def _together(s, tab, seat, card, total):
+    """``agents.playable_together`` of ``seat``'s hand less one copy of ``card`` with the sources in ``PAY_CAPS``.
+
+    ``total``: the power the sources pay (their sum, or less when a card is paid beside them).
+    """
+    off = B_HAND + seat * HCAP
+    h = s[_U(_sb(seat) + S_HAND)]
+    never = 1 << 40
+    s[_U(PAY_LEAST)] = 0
+    length = 1  # entries of the least power by count
+    for f in range(NF):
+        cap = s[_U(PAY_CAPS + f)]
+        stride = cap + 1
+        for k in range(stride):
+            s[_U(PAY_TABLE + k)] = never
+        s[_U(PAY_TABLE)] = 0
+        count = 0
+        skipped = False
+        for i in range(h):
+            c = s[_U(off + i)]
+            if c == card and not skipped:
+                skipped = True
+                continue
+            if c == UNKNOWN or _cd(tab, c, C_TYPE) == WITCHERY or _cd(tab, c, C_FACTION) != f:
+                continue
+            power = _cd(tab, c, C_POWER)
+            specific = _cd(tab, c, C_SPECIFIC)
+            if power > total or specific > cap:
+                continue
+            row = PAY_TABLE + (count + 1) * stride
+            for k in range(stride):
+                s[_U(row + k)] = never
+            for j in range(count, -1, -1):
+                src = PAY_TABLE + j * stride
+                dst = src + stride
+                for k in range(cap - specific, -1, -1):
+                    value = s[_U(src + k)] + power
+                    if value < s[_U(dst + k + specific)]:
+                        s[_U(dst + k + specific)] = value
+            count += 1
+        if count == 0:
+            continue
+        for j in range(count + 1):
+            least = never
+            for k in range(stride):
+                if s[_U(PAY_TABLE + j * stride + k)] < least:
+                    least = s[_U(PAY_TABLE + j * stride + k)]
+            s[_U(PAY_OWN + j)] = least
+        for j in range(length, length + count):
+            s[_U(PAY_LEAST + j)] = never
+        for j in range(length + count - 1, -1, -1):  # in place: entry j reads entries i <= j only
+            least = never
+            for i in range(max(0, j - count), min(j, length - 1) + 1):
+                value = s[_U(PAY_LEAST + i)] + s[_U(PAY_OWN + j - i)]
+                if value < least:
+                    least = value
+            s[_U(PAY_LEAST + j)] = least
+        length += count
+    most = 0
+    for j in range(length):
+        if s[_U(PAY_LEAST + j)] <= total:
+            most = j
+    return most
+
+
+@nb.njit(**_JIT)
+def _together_after(s, tab, seat, card):
+    """:func:`_together` after the payment in scratch ``0..NF``."""
+    a = _sb(seat) + S_AVAIL
+    total = 0
+    for x in range(NF):
+        s[_U(PAY_CAPS + x)] = s[_U(a + x)] - s[_U(B_SCRATCH + x)]
+        total += s[_U(PAY_CAPS + x)]
+    return _together(s, tab, seat, card, total)
+
+
+@nb.njit(**_JIT)
+def _keep_together(s, tab, seat, card):
+    """``agents.keep_together``: greedy's payment of ``card`` (packed as ``rules.pack_payment``)."""
+    a = _sb(seat) + S_AVAIL
+    f = _cd(tab, card, C_FACTION)
+    specific = _cd(tab, card, C_SPECIFIC)
+    power = _cd(tab, card, C_POWER)
+    total = -power
+    for x in range(NF):
+        s[_U(PAY_CAPS + x)] = s[_U(a + x)] - (specific if x == f else 0)
+        total += s[_U(a + x)]
+    most_together = _together(s, tab, seat, card, total)
+    most_kept = _payable_after(s, tab, seat, card)
+    _others_first(s, tab, seat, card)
+    top_together = _together_after(s, tab, seat, card)
+    top_kept = _kept_count(s, seat, most_kept)
+    for x in range(NF):
+        s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
+    done = top_together == most_together and top_kept == most_kept
+    for p0 in range(min(s[_U(a)], power) + 1):
+        for p1 in range(min(s[_U(a + 1)], power - p0) + 1):
+            for p2 in range(min(s[_U(a + 2)], power - p0 - p1) + 1):
+                for p3 in range(min(s[_U(a + 3)], power - p0 - p1 - p2) + 1):
+                    if done:
+                        break
+                    p4 = power - p0 - p1 - p2 - p3
+                    if p4 > s[_U(a + 4)]:
+                        continue
+                    s[B_SCRATCH] = p0
+                    s[_U(B_SCRATCH + 1)] = p1
+                    s[_U(B_SCRATCH + 2)] = p2
+                    s[_U(B_SCRATCH + 3)] = p3
+                    s[_U(B_SCRATCH + 4)] = p4
+                    if s[_U(B_SCRATCH + f)] < specific:
+                        continue
+                    together = _together_after(s, tab, seat, card)
+                    kept = _kept_count(s, seat, most_kept)
+                    if together > top_together or (together == top_together and kept > top_kept):
+                        top_together = together
+                        top_kept = kept
+                        for x in range(NF):
+                            s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
+                        done = top_together == most_together and top_kept == most_kept
+    pay = 0
+    for x in range(NF):
+        pay = pay * PAY_BASE + s[_U(B_SCRATCH + NF + x)]
+    return pay
 
 
 @nb.njit(**_JIT)
@@ -1909,13 +2155,13 @@ def _result(s, res, towers, flags, g, n_cards):
 
 
 @nb.njit(**_JIT)
-def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, lg, v, w, x, rng, trace, record):
+def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, fp, lg, v, w, x, rng, trace, record):
     """``play.play_game``'s loop from the position in ``s``: ``STATUS_*`` once the game ends or ``stop`` is reached.
 
-    With ``stop`` > 0 the game stops once turn ``stop`` has begun; ``(fk, fa, fb)`` (``fk`` -1: none) is
+    With ``stop`` > 0 the game stops once turn ``stop`` has begun; ``(fk, fa, fb, fp)`` (``fk`` -1: none) is
     taken as the decision due.  Then the agents decide: ``kinds[seat]`` (``AGENT_*``), random drawing from
     stream ``2 + seat`` of ``rng``, greedy with ``weights[seat]``; the first ``record`` of their actions
-    go to ``trace`` (rows of seat, kind, a, b).
+    go to ``trace`` (rows of seat, kind, a, b, pay).
     """
     steps = 0
     while True:
@@ -1926,12 +2172,14 @@ def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, lg, v, w, x, r
             return STATUS_RUNAWAY
         steps += 1
         if fk >= 0 and steps == 1:
-            _step(s, tab, fk, fa, fb)
+            _step(s, tab, fk, fa, fb, fp)
             continue
         seat = _decider(s)
         n = _legal(s, tab, lg, 0)
         if n == 0:
             return STATUS_NO_ACTION
+        if n > lg.shape[1]:
+            return STATUS_TOO_MANY
         if kinds[seat] == AGENT_RANDOM:
             pick = _below(rng, 2 + seat, n)
         elif n == 1:
@@ -1946,8 +2194,9 @@ def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, lg, v, w, x, r
             trace[t, 1] = lg[0, pick, 0]
             trace[t, 2] = lg[0, pick, 1]
             trace[t, 3] = lg[0, pick, 2]
+            trace[t, 4] = lg[0, pick, 3]
             record -= 1
-        _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2])
+        _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2], lg[0, pick, 3])
 
 
 @nb.njit(**_JIT)
@@ -1959,7 +2208,7 @@ def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status
     ``RES_*`` columns; ``towers[g, seat, :res[g, RES_HIST]]``: the towers after each turn; ``flags[g]``:
     drawn then played flags per seat and card.  On an error ``status[0]`` names it (``STATUS_*``) and
     the game returned is the one that failed.  ``s, v, w, x`` are state scratch arrays, ``lg`` three
-    rows of actions, ``rng`` five streams; ``trace`` (rows of seat, kind, a, b) records the first
+    rows of actions, ``rng`` five streams; ``trace`` (rows of seat, kind, a, b, pay) records the first
     game's actions when it has rows.
     """
     n_cards = tab[X_NCARDS]
@@ -1971,7 +2220,7 @@ def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status
         mode = tab[X_FIRST]
         first = _below(rng, 4, 2) if mode == FIRST_RANDOM else mode
         _new_game(s, tab, first, rng)
-        code = _play_on(s, tab, kinds, weights, max_steps, 0, -1, 0, 0, lg, v, w, x, rng, trace,
+        code = _play_on(s, tab, kinds, weights, max_steps, 0, -1, 0, 0, 0, lg, v, w, x, rng, trace,
                         trace.shape[0] if g == 0 else 0)
         if code != STATUS_OK:
             status[0] = code
@@ -1987,7 +2236,7 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
     """Every action of ``actions`` played in every world, then the game played on (:func:`play_games`' loop).
 
     ``worlds[w]``: a state in this module's encoding (``fast.encode_state``); ``wrng[w]``: p1's and p2's
-    agent streams.  ``actions[a]``: ``(kind, a, b)`` for the decision due (kind -1: none, the agents
+    agent streams.  ``actions[a]``: ``(kind, a, b, pay)`` for the decision due (kind -1: none, the agents
     decide).  With ``stop_after`` > 0 a rollout stops once that many more turns have begun, as core's
     ``search.play_on`` does with the game's clock.  ``out[w, a]``: 1 when ``me`` won, 0.5 a draw, 0 a
     loss; a cut rollout the logistic of greedy's evaluation with weights ``ew`` over ``scale``.  ``res[w *
@@ -2006,7 +2255,7 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
             rng[3] = wrng[wi, 1]
             stop = s[H_TURN] + stop_after if stop_after > 0 else 0
             code = _play_on(s, tab, kinds, weights, max_steps, stop, actions[ai, 0], actions[ai, 1], actions[ai, 2],
-                            lg, v, w, x, rng, lg[0], 0)
+                            actions[ai, 3], lg, v, w, x, rng, lg[0], 0)
             if code != STATUS_OK:
                 status[0] = code
                 return
@@ -2017,9 +2266,11 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
 
 @nb.njit(**_JIT)
 def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
-    """``GreedyAgent.rank``'s score of each action of ``actions`` (``(kind, a, b)`` rows) in ``s``: the prior.
+    """``GreedyAgent.rank``'s score of each action of ``actions`` (``(kind, a, b, pay)`` rows) in ``s``: the prior.
 
-    ``END`` scores the position, every other action its settled result less the margin (:func:`_score`).
+    ``END`` scores the position, every other action its settled result less the margin (:func:`_score`); under
+    ``payment="chosen"`` a play paid otherwise than keep-together ``PAY_STEP`` less than that play paid so (when
+    it is among ``actions``; else itself).
     """
     _weight_tables(weights)
     _observe(s, v, me)
@@ -2028,6 +2279,25 @@ def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
     rest = _rest(v, tab, me, weights, total, playable)
     board = _board(v, tab, me, weights, -1, 0)
     base = rest[0] + rest[1] * board + rest[2] + rest[3]
+    chosen = tab[X_PAY_CHOSEN]
     for i in range(actions.shape[0]):
-        out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], base, rest, board, lg, w,
-                        x, total, playable)
+        if chosen and actions[i, 0] == K_PLAY and actions[i, 3] != _keep_together(v, tab, me, actions[i, 1]):
+            continue  # below, from the play paid keep-together
+        out[i] = _score(v, tab, me, weights, actions[i, 0], actions[i, 1], actions[i, 2], actions[i, 3], base, rest,
+                        board, lg, w, x, total, playable)
+    for i in range(actions.shape[0]):
+        if not chosen or actions[i, 0] != K_PLAY:
+            continue
+        paid = _keep_together(v, tab, me, actions[i, 1])
+        if actions[i, 3] == paid:
+            continue
+        found = -1
+        for j in range(actions.shape[0]):
+            if (found < 0 and actions[j, 0] == K_PLAY and actions[j, 1] == actions[i, 1]
+                    and actions[j, 2] == actions[i, 2] and actions[j, 3] == paid):
+                found = j
+        if found >= 0:
+            out[i] = out[found] - PAY_STEP
+        else:
+            out[i] = _score(v, tab, me, weights, K_PLAY, actions[i, 1], actions[i, 2], actions[i, 3], base, rest,
+                            board, lg, w, x, total, playable)

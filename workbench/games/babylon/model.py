@@ -43,7 +43,7 @@ from workbench.games.babylon.cards import CARDS_CSV, load_cards, load_decks
 from workbench.games.babylon.results import RESULT_COLUMNS, SEATS, STEPS_PER_TURN
 from workbench.games.babylon.rules import SEAT_STREAM_BASE, Action, Config, State
 
-RULES_VERSION = "babylon-2"  # 2: payment keeps the most of the hand payable (issue 21)
+RULES_VERSION = "babylon-3"  # 2: payment keeps the most of the hand payable (issue 21); 3: the player pays (issue 37)
 DECK_KEYS = tuple(load_decks())
 
 PARAMS = (
@@ -68,9 +68,10 @@ PARAMS = (
           "(remaining) or over its printed health (printed)", choices=rules.READINGS["crush_excess"]),
     Param("sentenced_build", "counts", str, "a Sentenced builder its exhaustion kills still builds (counts) or "
           "not (fails)", choices=rules.READINGS["sentenced_build"]),
-    Param("payment", "keep_playable", str, "which Power Sources pay a card: the way that keeps the most of the hand "
-          "payable (keep_playable), or the specific cost in colour and the rest from other colours first "
-          "(others_first, before rules version 2)", choices=rules.READINGS["payment"]),
+    Param("payment", "chosen", str, "which Power Sources pay a card: the player's choice, named by the play "
+          "(chosen); the engine's, the way that keeps the most of the hand payable (keep_playable, rules version 2), "
+          "or the specific cost in colour and the rest from other colours first (others_first, before rules "
+          "version 2)", choices=rules.READINGS["payment"]),
     Param("cards", None, str, "cards CSV (none: data/babylon/cards.csv)", optional=True),
     Param("decks", None, str, "decks TOML (none: data/babylon/decks.toml)", optional=True),
 )
@@ -121,6 +122,7 @@ class BabylonModel(GameModel):
     agent_types = babylon_agents.DECLS
     limit_reasons = ()
     studies = "workbench.games.babylon.studies:STUDIES"
+    verdicts = "workbench.games.babylon.studies:verdict_sources"  # the verdicts study's sources
     card_table = CardTable("cards", CARDS_CSV, key=("id",),
                            editable=("power_cost", "specific_cost", "tp_cost", "construction", "might", "health",
                                      "keywords", "text"),
@@ -135,6 +137,7 @@ class BabylonModel(GameModel):
                             warm="workbench.games.babylon.fast:warm_steps")  # the scenario checks' one-step entries
     text = "workbench.games.babylon.text"
     search = babylon_agents.SEARCH  # core's search agent (core/search.py) over these hooks
+    tiers = ("greedy", "greedy@tuned", "greedy@raised", "search")  # skill tiers, weakest first (core/tiers.py)
     targets = "workbench.games.babylon.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
 
     def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:
@@ -168,8 +171,9 @@ class BabylonModel(GameModel):
         return 2 * int(params["turns"]) * STEPS_PER_TURN + 100
 
     def max_legal_actions(self, config: Config) -> int:
-        """A bound: plays × targets, moves, builds and attacks of up to 120 cards on the board."""
-        return 60 * 121 + 3 * 120 + 120 + 120 * 121 + 64
+        """A bound: plays × targets (× payments: ``payment="chosen"``), moves, builds and attacks of 120 minions."""
+        pays = rules.most_payments(config) if config.payment == "chosen" else 1
+        return 60 * 121 * pays + 3 * 120 + 120 + 120 * 121 + 64
 
     def max_chance_outcomes(self, config: Config) -> int:
         """No chance nodes: the decks are shuffled from the state's streams."""
@@ -210,11 +214,11 @@ class BabylonModel(GameModel):
         return rules.legal_actions(config, state)
 
     def apply(self, config: Config, state: State, action: Any) -> State:
-        """The state after ``action`` (an :class:`Action` or a tuple ``(kind, a, b)``)."""
+        """The state after ``action`` (an :class:`Action` or a tuple ``(kind, a, b)`` or ``(kind, a, b, pay)``)."""
         try:
             action = Action(*(operator.index(x) for x in action))  # whole numbers only: "end" or 1.5 is no action
         except TypeError:
-            raise InputError(f"babylon: {action!r} is not an action (kind, a, b)") from None
+            raise InputError(f"babylon: {action!r} is not an action (kind, a, b) or (kind, a, b, pay)") from None
         return rules.apply(config, state, action)
 
     def observation(self, config: Config, state: State, seat: int) -> babylon_agents.View:

@@ -32,10 +32,10 @@ from workbench.core.tiers import (
     cost_flags_section,
     default_tiers,
     first_seat_by_tier,
-    holds_at_every_tier,
-    parse_tiers,
     report_section,
+    report_tiers,
     side_of,
+    tier_verdicts,
 )
 from workbench.games.babylon import analysis, cardstats
 from workbench.games.babylon import studies as st
@@ -57,9 +57,10 @@ class Settings:
     evaluations: int
     whatif: int  # the edited arm; the baseline is the matrix's first games
     decks: tuple[str, ...]
+    search: int = 0  # per cell at the declared search tier (0: the fast tiers only); a search game costs ~1,700 greedy
 
 
-FAST = Settings(1000, 200, 150, 5, 500, DECK_KEYS)
+FAST = Settings(1000, 200, 150, 5, 500, DECK_KEYS, search=4)
 REFERENCE = Settings(16, 8, 6, 3, 8, DECK_KEYS)
 QUICK = Settings(3, 2, 2, 2, 2, DECK_KEYS[:3])
 
@@ -71,7 +72,7 @@ def settings_for(quick: bool, engine: str, games: int | None = None) -> Settings
         return s
     scale = games / s.matrix
     return Settings(games, *(max(1, round(n * scale)) for n in (s.compensation, s.balance)), s.evaluations,
-                    max(1, round(s.whatif * scale)), s.decks)
+                    max(1, round(s.whatif * scale)), s.decks, s.search)
 
 
 def whatif_edit(costing: pl.DataFrame) -> dict[str, dict[str, int]]:
@@ -140,38 +141,46 @@ def deck_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
 
 def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int,
            timings: dict[str, float]) -> None:
-    """Deck against the field and the first seat per compensation arm, at the default tiers (greedy, tuned)."""
-    tiers = parse_tiers(MODEL, default_tiers(MODEL))
+    """Deck against the field, each pairing, the first seat per compensation arm and the cost flags, per tier.
+
+    The declared tiers (greedy, greedy@tuned, search): the search tier plays ``s.search`` games per matrix
+    cell (a small sample: its verdicts may read *undecided: play more*), none in the quick report, and
+    the compensation arms only at the fast tiers.
+    """
+    tiers = report_tiers(MODEL, s.search > 0)
     played: dict[str, pl.DataFrame] = {}  # the matrix's games at each tier (greedy's are the report's own)
 
     def field(tier: Tier) -> pl.DataFrame:
+        games = s.search if tier.slow else s.matrix
         played[tier.label] = frame if tier.agent == AGENTS[0] else st.play(
-            MODEL, decks, s.matrix, [tier.agent] * 2, {}, seed=seed, workers=workers)
+            MODEL, decks, games, [tier.agent] * 2, {}, seed=seed, workers=workers)
         return deck_scores(played[tier.label], decks)
 
+    search = (f" and the search agent ({s.search:,} games per cell: a small sample)" if s.search else
+              "; this build leaves the search tier out")
     table = _timed(timings, f"tiers: the matrix at {len(tiers)} tiers", by_tier, tiers, field)
-    report_section(rep, "decks_tiers", holds_at_every_tier(table, ["cell"], shown=("rate", "low", "high", "n",
-                                                                                      "draws")),
-                   "6. Do the deck verdicts hold at every skill level?",
-                   "Each precon against the field (mirror matches left out), played by the hand-tuned greedy agent "
-                   "and by the self-tuned one (`workbench tune babylon`); 'favoured' means stronger than the field.",
+    report_section(rep, "decks_tiers", tier_verdicts(table, ["cell"], shown=("rate", "low", "high", "n", "draws")),
+                   "6. Are the deck verdicts settled across skill levels?",
+                   "Each precon against the field (mirror matches left out), played by the hand-tuned greedy agent, "
+                   f"the self-tuned one (`workbench tune babylon`){search}; 'favoured' means stronger than the field.",
                    s.matrix * 2 * (len(decks) - 1) * 2, scored="the deck's score against the field")
     pairs = by_tier(tiers, lambda tier: pairing_scores(played[tier.label], decks))
-    report_section(rep, "pairings_tiers", holds_at_every_tier(pairs, ["cell"], shown=("rate", "low", "high", "n",
-                                                                                         "draws")),
-                   "6a. Does every pairing's verdict hold at every skill level?",
+    report_section(rep, "pairings_tiers", tier_verdicts(pairs, ["cell"], shown=("rate", "low", "high", "n", "draws")),
+                   "6a. Is every pairing's verdict settled across skill levels?",
                    "Each pairing of two precons, cell by cell (both seats and both first movers pooled, the same "
                    "games as section 6); the score is the first-named deck's.",
                    s.matrix * 2 * 2, scored="the first-named deck's score")
     cells = [{"second_cards": c, "second_tp": t, "deck_p1": decks, "deck_p2": decks}
              for c, t in COMPENSATION_ARMS.values()]
     arm_of = {bonus: name for name, bonus in COMPENSATION_ARMS.items()}
+    fast = [t for t in tiers if not t.slow]
     comp = _timed(timings, f"tiers: compensation, {s.compensation:,} games per pairing, arm and tier",
-                  first_seat_by_tier, MODEL, tiers, cells, s.compensation, seed=seed, workers=workers,
+                  first_seat_by_tier, MODEL, fast, cells, s.compensation, seed=seed, workers=workers,
                   label=lambda p: arm_of[(p["second_cards"], p["second_tp"])])
     report_section(rep, "compensation_tiers", comp, "6b. Second-player compensation at every skill level",
                    "The first seat's score per compensation arm (the second player's extra card and TP), pooled "
-                   "over every deck pairing.", s.compensation * len(decks) ** 2)
+                   "over every deck pairing, at the fast tiers (20 pairings × 4 arms is too many for the search "
+                   "tier here).", s.compensation * len(decks) ** 2)
     pool, deck_lists = load_cards(), load_decks()
     cards = cardstats.card_rates(frame, pool, deck_lists).height  # every card of the played precons
 
@@ -180,7 +189,7 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
 
     flags = _timed(timings, "tiers: card flags", cost_flags_by_tier, tiers, {t: {"matrix": f} for t, f in
                                                                               played.items()}, rates, cards)
-    cost_flags_section(rep, "card_flags_tiers", flags, "6c. Are the cards' cost flags the same at every skill level?",
+    cost_flags_section(rep, "card_flags_tiers", flags, "6c. Are the cards' cost flags settled across skill levels?",
                        "Each card's empirical view (as in section 5) from the matrix's games at each tier, over the "
                        "seat-games of the decks that hold it.", s.matrix * 2 * len(decks) ** 2)
 
@@ -210,11 +219,12 @@ def pairing_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
 def _dead_cards(rep: Report, games: int, seed: int, timings: dict[str, float]) -> None:
     """Cards no tier plays when it could, and whether the search agent plays each when offered the chance."""
     study = get_study(MODEL, "dead_cards")
+    tiers = default_tiers(MODEL)  # the fast tiers: the search agent is asked about each dead card instead (below)
     tables = _timed(timings, f"dead cards: {games:,} games per tier on the reference loop", study.execute, MODEL,
-                    {"games": games}, seed=seed)
+                    {"games": games, "tiers": tiers}, seed=seed)
     dead = tables["dead"]
     rep.section("7. Dead cards: which cards does no agent play when it could?", (
-        f"Default decks, {games:,} games per tier (greedy and greedy@tuned in both seats) on the reference loop, "
+        f"Default decks, {games:,} games per tier ({tiers.replace(',', ', ')} in both seats) on the reference loop, "
         "which asks at every decision which cards a legal action could play. A card played in at most 1 % of the "
         "games where it was playable, at every tier, is flagged: its empirical win rate measures a dead card in "
         "hand. " + (f"Flagged: {', '.join(dead['name'].to_list())}." if dead.height else "None is flagged.")))

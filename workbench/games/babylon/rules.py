@@ -26,9 +26,12 @@ decision is asked even when it has one choice (a MAIN with only END, a START wit
 
 Decisions the text leaves open, fixed here (and in ``data/babylon/EFFECTS.md``):
 
-* **Payment** is the player's choice, made for them the way that keeps the most of the hand payable
-  (:func:`payment`; the text fixes only how many sources match the card's colour); ``payment=
-  "others_first"`` pays as before rules version 2: the rest from the other colours, most first.
+* **Payment** is the player's choice (the text fixes only how many sources match the card's colour):
+  under ``payment="chosen"`` (the default since rules version 3) a play action carries the sources
+  that pay (``Action.pay``, :func:`pack_payment`) and the legal actions list each play once per way
+  to pay it (:func:`payments`).  The older readings let the engine pay (:func:`payment`):
+  ``keep_playable`` (rules version 2) the way that keeps the most of the hand payable one card at a
+  time, ``others_first`` (before version 2) the rest from the other colours, most first.
 * **Targets** of a Command or a Swear Allegiance are chosen with the play (one action per target);
   a clause chooses at most one minion (``it`` refers back to it).
 * **Offerings** a text makes are decided after the rest of that text has resolved.
@@ -58,6 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
+from math import comb
 from typing import Any, NamedTuple
 
 from workbench.core.errors import InputError
@@ -85,7 +89,7 @@ TYPE_CODES = {"Minion": MINION, "Command": COMMAND, "Invocation": INVOCATION, "W
 MULLIGAN, START, MAIN, BLOCK, WITCH, TWIN, OFFER, TARGET = range(8)
 DECISIONS = ("mulligan", "start", "main", "block", "witch", "twin", "offer", "target")
 
-# action kinds: an action is (kind, a, b)
+# action kinds: an action is (kind, a, b, pay)
 K_MULLIGAN, K_DRAW, K_OFFER, K_SKIP, K_PLAY, K_MOVE, K_BUILD, K_ATTACK, K_END, K_BLOCK, K_WITCH, K_TARGET = range(12)
 KINDS = ("mulligan", "draw", "offer", "skip", "play", "move", "build", "attack", "end", "block", "witch", "target")
 
@@ -101,7 +105,7 @@ READINGS = {
     "thief_gain": ("lost", "damage"),
     "crush_excess": ("remaining", "printed"),
     "sentenced_build": ("counts", "fails"),
-    "payment": ("keep_playable", "others_first"),
+    "payment": ("chosen", "keep_playable", "others_first"),
 }
 
 TOWER_WIN, COUNT = "tower", "count"
@@ -115,11 +119,16 @@ T_BUILT, T_DAMAGE, T_STOLEN, T_MINIONS, T_SPELLS, T_WITCH, T_OFFER, T_ATTACKS, T
 
 
 class Action(NamedTuple):
-    """One decision: ``kind`` (``K_*``) and two integers whose meaning the kind fixes (card, minion, zone, mask)."""
+    """One decision: ``kind`` (``K_*``) and two integers whose meaning the kind fixes (card, minion, zone, mask).
+
+    ``pay``: the sources a play spends (:func:`pack_payment`) under ``payment="chosen"``; 0 otherwise, where
+    the engine pays by the reading (a card costing nothing is paid by 0 under every reading).
+    """
 
     kind: int
     a: int = 0
     b: int = 0
+    pay: int = 0
 
 
 class CardInfo(NamedTuple):
@@ -165,7 +174,7 @@ class Config(NamedTuple):
     thief_gain: str = "lost"  # Thief gains the levels the enemy tower lost ("damage": the full damage)
     crush_excess: str = "remaining"  # Crush's excess over the blocker's remaining health ("printed": its health)
     sentenced_build: str = "counts"  # a Sentenced builder killed by its exhaustion still builds ("fails")
-    payment: str = "keep_playable"  # which sources pay: the most of the hand kept payable ("others_first")
+    payment: str = "chosen"  # which sources pay: the player's, in the action ("keep_playable", "others_first")
 
 
 class Minion(NamedTuple):
@@ -352,6 +361,26 @@ def can_pay(cfg: Config, side: Side, card: int) -> bool:
     return sum(side.available) >= info.power and side.available[info.faction] >= info.specific
 
 
+PAY_BASE = 100  # Action.pay: the sources of each faction as two decimal digits, Fire first (a cost is at most 20)
+
+
+def pack_payment(paid: tuple[int, ...]) -> int:
+    """``Action.pay`` of sources ``paid`` per faction: Fire 2, Water 1 is 2_00_00_01_00 (digits in faction order)."""
+    pay = 0
+    for n in paid:
+        pay = pay * PAY_BASE + n
+    return pay
+
+
+def unpack_payment(pay: int) -> tuple[int, ...]:
+    """The sources per faction of ``Action.pay`` (:func:`pack_payment`)."""
+    paid = []
+    for _ in range(N_FACTIONS):
+        pay, n = divmod(pay, PAY_BASE)
+        paid.append(n)
+    return tuple(reversed(paid))
+
+
 def payments(cfg: Config, side: Side, card: int) -> Iterator[tuple[int, ...]]:
     """Every way the available sources pay ``card`` (sources per faction), in lexicographic order of faction counts."""
     info = cfg.cards[card]
@@ -369,6 +398,11 @@ def payments(cfg: Config, side: Side, card: int) -> Iterator[tuple[int, ...]]:
     return (paid for paid in rest(0, info.power) if paid[info.faction] >= info.specific)
 
 
+def most_payments(cfg: Config) -> int:
+    """Most ways to pay one card of either deck (a bound): the splits of its power over the five factions."""
+    return max(comb(cfg.cards[c].power + N_FACTIONS - 1, N_FACTIONS - 1) for deck in cfg.decks for c in deck)
+
+
 def kept_playable(cfg: Config, side: Side, card: int, paid: tuple[int, ...]) -> int:
     """Cards left in the hand (``card`` played; Witcheries, unknown cards aside) the sources left after ``paid`` pay."""
     left = side._replace(available=tuple(a - p for a, p in zip(side.available, paid, strict=True)))
@@ -376,16 +410,17 @@ def kept_playable(cfg: Config, side: Side, card: int, paid: tuple[int, ...]) -> 
                if c != UNKNOWN and cfg.cards[c].type != WITCHERY and can_pay(cfg, left, c))
 
 
-def payment(cfg: Config, side: Side, card: int) -> tuple[int, ...]:
-    """Sources used per faction (the player's choice, ``Config.payment``).
+def payment(cfg: Config, side: Side, card: int, reading: str | None = None) -> tuple[int, ...]:
+    """Sources used per faction when the engine pays by ``reading`` (default ``Config.payment``).
 
-    ``keep_playable``: of every payment (:func:`payments`), one that leaves the most of the hand
-    payable (:func:`kept_playable`); among equals the ``others_first`` one, else the first in
+    ``keep_playable`` (and ``chosen``, whose plays name their payment: the payment the older reading
+    made): of every payment (:func:`payments`), one that leaves the most of the hand payable
+    (:func:`kept_playable`); among equals the ``others_first`` one, else the first in
     :func:`payments`' order.  ``others_first``: the specific cost in colour, the rest from other
     colours, most available first (ties in faction order), its own colour last.
     """
     first = _others_first(cfg, side, card)
-    if cfg.payment == "others_first":
+    if (reading or cfg.payment) == "others_first":
         return first
     best, most = first, kept_playable(cfg, side, card, first)
     for paid in payments(cfg, side, card):
@@ -895,15 +930,18 @@ def main_actions(cfg: Config, s: State) -> tuple[Action, ...]:
         info = cfg.cards[c]
         if info.type == WITCHERY or not can_pay(cfg, side, c):
             continue
+        pays = tuple(pack_payment(p) for p in payments(cfg, side, c)) if cfg.payment == "chosen" else (0,)
         clause = info.clauses.get("swear" if info.type == MINION else "play")
         choice = clause_choice(clause) if info.type != INVOCATION else None
+        chosen: list[int] = []
         if choice is None:
-            out.append(Action(K_PLAY, c, NO_TARGET))
-            continue
-        options = targets(cfg, s, seat, choice[0], s.next_uid if info.type == MINION else None)
-        if choice[1] or not options and not (cfg.dark_pact == "unplayable" and sacrifices(clause)):
-            out.append(Action(K_PLAY, c, NO_TARGET))
-        out.extend(Action(K_PLAY, c, u) for u in options)
+            chosen.append(NO_TARGET)
+        else:
+            options = targets(cfg, s, seat, choice[0], s.next_uid if info.type == MINION else None)
+            if choice[1] or not options and not (cfg.dark_pact == "unplayable" and sacrifices(clause)):
+                chosen.append(NO_TARGET)
+            chosen.extend(options)
+        out.extend(Action(K_PLAY, c, u, pay) for u in chosen for pay in pays)
     out.extend(Action(K_WITCH, c) for c in witchery_options(cfg, s, seat))  # "at any time" Witcheries
     mine = tuple(minions_of(s, seat))
     for m in mine:
@@ -960,11 +998,11 @@ def apply(cfg: Config, s: State, action: Action, *, check: bool = True) -> State
     :func:`legal_actions`.
     """
     if check:
+        action = Action(*action)
         if action not in legal_actions(cfg, s):
             raise _illegal(s, action, "it is not among the legal actions")
-        action = Action(*action)
     kind, seat = decision(s)  # type: ignore[misc]
-    k, a, b = action
+    k, a, b = action[:3]
     if kind == MULLIGAN:
         return advance(cfg, _mulligan(cfg, s, seat, a))
     if kind == START:
@@ -999,11 +1037,11 @@ def apply(cfg: Config, s: State, action: Action, *, check: bool = True) -> State
 
 
 def _main(cfg: Config, s: State, seat: int, action: Action) -> State:
-    k, a, b = action
+    k, a, b = action[:3]
     if k == K_END:
         return _end_turn(cfg, s)
     if k == K_PLAY:
-        return _play(cfg, s, seat, a, b)
+        return _play(cfg, s, seat, a, b, action[3] if len(action) > 3 else 0)
     if k == K_WITCH:
         return _cast_witchery(cfg, s, seat, a)
     m = minion(s, a)
@@ -1025,10 +1063,10 @@ def _main(cfg: Config, s: State, seat: int, action: Action) -> State:
     return _check_deaths(cfg, s)
 
 
-def _play(cfg: Config, s: State, seat: int, card: int, target: int) -> State:
+def _play(cfg: Config, s: State, seat: int, card: int, target: int, pay: int) -> State:
     side = s.sides[seat]
     info = cfg.cards[card]
-    paid = payment(cfg, side, card)
+    paid = unpack_payment(pay) if cfg.payment == "chosen" else payment(cfg, side, card)
     s = _side(s, seat, hand=_remove(side.hand, card), played=side.played | {card},
               available=tuple(x - p for x, p in zip(side.available, paid, strict=True)),
               exhausted=tuple(x + p for x, p in zip(side.exhausted, paid, strict=True)))
@@ -1048,15 +1086,17 @@ def _play(cfg: Config, s: State, seat: int, card: int, target: int) -> State:
 
 # -- reading a state --------------------------------------------------------------------------------
 def describe_action(action: Action, cfg: Config | None = None) -> str:
-    """``play F9 on #3``-style text of an action (card ids when ``cfg`` is given)."""
-    k, a, b = action
+    """``play F9 on #3``-style text of an action (card ids when ``cfg`` is given; a chosen payment follows)."""
+    k, a, b = action[:3]
     name = KINDS[k] if 0 <= k < len(KINDS) else f"kind {k}"
 
     def card(c: int) -> str:
         return cfg.cards[c].id if cfg is not None and 0 <= c < len(cfg.cards) else f"card {c}"
 
     if k in (K_PLAY,):
-        return f"play {card(a)}" + (f" on #{b}" if b != NO_TARGET else "")
+        pay = action[3] if len(action) > 3 else 0
+        return f"play {card(a)}" + (f" on #{b}" if b != NO_TARGET else "") + (f" paying {describe_payment(pay)}"
+                                                                            if pay else "")
     if k in (K_OFFER, K_WITCH):
         return f"{name} {card(a)}"
     if k == K_MOVE:
@@ -1068,6 +1108,11 @@ def describe_action(action: Action, cfg: Config | None = None) -> str:
     if k == K_MULLIGAN:
         return f"mulligan mask {a:b}"
     return name
+
+
+def describe_payment(pay: int) -> str:
+    """``Fire 2, Water 1``: the sources of ``Action.pay`` by faction."""
+    return ", ".join(f"{FACTION_LIST[f]} {n}" for f, n in enumerate(unpack_payment(pay)) if n)
 
 
 def card_count(s: State, seat: int) -> int:

@@ -416,3 +416,72 @@ STUDIES = (
           "Both arms on the same seeds (common random numbers): every matchup's change with the exact paired test; "
           "the edited cards' own rates with the two-proportion test."),
 )
+
+
+# -- the verdicts core's ``verdicts`` study gives (GameModel.verdicts) -------------------------------------------
+def _scored(counts: pl.DataFrame) -> pl.DataFrame:
+    """``key``, ``verdict``, ``n``, ``wins``, ``draws`` → a score (a draw counts half), its 95 % interval and label."""
+    from workbench.core.stats import wilson
+    from workbench.core.tiers import side_of
+
+    score = (counts["wins"] + counts["draws"] / 2).to_numpy()
+    low, high = wilson(score, counts["n"].to_numpy())
+    out = counts.select("key", "verdict", "n").with_columns(pl.Series("rate", score / counts["n"].to_numpy()),
+                                                           pl.Series("low", low), pl.Series("high", high))
+    return out.with_columns(side_of(pl.col("low"), pl.col("high")).alias("label"))
+
+
+def _tally(rows: pl.DataFrame, key: pl.Expr, won: pl.Expr, draw: pl.Expr, shown: Callable[[str], str]) -> pl.DataFrame:
+    out = (rows.group_by(key.alias("key"), maintain_order=True)
+           .agg(pl.len().alias("n"), won.sum().alias("wins"), draw.sum().alias("draws")).sort("key"))
+    return _scored(out.with_columns(pl.col("key").map_elements(shown, return_dtype=pl.String).alias("verdict")))
+
+
+def verdict_sources(model: GameModel, params: dict[str, Any]) -> list[Any]:
+    """Every precon against every precon (one cell per p1 deck, both first seats), read as four kinds of verdict.
+
+    The first seat (pooled, and per deck the first mover plays: "Night Raid as first seat"), each deck
+    against the field (mirrors left out), each pairing (the deck listed first named first), and each
+    card's cost flag — all from the same games at each tier.
+    """
+    from workbench.core.verdicts import Source, cost_flag_source
+
+    decks = deck_choice(model, "all", params)
+    names = {d: model.choice_label("deck_p1", d) for d in decks}
+    rank = {d: i for i, d in enumerate(decks)}
+    cells = tuple((d, {**params, "deck_p1": d, "deck_p2": list(decks), "first": ["p1", "p2"]}) for d in decks)
+
+    def pooled(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+        return pl.concat(list(frames.values()), how="vertical_relaxed")
+
+    def first_seat(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+        games = pooled(frames).filter(pl.col("first_seat").is_not_null())
+        mover = pl.when(pl.col("first_seat") == "p1").then(pl.col("deck_p1")).otherwise(pl.col("deck_p2"))
+        won, draw = pl.col("winner") == pl.col("first_seat"), pl.col("winner") == "draw"
+        every = _tally(games, pl.lit("all"), won, draw, lambda _k: "first seat · every pairing")
+        per_deck = _tally(games, mover, won, draw, lambda k: f"first seat · {names.get(k, k)} moves first")
+        return pl.concat([every, per_deck])
+
+    def field(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+        rows = analysis.seat_rows(pooled(frames), "both").filter(pl.col("deck") != pl.col("opponent"))
+        return _tally(rows, pl.col("deck"), pl.col("won"), pl.col("draw"), lambda k: f"{names.get(k, k)} vs the field")
+
+    def pairings(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+        rows = analysis.seat_rows(pooled(frames), "both").filter(
+            pl.col("deck").replace_strict(rank, default=None) < pl.col("opponent").replace_strict(rank, default=None))
+        key = pl.concat_str("deck", pl.lit(" vs "), "opponent")
+
+        def shown(k: str) -> str:
+            a, _, b = k.partition(" vs ")
+            return f"{names.get(a, a)} vs {names.get(b, b)}"
+
+        return _tally(rows, key, pl.col("won"), pl.col("draw"), shown)
+
+    pool, deck_lists = load_cards(), load_decks()
+    cards = len({c for d in decks for c in deck_lists[d].card_ids})
+
+    def rates(games: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        return cardstats.card_rates(games, pool, deck_lists, alpha)
+
+    return [Source("first seat", cells, first_seat), Source("deck vs the field", cells, field),
+            Source("pairing", cells, pairings), cost_flag_source(cells, rates, cards, key="id", name="name")]

@@ -188,14 +188,15 @@ def _greedy(**weights: float) -> GreedyAgent:
     return GreedyAgent(Weights(**weights))
 
 
-# core's search agent (core/search.py): tuned greedy's score ranks 3 candidates, 720 rollouts a decision (240 worlds)
-# by tuned greedy in the compiled kernel, 6 turns deep, then its evaluation; raced (a candidate 3 standard errors of
+# core's search agent (core/search.py): the best fast policy's score (rollout=best: the strongest declared fast tier,
+# greedy@tuned until a raised set is declared) ranks 3 candidates, 720 rollouts a decision (240 worlds) by it in the
+# compiled kernel, 6 turns deep, then its evaluation; raced (a candidate 3 standard errors of
 # paired loss behind the leader stops being played: ~1/3 of the worlds saved); the search leaves the prior's choice
 # only for a paired gain of 1 standard error.  Budget chosen on seed 7 of benchmarks/search.py (its docstring).
 SEARCH = SearchHooks(prior=f"{__name__}:search_prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
                      rollout="workbench.games.duel.fast:rollouts", policies=("random", "greedy"), win=WIN,
-                     options=(("budget", 720), ("width", 3), ("horizon", 6), ("rollout", "greedy@tuned"), ("z", 1.0),
+                     options=(("budget", 720), ("width", 3), ("horizon", 6), ("z", 1.0),
                               ("race", 3.0)))
 
 DECLS = (

@@ -110,6 +110,7 @@ class DuelModel(GameModel):
     limit_reasons = (rules.TURN_LIMIT, rules.TIMEOUT)
     agent_stream_base = SEAT_STREAM_BASE
     studies = "workbench.games.duel.studies:STUDIES"
+    verdicts = "workbench.games.duel.studies:verdict_sources"  # the verdicts study's sources
     commands = "workbench.games.duel.shuffle:COMMAND"
     report = "workbench.games.duel.report:build_report"
     # the table a designer edits in the studio (core/cardtable.py): the `cards` parameter takes the file
@@ -120,6 +121,7 @@ class DuelModel(GameModel):
                             variants="workbench.games.duel.fast:VARIANTS")
     text = "workbench.games.duel.text"
     search = duel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
+    tiers = ("greedy", "greedy@tuned", "search")  # skill tiers, weakest first (core/tiers.py)
     targets = "workbench.games.duel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
     readings = ("thief_rounding", "lightning", "groundwater", "worst_card")  # docs/rules/duel.md, open readings
 

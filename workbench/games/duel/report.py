@@ -27,11 +27,10 @@ from workbench.core.stats import rate_table, wilson_exprs
 from workbench.core.tiers import (
     cost_flags_by_tier,
     cost_flags_section,
-    default_tiers,
     first_seat_table,
-    parse_tiers,
     play_by_tier,
     report_section,
+    report_tiers,
 )
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
@@ -56,12 +55,13 @@ class Settings:
     miss_rates: tuple[float, ...]
     engine: str | None
     workers: int
+    search_tier: bool = True  # the declared search tier too (its small sample: core.tiers.Tier.games)
 
 
 FULL = Settings(20_000, 5_000, 5_000, 20_000, 10_000, 6, BATTLEFIELD_KEYS,
                 (("random", "random"), ("greedy", "random")), (0.0, 0.1, 0.25), None, 2)
 QUICK = Settings(60, 30, 40, 150, 150, 3, ("grand_wizards_fortress", "crystal_garden", "free_steppe"),
-                 (("random", "random"), ("greedy", "random")), (0.0, 0.25), None, 1)
+                 (("random", "random"), ("greedy", "random")), (0.0, 0.25), None, 1, search_tier=False)
 
 WHATIF_CARD = "exchange"
 BALANCE = ("second_bonus_wall", 0, 30, "crystal_garden")
@@ -135,26 +135,30 @@ def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
 
 
 def _tiers_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> None:
-    """Each battlefield's first-seat verdict and each card's cost flag (regular deck) at the default tiers.
+    """Each battlefield's first-seat verdict and each card's cost flag (regular deck) at the declared tiers.
 
-    One set of games serves both: greedy and greedy@tuned on every battlefield, the same seeds at each tier.
+    One set of games serves both: every declared tier on every battlefield, the same seeds at each tier;
+    the search tier plays a small sample (``Tier.games``: 20 games a battlefield), so its verdicts may
+    read *undecided: play more*; the quick report plays the fast tiers only.
     """
-    tiers = parse_tiers(MODEL, default_tiers(MODEL))
+    tiers = report_tiers(MODEL, s.search_tier)
     cells = [{"battlefield": b, "deck": "regular"} for b in s.battlefields]
     keep = [f"{kind}_{seat}" for kind in ("drawn", "played") for seat in ("p1", "p2")]
     played = _timed(timings, "tiers", play_by_tier, MODEL, tiers, cells, s.main_games, seed=seed, workers=s.workers,
                     label=lambda p: MODEL.choice_label("battlefield", p["battlefield"]), keep=keep)
     report_section(rep, "battlefield_tiers", first_seat_table(tiers, played),
-                   "Does each battlefield's verdict hold at every skill level?",
-                   "The first seat's score per battlefield (regular deck), played by the hand-tuned greedy agent "
-                   "and by the self-tuned one (`workbench tune duel`, tuned on Crystal Garden).", s.main_games)
+                   "Is each battlefield's verdict settled across skill levels?",
+                   "The first seat's score per battlefield (regular deck), played at the declared tiers: the "
+                   "hand-tuned greedy agent, the self-tuned one (`workbench tune duel`, tuned on Crystal Garden)"
+                   + (" and the search agent on a small sample." if s.search_tier else
+                      "; the quick report leaves the search tier out."), s.main_games)
     cards = load_cards()
 
     def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
         return cardstats.card_rates(frame, cards, alpha=alpha).with_columns(pl.col("name_en").alias("card"))
 
     flags = _timed(timings, "tiers: card flags", cost_flags_by_tier, tiers, played, rates, len(cards))
-    cost_flags_section(rep, "card_flags_tiers", flags, "Are the cards' cost flags the same at every skill level?",
+    cost_flags_section(rep, "card_flags_tiers", flags, "Are the cards' cost flags settled across skill levels?",
                        f"Each card's empirical view (as in *Card cost-efficiency*) from the same games, pooled over "
                        f"the {len(cells)} battlefields.", s.main_games * len(cells))
 

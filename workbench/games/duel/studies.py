@@ -307,3 +307,19 @@ def default_study(games_per_seating: int = 10_000, workers: int = 2, seed: int =
     grid = {"battlefield": list(BATTLEFIELD_KEYS), "deck": ["regular", "unlimited"], "first": ["p1", "p2"]}
     return run_grid("duel", grid, games, agents=list(agents), seed=seed, workers=workers, engine="fast",
                     chunk_size=-(-games // 4), progress=False)
+
+
+# -- the verdicts core's ``verdicts`` study gives (GameModel.verdicts) -------------------------------------------
+def verdict_sources(model: GameModel, params: dict[str, Any]) -> list[Any]:
+    """The first seat on every battlefield (the deck as set), and each card's cost flag over those games pooled."""
+    from workbench.core.verdicts import cost_flag_source, first_seat_source
+
+    cells = [(b, {**params, "battlefield": b}) for b in BATTLEFIELD_KEYS]
+    shown = {b: model.choice_label("battlefield", b) for b in BATTLEFIELD_KEYS}
+    cards = load_cards()
+
+    def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        return cardstats.card_rates(frame, cards, alpha=alpha)
+
+    return [first_seat_source(cells, "first seat", shown),
+            cost_flag_source(cells, rates, len(cards), key="key", name="name_en")]
