@@ -78,9 +78,7 @@ def test_report_out_at_a_file_fails_before_computing(tmp_path, capsys, monkeypat
     afile = tmp_path / "report.txt"
     afile.write_text("x")
     monkeypatch.setattr(study_mod, "report_builder", lambda game: _never_called)
-    started = time.perf_counter()
-    assert main(["report", "duel", "--out", str(afile)]) == 2
-    assert time.perf_counter() - started < 2
+    assert main(["report", "duel", "--out", str(afile)]) == 2  # _never_called: refused before any game
     assert f"report output {afile} exists and is not a directory" in capsys.readouterr().err
 
 
@@ -107,10 +105,11 @@ def test_a_different_sweep_into_the_same_store_is_refused(tmp_path, capsys):
 
 # -- 2. memory stays bounded ---------------------------------------------------------------------------
 def test_a_run_too_big_for_memory_is_refused_before_any_work(capsys, monkeypatch):
+    from workbench.core import sweep
+
     monkeypatch.setenv("WORKBENCH_MEMORY_LIMIT", str(8 * 1024**3))
-    started = time.perf_counter()
+    monkeypatch.setattr(sweep, "run_grid", _never_called)  # the run itself never starts: only the pilot plays
     assert main(["simulate", "duel", "--games", "1000000000000", "--quiet"]) == 2
-    assert time.perf_counter() - started < 10
     err = capsys.readouterr().err
     assert "1,000,000,000,000 games would take about" in err and "PB in memory" in err
     assert "more than the 8.0 GB allowed" in err and "give --out FILE.parquet to stream the games" in err

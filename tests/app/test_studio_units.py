@@ -566,17 +566,18 @@ def test_a_stopped_study_is_shown_and_kept_as_stopped_n_of_n_never_done(game, st
     page = StudyPanel(game, study, workspace=Workspace(tmp_path))
     page.set(games=games)
     page.run()
-    gaps, last, ends = [], time.perf_counter(), time.perf_counter() + 120
+    ends = time.perf_counter() + 120
     while page.job.latest[0] == 0 and time.perf_counter() < ends:  # progress leaves "starting…"
         time.sleep(0.01)
     assert page.job.latest[0] > 0 and page.job.latest[1] == asked, (  # what the page said, when it did not run
         page.job.latest, html.unescape(page.job.status.value), page.note.value, page.size.value)
-    seen = page.job.latest
-    for _ in range(3):  # then moves at least once a second
-        while page.job.latest == seen and time.perf_counter() - last < 5:
+    seen, moves = page.job.latest, []
+    for _ in range(3):  # then moves on while it runs (how often: benchmarks/studio_stop.py, in make bench)
+        while page.job.latest == seen and time.perf_counter() < ends:
             time.sleep(0.01)
-        gaps.append(time.perf_counter() - last)
-        last, seen = time.perf_counter(), page.job.latest
+        moves.append(page.job.latest[0] > seen[0])
+        seen = page.job.latest
+    assert moves == [True, True, True], (moves, seen)
     page.job.stop()
     page.job.wait(60)
     page.results.wait(60)
@@ -584,8 +585,7 @@ def test_a_stopped_study_is_shown_and_kept_as_stopped_n_of_n_never_done(game, st
     done = int(re.search(r'data-done="(\d+)"', status)[1])
     assert 'data-state="stopped"' in status and f'data-total="{asked}"' in status and 0 < done < asked
     assert f"stopped · {done:,} of {asked:,} games" in status
-    assert float(re.search(r'data-stop-seconds="([0-9.]+)"', status)[1]) < 2.0
-    assert max(gaps[1:]) < 1.0, gaps  # after the first report (which may include loading the engine)
+    assert re.search(r'data-stop-seconds="[0-9.]+"', status)  # it says how long Stop took (bounded in make bench)
     (record,) = page.workspace.store.runs()
     assert (record["status"], record["done"], record["total"]) == ("stopped", done, asked)
     kept, tables = page.workspace.store.load(record["id"])

@@ -62,8 +62,9 @@ def test_nine_gained_none_lost_is_significant():
 
 def test_compare_outcomes_table():
     table = compare_outcomes(_frame(BASE), _frame(VARIANT))
-    assert table.get_column("metric").to_list() == ["first_seat_win", "p1_win", "draw", "end_tower"]
-    first = table.row(0, named=True)
+    assert table.get_column("metric").to_list() == ["first_seat_score", "first_seat_win", "p1_win", "draw",
+                                                    "end_tower"]
+    first = table.row(1, named=True)
     assert (first["n"], first["discordant"]) == (40, 8) and first["p_value"] == pytest.approx(18 / 256)
     # p1 wins the even games its first seat wins and the odd games p2's first seat loses:
     # baseline 0,2,..,8 and 11,13,..,39 = 5 + 15; variant 0,..,8 + 9 + 10,..,16 + 17,19,..,39 = 5 + 1 + 4 + 12
@@ -116,7 +117,7 @@ def test_compare_cells_pairs_each_cell():
     assert (b["board"], b["diff"], b["discordant"], b["base"]) == ("b", 0.0, 0, 1.0)
     draws = compare_cells(base, variant, ["board"], metric="draw")
     assert draws.get_column("metric").to_list() == ["draw", "draw"]
-    with pytest.raises(InputError, match="unknown metric 'wins'; allowed: first_seat_win, p1_win"):
+    with pytest.raises(InputError, match="unknown metric 'wins'; allowed: first_seat_score, first_seat_win, p1_win"):
         compare_cells(base, variant, ["board"], metric="wins")
     with pytest.raises(InputError, match=r"cell columns \['deck'\] are not in the baseline"):
         compare_cells(base, variant, ["deck"])
@@ -199,3 +200,73 @@ def test_paired_verdicts_agree_where_newcombe_and_the_paired_test_disagreed():
     # compare_outcomes is the same verdict (the library's what-if tables and the studio read one answer)
     assert (old["low"], old["high"], old["p_holm"], old["significant"]) == (row["low"], row["high"], row["p_holm"],
                                                                            row["significant"])
+
+
+# -- the first seat's score: a game counts 1 won, ½ drawn, 0 lost -------------------------------------------------
+def _drawn(frame: pl.DataFrame, games: list[int]) -> pl.DataFrame:
+    """``frame`` with the games at ``games`` drawn."""
+    drawn = pl.col("game_index").is_in(games)
+    return frame.with_columns(pl.when(drawn).then(pl.lit("draw")).otherwise(pl.col("winner")).alias("winner"),
+                              pl.when(drawn).then(pl.lit("draw")).otherwise(pl.col("reason")).alias("reason"))
+
+
+def test_the_first_seats_score_counts_a_draw_as_half_and_its_paired_test_reads_the_score_differences():
+    from workbench.core.compare import first_seat_score, paired_score_difference, paired_verdicts
+
+    # baseline: first seat wins 0..9, draws 10..13; variant: wins 0..8 and 10..16 (game 9 lost, 10..13 won from a
+    # draw, 14..16 won from a loss), draws 17..18 (from a loss): differences −1, +½ ×4, +1 ×3, +½ ×2
+    base, variant = _drawn(_frame(BASE), list(range(10, 14))), _drawn(_frame(VARIANT), [17, 18])
+    scores = [frame.select(first_seat_score()).to_series().to_list() for frame in (base, variant)]
+    assert sum(scores[0]) == 10 + 4 / 2 and sum(scores[1]) == 16 + 2 / 2
+    d = [v - b for b, v in zip(*scores, strict=True)]
+    assert sorted(x for x in d if x) == [-1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 1, 1, 1]
+    row = paired_score_difference(*scores)
+    # the studentized paired test on the per-game differences (scipy's paired t-test) and the interval it inverts
+    test = stats.ttest_rel(scores[1], scores[0])
+    ci = test.confidence_interval(0.95)
+    assert (row["n"], row["discordant"], row["base"], row["variant"]) == (40, 10, 12 / 40, 17 / 40)
+    assert (row["diff"], row["p_value"]) == (pytest.approx(5 / 40), pytest.approx(test.pvalue))
+    assert (row["low"], row["high"]) == pytest.approx((ci.low, ci.high))
+    assert (row["base_low"], row["base_high"]) == pytest.approx(wilson_half(12, 40))
+    assert row["significant"] == (row["p_value"] < 0.05) == (row["low"] > 0 or row["high"] < 0)
+    # in the what-if's table: first, named first_seat_score, Holm-corrected with the others, gained and lost counted
+    table = paired_verdicts(base, variant)
+    assert table["metric"].to_list()[:2] == ["first_seat_score", "first_seat_win"]
+    score = table.row(0, named=True)
+    assert (score["gained"], score["lost"], score["diff"], score["p_value"]) == (9, 1, pytest.approx(5 / 40),
+                                                                                  pytest.approx(test.pvalue))
+    level = 1 - score["confidence"]
+    shifted = stats.ttest_rel(scores[1], scores[0]).confidence_interval(1 - level)
+    assert (score["low"], score["high"]) == pytest.approx((shifted.low, shifted.high))
+    for r in table.iter_rows(named=True):  # one verdict per metric: significant exactly when the interval excludes 0
+        assert r["significant"] == (r["p_holm"] < 0.05) == (r["low"] > 0 or r["high"] < 0), r
+    # the win rate (a draw counts as a loss) is a different number of the same games
+    wins = table.row(1, named=True)
+    assert (wins["base"], wins["variant"]) == (10 / 40, 16 / 40)
+
+
+def test_a_score_with_no_discordant_game_reads_as_the_event_does_and_bad_scores_are_refused():
+    from workbench.core.compare import first_seat_score, paired_interval, paired_score_difference
+
+    # no draw in either arm: the score is the win rate, and its paired test the exact one, number for number
+    scores = [_frame(w).select(first_seat_score()).to_series() for w in (BASE, VARIANT)]
+    assert paired_score_difference(*scores) == pytest.approx(paired_difference(BASE, VARIANT))
+    # only half-point moves (a draw for a loss): the exact test of the games moved, its interval scaled by ½
+    half = paired_score_difference([0.0] * 30, [0.5 if i < 9 else 0.0 for i in range(30)])
+    assert half["p_value"] == pytest.approx(2 / 2**9) and half["diff"] == pytest.approx(4.5 / 30)
+    assert (half["low"], half["high"]) == pytest.approx(tuple(x / 2 for x in paired_interval(9, 0, 30)))
+
+    same = paired_score_difference([0.5, 1.0, 0.0] * 10, [0.5, 1.0, 0.0] * 10)
+    assert (same["diff"], same["discordant"], same["p_value"], same["significant"]) == (0.0, 0, 1.0, False)
+    assert (same["low"], same["high"]) == pytest.approx(paired_interval(0, 0, 30))
+    with pytest.raises(InputError, match=r"a game's score lies in \[0, 1\]"):
+        paired_score_difference([0.0, 2.0], [0.0, 1.0])
+
+
+def wilson_half(k: float, n: int) -> tuple[float, float]:
+    """Wilson's interval by its formula (a count with a draw's half is no binomial k, so not scipy's)."""
+    z = stats.norm.ppf(0.975)
+    p = k / n
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (
+        1 + z * z / n)
+    return centre - half, centre + half

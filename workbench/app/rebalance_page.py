@@ -24,8 +24,8 @@ from workbench.ui.render import message
 
 __all__ = ["URL_FIELDS", "RebalancePage"]
 
-URL_FIELDS = ("target", "edit", "cards", "budget", "games", "stages", "max_edits", "verify", "margin", "tiers",
-              "master_seed", "workers")  # the URL keys the page takes (``?page=rebalance&target=…``)
+URL_FIELDS = ("target", "edit", "cards", "budget", "verify_share", "games", "stages", "max_edits", "verify", "margin",
+              "tiers", "slow_games", "master_seed", "workers")  # the URL keys the page takes (?page=rebalance&…)
 
 
 class RebalancePage:

@@ -3,7 +3,8 @@
 The page is built only from the registry and the declarations (``core/model.py``, ``core/study.py``,
 ``core/cardtable.py``, ``core/lessons.py``): a game registered through the protocol — a package in
 ``workbench/games/`` or a module named in ``WORKBENCH_GAMES`` — appears with its forms and reports
-and no line of the app changes.  Five tabs: **Studies**, **Cards** (games with an editable card
+and no line of the app changes.  Five tabs: **Studies** (a game opens on what its report finds and
+what to change: ``ui/summary.py``, then its studies), **Cards** (games with an editable card
 table), **Teaching** (games with lessons) — the panels of ``workbench/ui``, which the notebooks use
 too — **Runs** (the workspace's kept runs and the sweep stores) and **Rebalance** (games that declare
 balance targets: ``app/rebalance_page.py``; a proposal is applied to the Cards tab's table).  A tab is
@@ -34,6 +35,7 @@ from workbench.ui.lessons import LessonPanel
 from workbench.ui.rebalance import declares_targets
 from workbench.ui.render import CSS, error_message, message
 from workbench.ui.studies import StudyPanel
+from workbench.ui.summary import SummaryPanel
 
 __all__ = ["PAGES", "PING", "Studio", "preload", "resend_state", "wait_for_request"]
 
@@ -246,6 +248,17 @@ class Studio:
         self.pages[page] = built
         self._built[page] = game
         box.children = [built.widget]
+        if page == "studies":  # a game opens on what its report finds and what to change, then its studies
+            box.children = [self._summary(game), built.widget]
+
+    def _summary(self, game: str) -> Any:
+        """The game's summary panel (``ui/summary.py``), or a line saying why it cannot be shown."""
+        w = require_widgets()
+        try:
+            self.pages["summary"] = SummaryPanel(game)
+        except Exception as exc:  # noqa: BLE001 - the studies below still work
+            return w.HTML(message(f"{game}: the report's summary cannot be shown: {error_message(exc)}", "error"))
+        return self.pages["summary"].widget
 
     def _cards_page(self) -> Any:
         """The Cards tab's editor of the chosen game, shown (built when needed): where a proposal is applied."""

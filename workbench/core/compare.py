@@ -9,6 +9,13 @@ the one that test inverts (:func:`paired_interval`: Clopper–Pearson on the gai
 discordant games), so an interval excludes 0 exactly when the test says significant; each rate
 has its Wilson interval.
 
+A *score* (``first_seat_score``: a game counts 1 for a win, ½ for a draw, 0 for a loss) is compared
+pair by pair too: the per-game differences take five values (−1, −½, 0, ½, 1), and the paired test
+is the exact one above when every game that differs differs by the same amount (no draw involved),
+else the studentized one (:func:`paired_score_difference`: the paired t-test, n − 1 degrees of
+freedom); its interval is the one that test inverts, so here too an interval excludes 0 exactly
+when the test says significant.
+
 When several metrics are tested at once (:func:`compare_outcomes`, :func:`paired_verdicts`: the
 what-if), the p-values are corrected by Holm's step-down method and each interval is drawn at its
 Holm step's level — so the interval still excludes 0 exactly when the corrected test says
@@ -33,13 +40,21 @@ from workbench.core.stats import binom_pvalue, wilson
 
 _sp = lazy("scipy.stats")
 
-__all__ = ["compare_cells", "compare_outcomes", "first_seat_won", "holm", "outcome_events", "paired_difference",
-           "paired_frames", "paired_interval", "paired_verdicts"]
+__all__ = ["compare_cells", "compare_outcomes", "first_seat_score", "first_seat_won", "holm", "outcome_events",
+           "paired_difference", "paired_frames", "paired_interval", "paired_score_difference", "paired_verdicts"]
 
 
 def first_seat_won() -> pl.Expr:
     """True when the seat that moved first won (a draw is not a win)."""
     return pl.col("winner") == pl.col("first_seat")
+
+
+def first_seat_score() -> pl.Expr:
+    """The first seat's score of a game: 1 for a win, ½ for a draw, 0 for a loss (and without a first seat)."""
+    return (pl.when(pl.col("first_seat").is_null()).then(pl.lit(0.0))
+            .when(pl.col("winner") == pl.col("first_seat")).then(pl.lit(1.0))
+            .when(pl.col("winner") == "draw").then(pl.lit(0.5))
+            .otherwise(pl.lit(0.0)))
 
 
 # -- pairing --------------------------------------------------------------------------------------
@@ -102,6 +117,15 @@ def _flags(values: Any) -> np.ndarray:
     return np.asarray(values, dtype=bool)
 
 
+def _paired_n(b: np.ndarray, v: np.ndarray) -> int:
+    """The number of paired games; refused when the arms differ in length or hold no game."""
+    if b.shape != v.shape:
+        raise InputError(f"paired arms need the same games: {b.size} baseline values, {v.size} variant values")
+    if b.size == 0:
+        raise InputError("no games to compare")
+    return int(b.size)
+
+
 def paired_difference(baseline: Any, variant: Any, alpha: float = 0.05) -> dict[str, Any]:
     """Compare a per-game event between two paired arms (element ``i`` of both is the same game).
 
@@ -112,11 +136,7 @@ def paired_difference(baseline: Any, variant: Any, alpha: float = 0.05) -> dict[
     ``significant`` (``p_value < alpha``: the same as the interval excluding 0) and ``discordant``.
     """
     b, v = _flags(baseline), _flags(variant)
-    if b.shape != v.shape:
-        raise InputError(f"paired arms need the same games: {b.size} baseline values, {v.size} variant values")
-    n = int(b.size)
-    if n == 0:
-        raise InputError("no games to compare")
+    n = _paired_n(b, v)
     k_base, k_var = int(b.sum()), int(v.sum())
     gained, lost = int((v & ~b).sum()), int((b & ~v).sum())
     p = binom_pvalue(gained, gained + lost, 0.5)
@@ -128,17 +148,97 @@ def paired_difference(baseline: Any, variant: Any, alpha: float = 0.05) -> dict[
             "p_value": p, "significant": bool(p < alpha), "discordant": gained + lost}
 
 
+def _scores(values: Any) -> np.ndarray:
+    if isinstance(values, pl.Series):
+        values = values.cast(pl.Float64).fill_null(0.0).to_numpy()
+    out = np.asarray(values, dtype=float)
+    if out.size and (out.min() < 0 or out.max() > 1):
+        raise InputError(f"a game's score lies in [0, 1] (1 a win, 0.5 a draw, 0 a loss), got {out.min()}..{out.max()}")
+    return out
+
+
+def _score_test(d: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """``(p_value, low, high)`` of the mean of paired score differences ``d`` and the interval its test inverts.
+
+    When every game that differs differs by the same amount (no draw involved: ±1; or only ±½), the
+    score is an event scaled by that amount, and the test is the exact paired one of
+    :func:`paired_difference` with :func:`paired_interval` scaled (so without draws the score reads the
+    win rate's verdict, number for number).  Otherwise (differences of ½ and 1 mixed) it is the
+    studentized paired test: mean ± t quantile × standard error, n − 1 degrees of freedom.  Either
+    way the interval excludes 0 exactly when ``p_value < 1 − confidence``.
+    """
+    n = int(d.size)
+    moved = np.abs(d[d != 0])
+    if moved.size == 0 or np.all(moved == moved[0]):
+        step = float(moved[0]) if moved.size else 1.0
+        gained, lost = int((d > 0).sum()), int((d < 0).sum())
+        low, high = paired_interval(gained, lost, n, confidence)
+        return binom_pvalue(gained, gained + lost, 0.5), step * low, step * high
+    diff, se = float(d.mean()), float(d.std(ddof=1)) / np.sqrt(n)  # two sizes of difference: n >= 2, se > 0
+    p = float(min(1.0, 2 * _sp.t.sf(abs(diff) / se, n - 1)))
+    q = float(_sp.t.ppf(1 - (1 - confidence) / 2, n - 1))
+    return p, max(-1.0, diff - q * se), min(1.0, diff + q * se)
+
+
+def paired_score_difference(baseline: Any, variant: Any, alpha: float = 0.05) -> dict[str, Any]:
+    """Compare a per-game score (1 a win, ½ a draw, 0 a loss) between two paired arms.
+
+    The same columns as :func:`paired_difference`: ``base``/``variant`` are mean scores with their
+    Wilson intervals (on the score's count, a draw counting ½), ``diff`` = variant − base with
+    ``low``/``high`` and ``p_value`` from the paired test of :func:`_score_test`, and
+    ``discordant`` the games whose score differs between the arms.
+    """
+    b, v = _scores(baseline), _scores(variant)
+    n = _paired_n(b, v)
+    d = v - b
+    p, low, high = _score_test(d, 1 - alpha)
+    lo_b, hi_b = wilson(float(b.sum()), n, 1 - alpha)
+    lo_v, hi_v = wilson(float(v.sum()), n, 1 - alpha)
+    return {"n": n, "base": float(b.mean()), "base_low": lo_b, "base_high": hi_b, "variant": float(v.mean()),
+            "variant_low": lo_v, "variant_high": hi_v, "diff": float(d.mean()), "low": low, "high": high,
+            "p_value": p, "significant": bool(p < alpha), "discordant": int(np.count_nonzero(d))}
+
+
+def _is_score(values: pl.Series) -> bool:
+    return values.dtype.is_float()
+
+
+def _compared(b: pl.Series, v: pl.Series, alpha: float) -> dict[str, Any]:
+    """:func:`paired_score_difference` of a score (a float column), else :func:`paired_difference`."""
+    return paired_score_difference(b, v, alpha) if _is_score(b) or _is_score(v) else paired_difference(b, v, alpha)
+
+
+def _gained_lost(b: pl.Series, v: pl.Series) -> tuple[int, int]:
+    """The games the variant scored more in, and fewer."""
+    if _is_score(b) or _is_score(v):
+        d = _scores(v) - _scores(b)
+        return int((d > 0).sum()), int((d < 0).sum())
+    fb, fv = _flags(b), _flags(v)
+    return int((fv & ~fb).sum()), int((fb & ~fv).sum())
+
+
+def _interval_at(b: pl.Series, v: pl.Series, confidence: float) -> tuple[float, float]:
+    """The paired difference's interval at ``confidence``: the one its test inverts."""
+    if _is_score(b) or _is_score(v):
+        _, low, high = _score_test(_scores(v) - _scores(b), confidence)
+        return low, high
+    gained, lost = _gained_lost(b, v)
+    return paired_interval(gained, lost, int(b.len()), confidence)
+
+
 # -- outcome tables -------------------------------------------------------------------------------
 def outcome_events(baseline: pl.DataFrame, variant: pl.DataFrame) -> dict[str, pl.Expr]:
     """The shared per-game events of two frames, name → boolean expression.
 
-    ``first_seat_win`` (when some game has a first seat), ``<seat>_win`` for every seat but the
-    last (whose rate the others and the draws determine: ``p1_win`` in a two-seat game), ``draw``
-    and ``end_<reason>`` for every end reason found in either frame.
+    ``first_seat_score`` (a float per game: 1 won, ½ drawn, 0 lost) and ``first_seat_win`` (when some
+    game has a first seat), ``<seat>_win`` for every seat but the last (whose rate the others and the
+    draws determine: ``p1_win`` in a two-seat game), ``draw`` and ``end_<reason>`` for every end
+    reason found in either frame.
     """
     frames = (baseline, variant)
     events: dict[str, pl.Expr] = {}
     if any("first_seat" in f.columns and f.get_column("first_seat").is_not_null().any() for f in frames):
+        events["first_seat_score"] = first_seat_score()
         events["first_seat_win"] = first_seat_won()
     seats = list(dict.fromkeys(metrics.seats(baseline) + metrics.seats(variant)))
     events |= {f"{s}_win": pl.col("winner") == s for s in seats[:max(1, len(seats) - 1)]}
@@ -148,7 +248,7 @@ def outcome_events(baseline: pl.DataFrame, variant: pl.DataFrame) -> dict[str, p
 
 
 def _table(b: pl.DataFrame, v: pl.DataFrame, events: dict[str, pl.Expr], alpha: float) -> pl.DataFrame:
-    rows = [{"metric": name, **paired_difference(b.select(e).to_series(), v.select(e).to_series(), alpha)}
+    rows = [{"metric": name, **_compared(b.select(e).to_series(), v.select(e).to_series(), alpha)}
             for name, e in events.items()]
     out = pl.DataFrame(rows)
     if "length" in b.columns and "length" in v.columns:
@@ -169,12 +269,12 @@ def compare_outcomes(baseline: pl.DataFrame, variant: pl.DataFrame, alpha: float
     the same games (:func:`paired_frames`).
     """
     b, v = paired_frames(baseline, variant)
-    table = _table(b, v, outcome_events(b, v) | dict(events or {}), alpha)
+    tested = outcome_events(b, v) | dict(events or {})
+    table = _table(b, v, tested, alpha)
     adjusted, levels = holm(table.get_column("p_value").to_list(), alpha)
     lows, highs = [], []
-    for row, level in zip(table.iter_rows(named=True), levels, strict=True):
-        gained = round((row["discordant"] + row["diff"] * row["n"]) / 2)
-        low, high = paired_interval(gained, row["discordant"] - gained, row["n"], 1 - level)
+    for e, level in zip(tested.values(), levels, strict=True):
+        low, high = _interval_at(b.select(e).to_series(), v.select(e).to_series(), 1 - level)
         lows.append(low)
         highs.append(high)
     corrected = table.with_columns(pl.Series("low", lows), pl.Series("high", highs),
@@ -301,18 +401,21 @@ def paired_verdicts(baseline: pl.DataFrame, variant: pl.DataFrame, alpha: float 
 
     :func:`compare_outcomes` as a person reads it: per metric ``n``, both rates with their Wilson
     intervals (95 %, descriptive), ``diff`` (variant − baseline) with ``low``/``high`` from
-    :func:`paired_interval` at the metric's Holm level ``confidence``, ``p_value`` (exact paired
-    test), ``p_holm`` (Holm-adjusted over all the metrics), ``significant`` (``p_holm < alpha``, the
-    same as the interval excluding 0), ``gained``, ``lost``, then the mean ``length`` of each arm.
+    :func:`paired_interval` (a score: :func:`paired_score_difference`'s interval) at the metric's Holm
+    level ``confidence``, ``p_value`` (the paired test), ``p_holm`` (Holm-adjusted over all the
+    metrics), ``significant`` (``p_holm < alpha``, the same as the interval excluding 0), ``gained``
+    and ``lost`` (the games the variant scored more and fewer in), then the mean ``length`` of each arm.
     """
     table = compare_outcomes(baseline, variant, alpha, events)
     if alpha != 0.05:  # the arms' own intervals stay descriptive 95 % ones
         b, v = paired_frames(baseline, variant)
         found = compare_outcomes(b, v, 0.05, events)
         table = table.with_columns(found.select("base_low", "base_high", "variant_low", "variant_high"))
-    table = table.with_columns(gained=((pl.col("discordant") + pl.col("diff") * pl.col("n")) / 2).round(0)
-                               .cast(pl.Int64))
-    table = table.with_columns(lost=pl.col("discordant") - pl.col("gained"))
+    b, v = paired_frames(baseline, variant)
+    counted = [_gained_lost(b.select(e).to_series(), v.select(e).to_series())
+               for e in (outcome_events(b, v) | dict(events or {})).values()]
+    table = table.with_columns(pl.Series("gained", [g for g, _ in counted], dtype=pl.Int64),
+                               pl.Series("lost", [lost for _, lost in counted], dtype=pl.Int64))
     order = ["metric", "n", "base", "base_low", "base_high", "variant", "variant_low", "variant_high", "diff", "low",
              "high", "confidence", "p_value", "p_holm", "significant", "gained", "lost"]
     return table.select(*order, *[c for c in table.columns if c.startswith("length_")])

@@ -12,6 +12,10 @@ Definitions:
   (``first_mover``) and among all games (``first_mover_all``); ``first_mover_p`` is the exact
   binomial p-value against a fair share (1 / seats).  Games with a null ``first_seat``
   (simultaneous play) are not counted.
+* first seat score: the first seat's wins plus half its draws over the games with a first seat
+  (``first_seat_score``, the balance score every report, study and page reads, a draw counting ½;
+  interval: Wilson on that count), with the share of those games drawn beside it
+  (``first_seat_draws``).  ``first_mover_all`` counts a draw as a loss: a win rate, not a score.
 * balance: 1 − (largest − smallest win rate over the seats), over all games; 1 is perfectly even.
 * completion: share of games with a winner reached by the rules, i.e. not a draw and not ended
   by a limit reason.
@@ -91,11 +95,20 @@ def _order(frame: pl.DataFrame, keys: list[str], names: Sequence[str], extra: Se
     return frame.select(cols)
 
 
+FIRST_MOVER_RATES = ("first_mover", "first_mover_all", "first_seat_score", "first_seat_draws")
+
+
 def _first_mover_exprs() -> tuple[list[pl.Expr], pl.Expr]:
     won = pl.col("winner") == pl.col("first_seat")
     has_first = pl.col("first_seat").is_not_null() & pl.col("winner").is_not_null()
     decisive = has_first & (pl.col("winner") != "draw")
+    drawn = pl.col("winner") == "draw"
     exprs = _count("first_mover", pl.when(decisive).then(won)) + _count("first_mover_all", pl.when(has_first).then(won))
+    # the score's count: a win 1, a draw ½ (a float count; Wilson reads it as it reads a whole one)
+    points = pl.when(has_first).then(won.cast(pl.Float64) + drawn.cast(pl.Float64) / 2)
+    exprs += [points.is_not_null().sum().cast(pl.Int64).alias("first_seat_score_n"),
+              points.sum().fill_null(0.0).cast(pl.Float64).alias("first_seat_score_k")]
+    exprs += _count("first_seat_draws", pl.when(has_first).then(drawn))
     return exprs, won
 
 
@@ -107,13 +120,19 @@ def _with_first_mover_p(frame: pl.DataFrame, n_seats: int) -> pl.DataFrame:
 
 
 def first_mover(frame: pl.DataFrame, by: str | Sequence[str] | None = None, confidence: float = 0.95) -> pl.DataFrame:
-    """First-mover win rate among decisive games and among all games, with intervals and p-value."""
+    """The first seat's score and draws, then its win rate among decisive games and among all games.
+
+    ``first_seat_score`` (wins and half the draws) and ``first_seat_draws`` (the share of its games
+    drawn) come first, then ``first_mover`` and ``first_mover_all`` and ``first_mover_p``; each rate
+    with ``_low``/``_high``/``_n``.
+    """
     _need(frame, "winner", "first_seat")
     keys = _keys(by)
     exprs, _ = _first_mover_exprs()
     out = _with_first_mover_p(grouped(frame, keys, exprs), len(seats(frame)))
-    out = _finish(out, ("first_mover", "first_mover_all"), confidence)
-    return _order(out, keys, ("first_mover", "first_mover_all"), ["first_mover_p"])
+    out = _finish(out, FIRST_MOVER_RATES, confidence)
+    four = [[n, f"{n}_low", f"{n}_high", f"{n}_n"] for n in FIRST_MOVER_RATES]
+    return out.select(*keys, *four[2], *four[3], *four[0], *four[1], "first_mover_p")  # the score first
 
 
 def seat_win_rates(frame: pl.DataFrame, by: str | Sequence[str] | None = None,
@@ -247,9 +266,9 @@ def summary(frame: pl.DataFrame, by: str | Sequence[str] | None = None, confiden
             limit_reasons: Iterable[str] | None = None, quantiles: Sequence[float] = _QUANTILES) -> pl.DataFrame:
     """All metrics per group in one frame.
 
-    Columns: ``by``, ``games``, first-mover (decisive and all games, with ``first_mover_p``),
-    ``balance``/``balance_n``, completion, draws, timeouts (each rate with ``_low``, ``_high``,
-    ``_n``) and the duration columns of :func:`duration`.
+    Columns: ``by``, ``games``, the first seat's score and draws, first-mover (decisive and all games,
+    with ``first_mover_p``; :func:`first_mover`), ``balance``/``balance_n``, completion, draws,
+    timeouts (each rate with ``_low``, ``_high``, ``_n``) and the duration columns of :func:`duration`.
     """
     _need(frame, "winner", "reason", "length", "first_seat")
     keys = _keys(by)
@@ -260,10 +279,11 @@ def summary(frame: pl.DataFrame, by: str | Sequence[str] | None = None, confiden
         exprs += _count(name, event.fill_null(False))
     exprs += _duration_exprs(quantiles)
     out = _with_first_mover_p(grouped(frame, keys, exprs), len(seats(frame)))
-    rates = ("first_mover", "first_mover_all", "completion", "draws", "timeouts")
+    rates = (*FIRST_MOVER_RATES, "completion", "draws", "timeouts")
     out = _finish(out, rates, confidence)
     length_cols = [c for c in out.columns if c.startswith("length_")]
-    cols = (keys + ["games"] + [c for n in rates[:2] for c in (n, f"{n}_low", f"{n}_high", f"{n}_n")]
+    cols = (keys + ["games"] + [c for n in rates[2:4] for c in (n, f"{n}_low", f"{n}_high", f"{n}_n")]
+            + [c for n in rates[:2] for c in (n, f"{n}_low", f"{n}_high", f"{n}_n")]
             + ["first_mover_p", "balance", "balance_n"]
-            + [c for n in rates[2:] for c in (n, f"{n}_low", f"{n}_high", f"{n}_n")] + length_cols)
+            + [c for n in rates[4:] for c in (n, f"{n}_low", f"{n}_high", f"{n}_n")] + length_cols)
     return out.select(cols)

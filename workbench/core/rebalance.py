@@ -10,10 +10,18 @@ parameters, ``"power_cost:-1..+1, might:-1..+1"`` over the cards ``"F*,S*"`` (:f
 reach is checked by the game's own loader (a card table's ``validate``) or the parameter's range.
 
 **The search** (:func:`rebalance`) minimises three objectives at once: the distance outside the
-bands (percentage points, summed over every targeted item), the number of edits and their total
-size.  It uses Optuna's NSGA-II sampler: a well-kept, documented multi-objective optimiser whose
-journal storage (``<out>/search.jsonl``, :class:`SearchJournal`) records every trial, so an interrupted search
-resumes where it stopped, and whose ask/tell interface leaves seeds and sample sizes to the objective.  (pymoo's
+bands (percentage points, summed over the targeted items of a tier — and, searched at several tiers, the
+*worst tier's* sum, :func:`worst_tier`), the number of edits and their total size.  Why the worst tier, not
+the strongest fast tier with the others as constraints: the target is met only when it is met at every
+tier, so a candidate is exactly as far from it as its worst tier; a sum over tiers let a gain at one tier
+buy a loss at another (Babylon's best proposal searched at greedy: greedy 8.7 → 2.0 points outside on
+held-out seeds, greedy@tuned 15.1 → 17.1), and constraints would leave the racing and the additive
+model no distance to rank candidates by until every constraint held.  The search plays the fast tiers
+only (every one with ``Targets.search_tiers``, else the first): a game at a search tier costs about a
+thousand fast ones, so that tier is verified, not searched.  It uses Optuna's NSGA-II sampler: a
+well-kept, documented multi-objective optimiser whose journal storage (``<out>/search.jsonl``,
+:class:`SearchJournal`) records every trial, so an interrupted search resumes where it stopped, and whose
+ask/tell interface leaves seeds and sample sizes to the objective.  (pymoo's
 NSGA-II would do the search as well, but has no storage: resumption would be ours to write.)
 Determinism: the sampler is re-seeded before every trial from the search seed and the number of
 finished trials, and reads its population only from the storage, so the same seed gives the same
@@ -56,16 +64,29 @@ is always played to the last stage first).  Games are played through the runner'
 and give the same counts.  ``should_stop()`` (the studio's Stop) or Ctrl-C ends the search keeping
 every finished trial (the result says it was stopped; ``resume`` continues it).
 
+**The budget bounds the whole run**: ``verify_share`` of it (the game's, 0.25 unless it says) is kept for the
+held-out check and its re-tunes, the search plays the rest and never starts a stage it could not pay for
+(a cell read from the memo costs nothing); the check sizes itself to what is left (:func:`verify_plan`:
+fewer proposals, then fewer games a cell with the wider margin said, then the search tier left out), so
+a run plays at most ``budget`` games.  :func:`run_size` gives the whole run's size before it runs.
+``verify_share=0`` is the earlier reading: the budget is the search's, the held-out check on top.
+
 **Verification**: the Pareto set (at most ``verify`` proposals) and the baseline are re-played on
 held-out seeds — a master seed no search stage used; the game seeds of both are compared and must
 be disjoint — with games per cell chosen so every targeted item has n for ±``margin`` at 50 %, at
-every skill tier (``core/tiers.py``; default greedy and greedy@tuned).  A tier's weight set tuned for
+every skill tier (``core/tiers.py``; default every declared tier, the search tier included: there the
+unchanged game and the best proposal replay ``slow_games`` a cell, a floor).  Each item's status at a
+tier is inside or outside its band; a tier played on fewer games than the margin asks reads the 95 %
+interval instead, and an item whose interval crosses a band's edge is *undecided* — the table says so
+rather than count it either way.  A proposal holds only when every tier reads inside.  A tier's weight set tuned for
 the shipped cards plays the edited cards with the same weights — or, with ``retune=N``, with weights
 re-tuned for each proposal (``core/cardtable.py``'s :func:`~workbench.core.cardtable.retune_weights`:
 N games from the set, on the proposal's cells, seeds asserted disjoint from the search's and the
-held-out ones); the verification then names the weights each row played.  Each metric is shown before →
-after with its interval and whether it is inside its band, and each proposal gets a verdict:
-meets the target at every tier, only at some tiers, only on the search seeds, or misses it.
+held-out ones); the verification then names the weights each row played (``Targets.retune``: on by
+default for the duel, Babel and Babylon — edited cards change best play; left out, and said, when the
+re-tunes would crowd out the held-out games).  Each metric is shown before → after with its interval and
+status, and each proposal gets a verdict: meets the target at every tier, only at some tiers (the others
+outside, undecided or not replayed, named), only on the search seeds, or misses it.
 
 **Output** (:class:`RebalanceResult`): polars frames of proposals and of the held-out measurements,
 each proposal's card set saved as a CSV under ``<out>/proposals/`` (never over a shipped file), and
@@ -111,10 +132,11 @@ from workbench.core.runner import drain, execute, plan_chunks
 from workbench.core.seeding import game_seeds
 from workbench.core.stats import games_for_margin, wilson
 from workbench.core.store import write_atomic
+from workbench.core.tiers import Tier
 
 __all__ = ["Band", "Dim", "Metric", "RebalanceResult", "Targets", "add_report_section", "additive_table", "edit_space",
-           "first_seat_metric", "measure", "metric_counts", "parse_edit", "parse_target", "rebalance", "report_section",
-           "targets_of"]
+           "first_seat_metric", "full_command", "measure", "metric_counts", "parse_edit", "parse_target", "rebalance",
+           "report_section", "run_size", "search_label", "searched_text", "targets_of", "verify_plan", "worst_tier"]
 
 SEARCH_STREAM = 0x5EA2C4  # the search's master seed: this sub-stream of the rebalance seed
 HOLDOUT_STREAM = 0x401D0  # the held-out master seed (verification): another sub-stream
@@ -194,6 +216,10 @@ class Targets:
             cell is the unedited game's, read from the cells' memo at no cost (Babylon: a card outside both decks
             of a pairing).  Declare it only where an unused card's values change nothing in a cell's games, and
             show that with a test of frames (``tests/games/babylon/test_babylon_targets.py``).
+        verify_share: the fraction of a run's budget kept for the held-out check (the search plays the rest).
+        retune: games each re-tune of a weighted tier's set for a verified proposal plays (0: the sets as shipped).
+        slow_games: held-out games a cell at a search tier (an agent that searches at every decision: a Babylon
+            game there takes ~6 s on one core, ~1,700 greedy games): a floor, so its status may read undecided.
     """
 
     metrics: tuple[Metric, ...] = ()
@@ -210,6 +236,9 @@ class Targets:
     budget: int = 100_000
     search_tiers: bool = False
     uses_card: Callable[[dict[str, Any], str], bool] | None = None
+    verify_share: float = 0.25
+    retune: int = 0
+    slow_games: int = 4
 
     def all_metrics(self) -> dict[str, Metric]:
         """The metrics by name, core's ``first_seat`` added when the game declares none of that name."""
@@ -666,6 +695,7 @@ ADDITIVE_TOP = 12  # the additive model's best combinations the search plays to 
 ADDITIVE_LOCAL = 12  # then, each round, its best changes around the best candidate measured (those not played yet)
 ADDITIVE_REFINE = 64  # most single edits read at the last stage before the model stops firming up its effects
 ADDITIVE_SECONDS = 600.0  # HiGHS's time limit per solve: a safety only (a limit reached makes the result machine-bound)
+WORST_TIE = 1e-4  # at every tier, the weight of the distance summed over every item beside the worst tier's
 EDIT_PENALTY = 1e-3  # points the model charges per edit step: of two combinations equally close, the smaller
 
 
@@ -762,7 +792,8 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0, 
 
     A mixed-integer program (SciPy's ``milp``, HiGHS): a 0/1 choice per single edit, a distance per item
     (above the band's low end minus the predicted score, and the predicted score minus the high end), at
-    most ``slots`` choices and one step per value; minimise the summed distance plus ``EDIT_PENALTY`` per
+    most ``slots`` choices and one step per value; minimise the summed distance (items read at several tiers: the
+    worst tier's sum, :func:`worst_tier`) plus ``EDIT_PENALTY`` per
     edit step.  Each next solution excludes exactly the ones found before.  With ``slack`` every effect
     may move by ``slack`` standard errors in whichever direction helps each side of a band: the optimistic
     model, whose optimum no combination's predicted distance can beat.
@@ -818,10 +849,24 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0, 
             rows.append(row)
             lows.append(0.0)
             highs.append(1.0)
+    # at every tier (items "… · tier"), the objective is the worst tier's summed distance: one more variable w,
+    # at least each tier's sum; the sum over every item stays in the cost at a small weight (a tie-breaker)
+    tiers = [_tier_of(i) for _, i in model.items]
+    groups = {t: [k for k, x in enumerate(tiers) if x == t] for t in dict.fromkeys(tiers)}
+    extra = 1 if len(groups) > 1 else 0
+    rows = [np.concatenate([r, np.zeros(extra)]) for r in rows]
+    if extra:
+        for members in groups.values():
+            row = np.zeros(n_e + n_i + 1)
+            row[n_e + np.array(members)] = -1.0
+            row[-1] = 1.0
+            rows.append(row)  # w - sum of the tier's distances ≥ 0
+            lows.append(0.0)
+            highs.append(np.inf)
     size = np.array([abs(model.edits[e][0][1]) for e in rows_of], dtype=float)
-    cost = np.concatenate([EDIT_PENALTY * size * sign, np.ones(n_i)])
-    integrality = np.concatenate([np.ones(n_e), np.zeros(n_i)])
-    bounds = Bounds(np.zeros(n_e + n_i), np.concatenate([np.ones(n_e), np.full(n_i, np.inf)]))
+    cost = np.concatenate([EDIT_PENALTY * size * sign, np.full(n_i, WORST_TIE if extra else 1.0), np.ones(extra)])
+    integrality = np.concatenate([np.ones(n_e), np.zeros(n_i + extra)])
+    bounds = Bounds(np.zeros(n_e + n_i + extra), np.concatenate([np.ones(n_e), np.full(n_i + extra, np.inf)]))
     found: list[tuple[Candidate, float]] = []
     optimal = False
     for k in range(top):
@@ -839,9 +884,11 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0, 
         if not candidate:
             break
         score = base + effect[chosen].sum(axis=0)
-        predicted = float(np.maximum(0.0, np.maximum(model.low - score, score - model.high)).sum())
-        found.append((candidate, predicted if not slack else float(result.x[n_e:].sum())))
-        cut = np.zeros(n_e + n_i)  # exclude exactly this choice: its choices all on and every other off
+        outside = np.maximum(0.0, np.maximum(model.low - score, score - model.high)) if not slack else \
+            result.x[n_e:n_e + n_i]
+        predicted = max(float(outside[members].sum()) for members in groups.values())
+        found.append((candidate, predicted))
+        cut = np.zeros(n_e + n_i + extra)  # exclude exactly this choice: its choices all on and every other off
         cut[:n_e] = -1.0
         cut[chosen] = 1.0
         rows.append(cut)
@@ -955,9 +1002,9 @@ def _additive_evidence(ctx: _Context, race: _Race, agent: SearchAgent, master: i
     space = sum(len(d.deltas) for d in ctx.dims)
     if len(model.edits) < space:  # the model only combines a screen it has whole: a short search has no evidence
         return pl.DataFrame(schema=schema), (
-            f"The search ended in its one-edit screen ({len(model.edits):,} of the {space:,} single edits played), "
-            "before the additive model that combines every single edit's effect: a longer search (a larger "
-            "budget) has it.")
+            f"The search tried {len(model.edits):,} of the {space:,} single edits (one value moved one step) on its "
+            "own, and no combination of them yet: a search with a larger budget tries every single edit, then "
+            "works out from their effects which combinations to play.")
     last = len(plan) - 1
     model = _solved(ctx, slots)
     solutions, optimal = list(model.solutions), model.optimal
@@ -1068,6 +1115,27 @@ SearchAgent = str | tuple[tuple[str, str], ...]
 TIER_SEP = " · "  # an item read at one tier of a search at every tier: "3/5 · greedy@tuned"
 
 
+def _tier_of(item: str) -> str:
+    """The tier an item was read at in a search at every tier (``"3/5 · greedy@tuned"``: greedy@tuned), else ``""``."""
+    _, sep, tier = item.rpartition(TIER_SEP)
+    return tier if sep else ""
+
+
+def worst_tier(table: pl.DataFrame, column: str = "distance") -> float:
+    """The search's objective: per tier, ``column`` summed over that tier's items; the largest of those, in points.
+
+    A search at one tier reads its sum over items.  At every tier, the worst tier decides: a proposal meets the
+    target only when it meets it at every tier, so points won at one tier never buy points lost at another.
+    """
+    if table.height == 0:
+        return 0.0
+    sums: dict[str, float] = {}
+    for item, value in zip(table["item"], table[column], strict=True):
+        tier = _tier_of(item)
+        sums[tier] = sums.get(tier, 0.0) + float(value)
+    return max(sums.values())
+
+
 def _tiered(counts: Counts, label: str) -> Counts:
     """``counts`` with each item named for the tier that played it."""
     return {m: {f"{item}{TIER_SEP}{label}": list(v) for item, v in items.items()} for m, items in counts.items()}
@@ -1096,6 +1164,14 @@ def metric_counts(frame: pl.DataFrame, metrics: dict[str, Metric], names: Sequen
 def _cell_key(agent: str, master: int, start: int, stop: int, resolved: dict[str, Any]) -> str:
     """What decides a cell's games: the agent, the master seed, the game indices and the resolved parameters."""
     return json.dumps([agent, master, start, stop, sorted((k, repr(v)) for k, v in resolved.items())])
+
+
+def _stage_cost(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, start: int, stop: int) -> int:
+    """The games :func:`_play` would play for these game indices: every cell and tier not in the memo."""
+    if not isinstance(agent, str):
+        return sum(_stage_cost(ctx, candidate, spec, master, start, stop) for _, spec in agent)
+    return sum(stop - start for params in ctx.cells(candidate)
+               if _cell_key(agent, master, start, stop, ctx.model.resolve_params(params)) not in ctx.memo)
 
 
 def _play(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, start: int, stop: int,
@@ -1219,6 +1295,14 @@ class RebalanceResult:
     # the additive model's evidence (:func:`_additive_evidence`): its best combinations, predicted and measured
     additive: pl.DataFrame = field(default_factory=pl.DataFrame)
     additive_note: str = ""
+    max_edits: int = 0  # most edits a candidate held
+    budget: int = 0  # games the whole run might play (search, held-out check and re-tunes)
+    verify_share: float = 0.0  # the budget's share kept for the held-out check (0: the check outside the budget)
+    search_tiers: tuple[str, ...] = ()  # the tiers the search played (several: the worst one decides)
+    tier_games: dict[str, int] = field(default_factory=dict)  # held-out games per cell at each tier (0: not played)
+    tier_proposals: dict[str, int] = field(default_factory=dict)  # proposals replayed at each tier
+    verify_margin: float = 0.0  # ± the held-out games give a targeted rate at 50 % at a fast tier (fraction)
+    verify_note: str = ""  # what the held-out check could not afford, in words
 
     def retunes(self) -> pl.DataFrame:
         """Per proposal and tier whose weight set was re-tuned: the set, the weights played, seed, games, held out."""
@@ -1242,8 +1326,12 @@ class RebalanceResult:
         if self.stopped:
             return head + "; stopped: the proposals below are what was found so far."
         good = self.proposals.filter(pl.col("holds")) if self.proposals.height else self.proposals
-        return head + (f"; {good.height} proposal(s) meet the target at every tier." if good.height
-                       else "; no proposal meets the target at every tier (best distances below).")
+        if good.height:
+            return head + f"; {good.height} proposal(s) meet the target at every tier."
+        if self.proposals.height and "verdict" in self.proposals.columns:
+            return head + (f"; no proposal meets the target at every tier. The best {self.proposals['verdict'][0]} "
+                           "(every tier's distance below).")
+        return head + "; no proposal meets the target at every tier (best distances below)."
 
 
 # -- the search ---------------------------------------------------------------------------------------------
@@ -1505,19 +1593,20 @@ def _group_of(candidate: Candidate, groups: list[_Group] | None) -> int | None:
 
 
 def _group_distance(table: pl.DataFrame, group: _Group) -> tuple[float, float, float, float]:
-    """``(distance, reach, robust, gap)`` summed over one part's items of a :func:`measure` table, in points.
+    """``(distance, reach, robust, gap)`` over one part's items of a :func:`measure` table, in points.
 
-    ``robust``: how far the items' 95 % intervals reach outside their bands (0 when each interval lies
+    Each is summed over the part's items at a tier, the worst tier's sum (:func:`worst_tier`; one tier: the
+    sum).  ``robust``: how far the items' 95 % intervals reach outside their bands (0 when each interval lies
     inside: the option holds on fresh seeds too, as far as its games can tell); ``gap``: how far the
-    items' scores lie from their bands' centres.
+    items' scores lie from their bands' centres (summed over every item: a tie-breaker).
     """
     mine = [(m, i) in group.items for m, i in zip(table["metric"], table["item"], strict=True)]
     rows = table.filter(pl.Series(mine, dtype=pl.Boolean)) if mine else table
     outside = pl.max_horizontal(pl.lit(0.0), pl.col("band_low") - pl.col("score_low"),
                                 pl.col("score_high") - pl.col("band_high"))
-    robust = rows.select(100 * outside).to_series().sum() if rows.height else 0.0
+    robust = worst_tier(rows.with_columns((100 * outside).alias("robust")), "robust") if rows.height else 0.0
     gap = (100 * (rows["score"] - (rows["band_low"] + rows["band_high"]) / 2).abs()).sum()
-    return float(rows["distance"].sum()), float(rows["reach"].sum()), float(robust), float(gap)
+    return worst_tier(rows), worst_tier(rows, "reach"), float(robust), float(gap)
 
 
 def _known_groups(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
@@ -1546,13 +1635,14 @@ def _compose(race: _Race, groups: list[_Group], dims: Sequence[Dim], last: int) 
 
 
 def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAgent, master: int, plan: list[int],
-              factor: int, group: int | None = None, limit: int | None = None) -> tuple[
+              factor: int, group: int | None = None, limit: int | None = None, room: int | None = None) -> tuple[
                   int, Counts, float, int, list[list[float]], dict[str, Counts], list[list[float]]]:
     """Race a candidate (see :class:`_Race`); one that edits one part of a separable space (``group``) on that part.
 
     With ``limit`` the candidate is played up to that stage, no racing rule asked (the part-by-part screen's
     successive halving has decided it, :func:`_next_fixed`).  Returns ``(stage, counts, distance, games played,
-    rung values recorded, the cells played here by memo key, the part's rung values recorded)``.
+    rung values recorded, the cells played here by memo key, the part's rung values recorded)``.  With ``room``
+    (games the search may still play) a stage that could overrun it is not played: the candidate stays where it is.
     """
     metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
     part = ctx.groups[group] if group is not None and ctx.groups else None
@@ -1563,17 +1653,20 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAge
     while stage + 1 < (len(plan) if limit is None else limit + 1):
         if stage >= 0 and limit is None:
             table = measure(counts, ctx.bands, metrics)
-            distance, reach = (float(table["distance"].sum()), float(table["reach"].sum())) if part is None \
+            distance, reach = (worst_tier(table), worst_tier(table, "reach")) if part is None \
                 else _group_distance(table, part)[:2]
             if not race.promotes(stage, distance, reach, factor, candidate == (), None if part is None else group):
                 break
         start = plan[stage] if stage >= 0 else 0
+        if room is not None and stage >= 0 and _stage_cost(ctx, candidate, agent, master, start,
+                                                           plan[stage + 1]) > room - played:
+            break  # the budget's search share cannot pay for this stage
         more, games, new = _play(ctx, candidate, agent, master, start, plan[stage + 1], names)
         counts, played = _add(counts, more), played + games
         cells.update(new)
         stage += 1
         table = measure(counts, ctx.bands, metrics)
-        value = float(table["distance"].sum())
+        value = worst_tier(table)
         race.rungs.setdefault(stage, []).append(value)
         rungs.append([stage, value])
         if part is not None:
@@ -1585,7 +1678,7 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAge
     if part is not None:
         distance, _, robust, gap = _group_distance(table, part)
         race.record_group(group, candidate, stage, distance, robust, gap, len(plan) - 1)
-    return stage, counts, float(table["distance"].sum()), played, rungs, cells, part_rungs
+    return stage, counts, worst_tier(table), played, rungs, cells, part_rungs
 
 
 def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[str, Counts]) -> tuple[int, bool]:
@@ -1626,8 +1719,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
               workers: int = 1, backend: str = "local", scheduler: str | None = None,
               on_progress: Callable[[int, int, str], None] | None = None,
               should_stop: Callable[[], bool] | None = None,
-              on_trial: Callable[[dict[str, Any]], None] | None = None, retune: int = 0,
-              keep: bool = True) -> RebalanceResult:
+              on_trial: Callable[[dict[str, Any]], None] | None = None, retune: int | None = None,
+              keep: bool = True, verify_share: float | None = None, slow_games: int | None = None) -> RebalanceResult:
     """Search the smallest edits that bring every targeted metric inside its band; verify the best on held-out seeds.
 
     Args:
@@ -1635,10 +1728,13 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         target: bands, e.g. ``"first_seat=49..51"`` (default: the game's).
         edit: the edit spec, e.g. ``"power_cost:-1..+1, might:-1..+1"`` (default: the game's).
         cards: card key patterns, e.g. ``"F*,S*"`` (default: the game's, usually every card).
-        budget: games the search may play (the verification plays more, on held-out seeds; default: the game's).
+        budget: games the whole run may play — the search, the held-out check and any re-tunes (default: the
+            game's); ``verify_share`` of it is kept for the held-out check, the search plays the rest, and the
+            run never plays more (:func:`run_size`).
         seed: the rebalance seed (search seeds, held-out seeds and the sampler all derive from it).
-        tiers: skill tiers for the verification (``core/tiers.py``); the search plays the first (every one
-            when the game declares ``search_tiers``).
+        tiers: skill tiers for the verification (``core/tiers.py``; default: every tier the game declares, its
+            search tier included); the search plays the first fast tier (every fast tier when the game
+            declares ``search_tiers``, the worst of them deciding).
         out: the output folder (``search.jsonl``, ``settings.json``, ``proposals/``).
         resume: continue the search stored in ``out``.
         max_edits: most edits per candidate (default: the game's).
@@ -1657,9 +1753,15 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         should_stop: polled between chunks; true ends the run keeping everything found.
         on_trial: called with each finished trial's record (a test may raise in it to interrupt).
         retune: at verification, each tier whose agent names a weight set (``greedy@tuned``) plays each
-            proposal with weights re-tuned for it, this many games each (0: the set as shipped).
+            proposal with weights re-tuned for it, this many games each (0: the set as shipped; default: the
+            game's ``Targets.retune``); counted in the held-out check's share of the budget.
         keep: store the search in ``out/search.jsonl`` (resumable); False keeps it in memory (a report's short
             search, which nobody resumes: nothing to write).  The same proposals.
+        verify_share: the fraction of ``budget`` kept for the held-out check (default: the game's, 0.25); 0
+            gives the whole budget to the search and sizes the held-out check by ``margin`` alone, outside the
+            budget (how this command worked before budgets bounded the whole run).
+        slow_games: games per cell a search tier (an agent that searches at every decision) replays on
+            held-out seeds (default: the game's ``Targets.slow_games``): a floor, so its status may read undecided.
 
     Returns:
         A :class:`RebalanceResult`.
@@ -1681,9 +1783,11 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
                         ("verify", verify), ("games", games if games is not None else 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InputError(f"{name} must be a positive whole number, got {value!r}")
-    tier_list = parse_tiers(model, tiers or default_tiers(model))
+    tier_list = parse_tiers(model, tiers or default_tiers(model, slow=True))
     agents = {t.label: str(model.resolve_spec(t.agent)) for t in tier_list}  # a weight set plays edited cards too
-    retune = check_retune(retune)
+    retune = check_retune(targets.retune if retune is None else retune)
+    share = _share(targets.verify_share if verify_share is None else verify_share)
+    slow_games = _whole("slow_games", targets.slow_games if slow_games is None else slow_games)
     if retune:
         weighted = [t.agent for t in tier_list if AgentSpec.parse(t.agent).weight_set is not None]
         if not weighted:
@@ -1691,13 +1795,24 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
                              f"{', '.join(t.agent for t in tier_list)}; or leave retune at 0")
         for agent in weighted:  # too small a budget is refused before any game
             retune_plan(model, agent, retune, len(targets.cells))
-    # the search plays the first tier, or every tier (each tier's items apart) when the game declares so
-    search_agent: SearchAgent = agents[tier_list[0].label] if not targets.search_tiers or len(tier_list) < 2 else \
-        tuple((t.label, agents[t.label]) for t in tier_list)
+    # the search plays the first fast tier, or every fast tier (each tier's items apart, the worst tier deciding)
+    # when the game declares so; a search tier only verifies (a game there costs ~1,000 fast games)
+    fast = _fast(tier_list)
+    search_agent: SearchAgent = agents[fast[0].label] if not targets.search_tiers or len(fast) < 2 else \
+        tuple((t.label, agents[t.label]) for t in fast)
     max_edits = max_edits or targets.max_edits
     slots = None if len(dims) <= max_edits else max_edits
     first = games or targets.games
     plan = _stage_games(first, factor, stages)
+    per_index = len(targets.cells) * (1 if isinstance(search_agent, str) else len(search_agent))
+    search_budget = budget - math.ceil(share * budget)
+    least = plan[-1] * per_index  # the unchanged game at every stage: the first candidate the search plays
+    if search_budget < least:
+        raise InputError(
+            f"budget {budget:,}: the search's share ({search_budget:,} games; {100 * share:g} % is kept for the "
+            f"held-out check) cannot play the unchanged game on every search game ({plan[-1]:,} a cell × "
+            f"{len(targets.cells)} cells × {per_index // len(targets.cells)} tier(s) = {least:,}); give a budget "
+            f"of at least {math.ceil(least / (1 - share)):,}, or fewer games or stages")
     out = Path(out)
     settings = _settings(model, bands, dims, seed, first, stages, factor, slots, search_agent, targets)
     settings["screen"] = screen
@@ -1706,7 +1821,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         master = stream_seed(seed, SEARCH_STREAM) % (2**63)
         holdout = stream_seed(seed, HOLDOUT_STREAM) % (2**63)
         played = [0, 0]
-        state = {"phase": "search", "total": budget}
+        state = {"phase": "search", "total": search_budget}
 
         def tick(n: int) -> None:
             played[0 if state["phase"] == "search" else 1] += n
@@ -1723,8 +1838,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         stopped = False
         metrics = targets.all_metrics()
         try:
-            stopped = _search(ctx, study, race, plan, search_agent, master, seed, budget, slots, population, used,
-                              on_trial, screen, factor)
+            stopped = _search(ctx, study, race, plan, search_agent, master, seed, search_budget, slots, population,
+                              used, on_trial, screen, factor)
         except (KeyboardInterrupt, RunInterrupted):
             stopped = True
         trials = _trials_frame(study, dims)
@@ -1735,7 +1850,12 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         met = base_key in race.cache and race.cache[base_key][0] == len(plan) - 1 and race.cache[base_key][2] == 0
         result = RebalanceResult(model.name, bands, dims, pl.DataFrame(), pl.DataFrame(), trials, baseline,
                                  tuple(t.label for t in tier_list), games_searched=used[0], stopped=stopped,
-                                 no_edits_needed=False, out=out, retune=retune)
+                                 no_edits_needed=False, out=out, retune=retune, budget=budget, verify_share=share,
+                                 max_edits=max_edits,
+                                 search_tiers=(search_agent,) if isinstance(search_agent, str) else tuple(
+                                     label for label, _ in search_agent))
+        if isinstance(search_agent, str):
+            result.search_tiers = (fast[0].label,)
         if met:
             chosen = []
         searched = plan[-1]  # every search stage plays game indices below the last stage's count
@@ -1744,8 +1864,9 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         if not stopped:
             try:
                 state.update(phase="verify", total=0)
+                room = None if share == 0 else budget - used[0]  # the held-out check's share, and what the search left
                 _verify(ctx, result, chosen, race, plan, master, holdout, searched, tier_list, agents, margin, state,
-                        retune, seed)
+                        retune, seed, room, slow_games)
                 result.no_edits_needed = met and bool(result.verification.height) and _baseline_holds(result)
             except (KeyboardInterrupt, RunInterrupted):
                 result.stopped = True
@@ -1768,6 +1889,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
     """Ask, race and tell trials until the budget is spent; True when a trial was stopped."""
     optuna = _optuna()
     last = len(plan) - 1
+    per_index = len(ctx.targets.cells) * (1 if isinstance(agent, str) else len(agent))  # games a game index, at most
     # a candidate whose cells were all played before costs no game (``ctx.memo``), so the budget alone would not
     # end a search of such candidates: at most as many trials as the budget buys at the first stage's cost
     max_trials = max(4 * population, budget // max(1, plan[0] * len(ctx.targets.cells)))
@@ -1779,6 +1901,8 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         extra = _screen_trials(ctx.groups, ctx.dims, len(plan)) if screen and ctx.groups else 0
         if finished and (used[0] >= budget or finished >= max_trials + extra):
             return False
+        if finished and budget - used[0] < plan[0] * per_index:
+            return False  # a new candidate's first stage could overrun the search's share of the budget
         if _repeats(done) >= 2 * population:
             return False  # the sampler only proposes candidates already played: the space is searched out
         fixed = _next_fixed(race, ctx.dims, slots, last, screen, ctx.groups,
@@ -1798,7 +1922,8 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         group = _group_of(candidate, ctx.groups)
         try:
             stage, counts, distance, games, rungs, cells, group_rungs = _evaluate(ctx, race, candidate, agent, master,
-                                                                                  plan, factor, group, limit)
+                                                                                  plan, factor, group, limit,
+                                                                                  budget - used[0])
         except DataError as exc:  # two edits the game's loader refuses together (e.g. a cost below its part)
             stage, counts, distance, games, rungs, cells, group_rungs = -1, {}, INFEASIBLE, 0, [], {}, []
             trial.set_user_attr("refused", str(exc))
@@ -1861,37 +1986,204 @@ def _pareto(study: Any, race: _Race, verify: int) -> list[Candidate]:
 
 
 # -- verification ------------------------------------------------------------------------------------------
+SLOW_VERIFY = 1  # a search tier (a game there ~1,000 fast ones) replays the best proposal beside the unchanged game
+
+
+def _share(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise InputError(f"verify_share must be a fraction of the budget from 0 up to (not including) 1, e.g. 0.25; "
+                         f"got {value!r}")
+    return float(value)
+
+
+def _whole(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{name} must be a positive whole number, got {value!r}")
+    return value
+
+
+def _fast(tiers: Sequence[Tier]) -> list[Tier]:
+    """The tiers whose agent does not search at every decision (a first tier that does, when every one does)."""
+    return [t for t in tiers if not t.slow] or list(tiers[:1])
+
+
+def verify_plan(room: int | None, proposals: int, games: int, cells: int, fast: int, slow: int, retune: int,
+                slow_games: int) -> tuple[int, int, int, int]:
+    """How the held-out check fits ``room`` games: ``(proposals, games a cell)`` at the fast tiers, the same at slow.
+
+    The unchanged game and each proposal replay ``games`` a cell (n for the margin) at each of the ``fast`` tiers,
+    plus ``retune`` games a proposal (its re-tunes); at each of the ``slow`` tiers the unchanged game and the best
+    ``SLOW_VERIFY`` proposal replay ``slow_games`` a cell.  When that is more than ``room`` (None: no bound), fewer
+    proposals are replayed (down to the best), then fewer games a cell (a wider margin, said), then the slow tiers
+    are left out; ``(0, 0, 0, 0)`` when not even one game a cell fits.
+    """
+    def cost(k: int, g: int, sk: int, sg: int) -> int:
+        return verify_plan_cost(k, g, sk, sg, cells, fast, slow, retune)
+
+    sg = slow_games if slow else 0
+    if room is None:
+        return proposals, games, min(proposals, SLOW_VERIFY) if slow else 0, sg
+    for k in range(proposals, 0 if proposals else -1, -1):
+        if cost(k, games, min(k, SLOW_VERIFY), sg) <= room:
+            return k, games, min(k, SLOW_VERIFY) if slow else 0, sg
+    k = min(proposals, 1)
+    for sk, g_slow in ((min(k, SLOW_VERIFY) if slow else 0, sg), (0, 0)):
+        g = (room - cost(k, 0, sk, g_slow)) // (fast * cells * (k + 1))
+        if g >= 1:
+            return k, min(g, games), sk, g_slow
+    return 0, 0, 0, 0
+
+
+def run_size(game: str | GameModel, *, budget: int | None = None, tiers: str | Sequence[str] | None = None,
+             verify: int = 10, margin: float | None = None, verify_share: float | None = None,
+             retune: int | None = None, slow_games: int | None = None) -> dict[str, Any]:
+    """A run's whole size before it runs: games of the search and of the held-out check, and their time in fast games.
+
+    Returns ``total`` (games the run plays at most: the budget, or with ``verify_share`` 0 the budget plus the
+    held-out check sized by the margin), ``search`` (at most), ``verify`` (the held-out check's share, re-tunes
+    included; the search may leave it more, never the run more than ``total``), ``retune`` (of those, the
+    re-tunes' at most), ``slow`` (of those, games at search tiers, at most) with ``slow_tiers``, and
+    ``fast_equivalent``: ``total`` with each search-tier game counted at its tier's cost in fast games (what a
+    time estimate multiplies by a fast game's seconds).
+    """
+    from workbench.core.tiers import default_tiers, parse_tiers
+
+    model = get_game(game)
+    targets = targets_of(model)
+    budget = _whole("budget", targets.budget if budget is None else budget)
+    share = _share(targets.verify_share if verify_share is None else verify_share)
+    margin = targets.margin if margin is None else margin
+    retune = check_retune(targets.retune if retune is None else retune)
+    slow_games = _whole("slow_games", targets.slow_games if slow_games is None else slow_games)
+    tier_list = parse_tiers(model, tiers or default_tiers(model, slow=True))
+    fast = _fast(tier_list)
+    slow = [t for t in tier_list if t not in fast]
+    cells = len(targets.cells)
+    weighted = [t for t in fast if AgentSpec.parse(t.agent).weight_set is not None] if retune else []
+    k_slow = min(verify, SLOW_VERIFY)
+    slow_n = len(slow) * cells * slow_games * (k_slow + 1)
+    re_n = retune * len(weighted) * verify
+    if share:
+        search = budget - math.ceil(share * budget)
+        held = budget - search
+    else:  # the held-out check outside the budget: n for the margin per item, an item of one cell needing it there
+        search = budget
+        held = verify_plan_cost(verify, games_for_margin(margin), k_slow, slow_games, cells, len(fast), len(slow),
+                                retune * len(weighted))
+    slow_n, re_n = min(slow_n, held), min(re_n, held)
+    slow_cost = sum(t.cost for t in slow) * cells * slow_games * (k_slow + 1) * (slow_n / max(1, len(slow) * cells
+                                                                                              * slow_games
+                                                                                              * (k_slow + 1)))
+    total = search + held
+    return {"total": total, "search": search, "verify": held, "retune": re_n, "slow": slow_n,
+            "slow_tiers": tuple(t.label for t in slow), "fast_tiers": tuple(t.label for t in fast),
+            "share": share, "fast_equivalent": total - slow_n + slow_cost}
+
+
+def _status(table: pl.DataFrame, decided: bool) -> pl.DataFrame:
+    """``table`` (:func:`measure`) with each item's ``status``: inside, outside or undecided.
+
+    A tier whose held-out games give the margin (``decided``) reads each score against its band.  A tier played
+    on fewer (a search tier's floor) reads the 95 % interval: inside when it lies within the band, outside when it
+    lies beyond it, else undecided — too few games to tell.
+    """
+    if decided:
+        status = pl.when(pl.col("inside")).then(pl.lit("inside")).otherwise(pl.lit("outside"))
+    else:
+        status = (pl.when((pl.col("score_low") >= pl.col("band_low")) & (pl.col("score_high") <= pl.col("band_high")))
+                  .then(pl.lit("inside"))
+                  .when((pl.col("score_high") < pl.col("band_low")) | (pl.col("score_low") > pl.col("band_high")))
+                  .then(pl.lit("outside")).otherwise(pl.lit("undecided")))
+    return table.with_columns(status.alias("status"))
+
+
+def _tier_status(table: pl.DataFrame | None) -> str | None:
+    """A tier's status over its items: outside when one is, else undecided when one is, else inside."""
+    if table is None:
+        return None
+    found = set(table["status"].to_list())
+    return "outside" if "outside" in found else "undecided" if "undecided" in found else "inside"
+
 def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], race: _Race, plan: list[int],
-            master: int, holdout: int, searched: int, tiers: Sequence[Any], agents: dict[str, str], margin: float,
-            state: dict[str, Any], retune: int = 0, seed: int = 0) -> None:
+            master: int, holdout: int, searched: int, tiers: Sequence[Tier], agents: dict[str, str], margin: float,
+            state: dict[str, Any], retune: int = 0, seed: int = 0, room: int | None = None,
+            slow_games: int = 4) -> None:
     metrics, names = ctx.targets.all_metrics(), [b.metric for b in ctx.bands]
     base_counts = race.cache.get((), (0, {}, 0.0))[1]
     per_game = min((v[0] / (plan[race.cache[()][0]] * len(ctx.targets.cells))
                     for m in names for v in base_counts.get(m, {}).values()), default=0.0)
     need = games_for_margin(margin)
     cells = len(ctx.targets.cells)
-    verify_games = max(1, math.ceil(need / (per_game * cells))) if per_game > 0 else plan[-1]
+    full = max(1, math.ceil(need / (per_game * cells))) if per_game > 0 else plan[-1]
+    fast = _fast(tiers)
+    slow = [t for t in tiers if t not in fast]
+    weighted = [t for t in fast if AgentSpec.parse(t.agent).weight_set is not None] if retune else []
+    k_fast, verify_games, k_slow, slow_g = verify_plan(room, len(chosen), full, cells, len(fast), len(slow),
+                                                       retune * len(weighted), slow_games)
+    unretuned = False
+    if weighted and (verify_games == 0 or (verify_games < full and k_fast <= 1)):
+        # the re-tunes crowd out the held-out games themselves: replay with the weight sets as shipped instead
+        plain = verify_plan(room, len(chosen), full, cells, len(fast), len(slow), 0, slow_games)
+        if plain[1] > verify_games:
+            (k_fast, verify_games, k_slow, slow_g), weighted, unretuned = plain, [], True
+    if verify_games == 0:
+        result.verify_note = (f"the held-out check was not played: the {room or 0:,} games the budget left for it do "
+                              f"not pay for one game a cell at {', '.join(t.label for t in fast)}; give a larger "
+                              "budget")
+        result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, {}, result.tiers, verified=False).with_columns(
+            pl.lit("not verified (the budget left no games for the held-out check)").alias("verdict"))
+        return
+    most = max(verify_games, slow_g)
     search_seeds = game_seeds(master, 0, searched)
-    held_seeds = game_seeds(holdout, 0, verify_games)
+    held_seeds = game_seeds(holdout, 0, most)
     if np.intersect1d(search_seeds, held_seeds).size:  # never: asserted, so a change of seeding cannot hide it
         raise RuntimeError("rebalance: the held-out seeds overlap the search seeds")
-    result.holdout_seed_range = (0, verify_games)
+    result.holdout_seed_range = (0, most)
     result.verify_games_per_cell = verify_games
-    weighted = [t for t in tiers if AgentSpec.parse(t.agent).weight_set is not None] if retune else []
-    state["total"] = verify_games * cells * (len(chosen) + 1) * len(tiers) + retune * len(weighted) * len(chosen)
+    result.verify_margin = 1.96 * math.sqrt(0.25 / max(1.0, per_game * cells * verify_games)) if per_game else 0.0
+    result.tier_games = {t.label: verify_games if t in fast else slow_g for t in tiers}
+    result.tier_proposals = {t.label: k_fast if t in fast else (k_slow if slow_g else 0) for t in tiers}
+    notes = []
+    if unretuned:
+        notes.append(f"the weight sets played as shipped: re-tuning them for each proposal ({retune:,} games each) "
+                     "would have left too few held-out games in the budget's share")
+        result.retune = retune = 0
+    if k_fast < len(chosen):
+        notes.append(f"the best {k_fast} of the {len(chosen)} proposals were replayed (the budget's share for the "
+                     "held-out check paid for no more)")
+    if verify_games < full:
+        notes.append(f"{verify_games:,} held-out games a cell, not the {full:,} the margin asks: each rate reads "
+                     f"±{100 * result.verify_margin:.1f} points, not ±{100 * margin:g}")
+    for t in slow:
+        if slow_g:
+            notes.append(f"{t.label} (a game there costs about {t.cost:,.0f} at the fast tiers) replayed the unchanged "
+                         f"game and the best proposal on {slow_g:,} games a cell: its status reads undecided unless "
+                         "its intervals settle it")
+        else:
+            notes.append(f"{t.label} was not replayed: the budget's share for the held-out check did not pay for it")
+    result.verify_note = "; ".join(notes)
+    state["total"] = verify_plan_cost(k_fast, verify_games, k_slow, slow_g, cells, len(fast), len(slow),
+                                      retune * len(weighted))
     rows: list[pl.DataFrame] = []
     per: dict[tuple[Candidate, str], pl.DataFrame] = {}
     for k, tier in enumerate(tiers):
-        before = measure(_play(ctx, (), agents[tier.label], holdout, 0, verify_games, names)[0], ctx.bands, metrics)
+        games = result.tier_games[tier.label]
+        if not games:
+            continue
+        decided = games >= full
+        replayed = chosen[:result.tier_proposals[tier.label]]
+        before = _status(measure(_play(ctx, (), agents[tier.label], holdout, 0, games, names)[0], ctx.bands,
+                                 metrics), decided)
         per[((), tier.label)] = before
-        for rank, candidate in enumerate(chosen, start=1):
+        for rank, candidate in enumerate(replayed, start=1):
             played = agents[tier.label]
             if tier in weighted:
                 found = _retune(ctx, candidate, tier.agent, retune, retune_seed(seed, k * len(chosen) + rank - 1),
                                 (master, search_seeds), (holdout, held_seeds))
                 result.retuned[(rank, tier.label)] = found
                 played = found.spec
-            after = measure(_play(ctx, candidate, played, holdout, 0, verify_games, names)[0], ctx.bands, metrics)
+            after = _status(measure(_play(ctx, candidate, played, holdout, 0, games, names)[0], ctx.bands, metrics),
+                            decided)
             per[(candidate, tier.label)] = after
             rows.append(_before_after(rank, tier.label, before, after, (agents[tier.label], played) if retune
                                       else None))
@@ -1899,6 +2191,13 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
             rows.append(_before_after(0, tier.label, before, before, (agents[tier.label],) * 2 if retune else None))
     result.verification = pl.concat(rows, how="vertical") if rows else pl.DataFrame()
     result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, per, result.tiers, verified=True)
+
+
+def verify_plan_cost(k: int, games: int, k_slow: int, slow_games: int, cells: int, fast: int, slow: int,
+                     retune: int) -> int:
+    """The most games a held-out check of :func:`verify_plan`'s plan plays."""
+    return fast * cells * games * (k + 1) + retune * k + (slow * cells * slow_games * (k_slow + 1) if slow_games
+                                                           else 0)
 
 
 def _retune(ctx: _Context, candidate: Candidate, agent: str, budget: int, seed: int,
@@ -1918,9 +2217,10 @@ def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFram
                   weights: tuple[str, str] | None = None) -> pl.DataFrame:
     keys = ["metric", "item"]
     b = before.select(*keys, "metric_title", "item_title", "band_low", "band_high",
-                      *(pl.col(c).alias(f"before_{c}") for c in ("score", "score_low", "score_high", "n", "inside")))
+                      *(pl.col(c).alias(f"before_{c}") for c in ("score", "score_low", "score_high", "n", "inside",
+                                                                 "status")))
     a = after.select(*keys, *(pl.col(c).alias(f"after_{c}") for c in ("score", "score_low", "score_high", "n",
-                                                                       "inside", "distance")))
+                                                                       "inside", "distance", "status")))
     extra = [] if weights is None else [pl.lit(weights[0]).alias("before_agent"), pl.lit(weights[1]).alias(
         "after_agent"), pl.lit(weights[0] != weights[1]).alias("retuned")]
     return b.join(a, on=keys, how="left", maintain_order="left").select(
@@ -1929,7 +2229,8 @@ def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFram
 
 def _baseline_holds(result: RebalanceResult) -> bool:
     v = result.verification
-    return bool(v.height) and bool(v.filter(pl.col("proposal") == 0)["before_inside"].all())
+    return bool(v.height) and set(v["tier"]) == set(result.tiers) and bool(
+        (v.filter(pl.col("proposal") == 0)["before_status"] == "inside").all())
 
 
 def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, plan: list[int],
@@ -1942,14 +2243,15 @@ def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, pl
                                "n_edits": len(candidate), "size": sum(abs(d) for _, d in candidate),
                                "search_distance": distance, "search_games_per_cell": plan[stage] if stage >= 0 else 0,
                                "search_inside": distance == 0}
-        inside = []
+        status = []
         for tier in tiers:
             after = per.get((candidate, tier))
             row[f"{tier} · distance"] = float(after["distance"].sum()) if after is not None else None
             row[f"{tier} · inside"] = bool(after["inside"].all()) if after is not None else None
-            inside.append(row[f"{tier} · inside"])
-        row["holds"] = verified and all(bool(x) for x in inside)
-        row["verdict"] = _verdict(verified, row["search_inside"], list(tiers), inside)
+            row[f"{tier} · status"] = _tier_status(after)
+            status.append(row[f"{tier} · status"])
+        row["holds"] = verified and all(x == "inside" for x in status)
+        row["verdict"] = _verdict(verified, row["search_inside"], list(tiers), status)
         rows.append(row)
     schema: dict[str, Any] = {"proposal": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "size": pl.Int64,
                               "search_distance": pl.Float64, "search_games_per_cell": pl.Int64,
@@ -1957,20 +2259,29 @@ def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, pl
     for tier in tiers:
         schema[f"{tier} · distance"] = pl.Float64
         schema[f"{tier} · inside"] = pl.Boolean
+        schema[f"{tier} · status"] = pl.String
     schema.update({"holds": pl.Boolean, "verdict": pl.String})
     return pl.DataFrame(rows, schema=schema)
 
 
-def _verdict(verified: bool, search: bool, tiers: list[str], inside: list[bool | None]) -> str:
+def _verdict(verified: bool, search: bool, tiers: list[str], status: list[str | None]) -> str:
+    """A proposal's verdict in words: where it meets the target, where it misses, where too few games tell."""
     if not verified:
         return "not verified (the run stopped before the held-out games)"
-    met = [t for t, x in zip(tiers, inside, strict=True) if x]
+    met = [t for t, x in zip(tiers, status, strict=True) if x == "inside"]
+    open_ = [t for t, x in zip(tiers, status, strict=True) if x == "undecided"]
+    unplayed = [t for t, x in zip(tiers, status, strict=True) if x is None]
+    more = (f"; undecided at {', '.join(open_)} (too few held-out games there to tell)" if open_ else "") + (
+        f"; not replayed at {', '.join(unplayed)}" if unplayed else "")
     if len(met) == len(tiers):
         return ("meets the target at every tier on held-out seeds" if search else
                 "meets the target at every tier on held-out seeds (not on the search seeds)")
     if met:
-        return f"meets the target only at {', '.join(met)} (held-out seeds)"
-    return "meets the target only on the search seeds" if search else "misses the target"
+        return f"meets the target only at {', '.join(met)} (held-out seeds){more}"
+    if open_ and len(open_) + len(unplayed) == len(tiers):
+        return f"undecided: too few held-out games at {', '.join(open_)} to tell" + (
+            f"; not replayed at {', '.join(unplayed)}" if unplayed else "")
+    return ("meets the target only on the search seeds" if search else "misses the target") + more
 
 
 # -- saving -------------------------------------------------------------------------------------------------
@@ -2015,12 +2326,24 @@ def proposals_table(result: RebalanceResult) -> pl.DataFrame:
     if p.height == 0:
         return pl.DataFrame({"Proposal": [], "Edits": []}, schema={"Proposal": pl.Int64, "Edits": pl.String})
     cols = [pl.col("proposal").alias("Proposal"), pl.col("edits").alias("Edits"),
-            pl.col("n_edits").alias("Edits made"), pl.col("search_distance").round(2).alias("Search: points outside")]
+            pl.col("n_edits").alias("Edits made"), pl.col("search_distance").round(2).alias(search_label(result))]
     for tier in result.tiers:
         if f"{tier} · distance" in p.columns:
-            cols.append(pl.col(f"{tier} · distance").round(2).alias(f"{tier}: points outside (held out)"))
+            cols.append(pl.col(f"{tier} · distance").round(2).alias(f"{tier}: points outside (held out, sum over "
+                                                                    "items)"))
+        if f"{tier} · status" in p.columns:
+            cols.append(pl.col(f"{tier} · status").fill_null("not replayed").alias(f"{tier}: held out"))
     cols += [pl.col("holds").alias("Holds at every tier"), pl.col("verdict").alias("Verdict")]
     return p.select(cols)
+
+
+def search_label(result: RebalanceResult) -> str:
+    """The search distance's column label: the tier(s) it was read at and what it sums."""
+    tiers = result.search_tiers
+    if len(tiers) > 1:
+        return f"Search at {', '.join(tiers)}: points outside at the worst tier (sum over its items)"
+    return f"Search at {tiers[0]}: points outside (sum over items)" if tiers else \
+        "Search: points outside (sum over items)"
 
 
 def verification_table(result: RebalanceResult) -> pl.DataFrame:
@@ -2038,11 +2361,61 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
     if "after_agent" in v.columns:  # a re-tuned run: which weights each row played
         weights = [pl.when(pl.col("retuned")).then(pl.format("re-tuned for this proposal: {}", pl.col("after_agent")))
                    .otherwise(pl.format("as shipped: {}", pl.col("after_agent"))).alias("Weights played after")]
+    status = [pl.col("after_status").alias("Status (undecided: too few games to tell)")] \
+        if "after_status" in v.columns else []
     return v.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
                     pl.col("metric_title").alias("Metric"), pl.col("item_title").alias("Item"),
                     pl.format("{}–{} %", pl.col("band_low").mul(100).round(2), pl.col("band_high").mul(100).round(2))
                     .alias("Band"), rate("before").alias("Before"), rate("after").alias("After"),
-                    pl.col("after_inside").alias("Inside the band"), *weights)
+                    pl.col("after_inside").alias("Inside the band"), *status, *weights)
+
+
+def _space_size(dims: Sequence[Dim], most: int) -> int:
+    """Candidates of at most ``most`` edits: one step (of a value's allowed steps) on each of up to ``most`` values."""
+    poly = [1] + [0] * most  # poly[k]: the edit sets of exactly k values
+    for dim in dims:
+        steps = len(dim.deltas)
+        for k in range(most, 0, -1):
+            poly[k] += poly[k - 1] * steps
+    return sum(poly[1:])
+
+
+def full_command(result: RebalanceResult) -> str:
+    """The command that runs the full search for this game (its default target, edit space and budget)."""
+    return f"workbench rebalance {result.game} --out rebalance/{result.game}"
+
+
+def searched_text(result: RebalanceResult) -> str:
+    """What was searched, how much of the space, how the best were checked and what the budget bounded, in words."""
+    singles = sum(len(d.deltas) for d in result.dims)
+    tried = int((result.trials["n_edits"] == 1).sum()) if result.trials.height else 0
+    candidates = int((result.trials["n_edits"] > 0).sum()) if result.trials.height else 0
+    space = _space_size(result.dims, result.max_edits or len(result.dims))
+    tiers = result.search_tiers or result.tiers[:1]
+    text = (f"Searched: {candidates:,} sets of edits of the {space:,} that change at most {result.max_edits} of the "
+            f"{len(result.dims):,} editable values (among them {tried:,} of the {singles:,} single edits on their "
+            "own), "
+            f"on {result.games_searched:,} games at {', '.join(tiers)}; each set was played on the same games as the "
+            "unchanged game, and the sets still close to the target played more. A set is judged by how many points "
+            "its targeted rates lie outside their bands, summed over the rates at a tier")
+    text += (", at its worst tier: a fix has to hold at every tier, so points won at one tier cannot pay for points "
+             "lost at another." if len(tiers) > 1 else ".")
+    if result.tier_games:
+        fast = [t for t, g in result.tier_games.items() if g == result.verify_games_per_cell]
+        text += (f" The best were replayed on games the search never saw (held-out seeds): "
+                 f"{result.verify_games_per_cell:,} games a cell at {', '.join(fast)}")
+        others = [f"{g:,} at {t}" for t, g in result.tier_games.items() if t not in fast and g]
+        text += (f", {', '.join(others)}" if others else "") + "."
+        if result.verify_note:
+            text += f" Of the held-out check: {result.verify_note}."
+    if result.retune:
+        text += (f" Each weighted tier's weights were re-tuned for every replayed proposal ({result.retune:,} games "
+                 "each, on other seeds): edited cards change best play; the held-out table names the weights played.")
+    if result.verify_share:
+        text += (f" The budget of {result.budget:,} games bounds the whole run: {100 * result.verify_share:g} % of it "
+                 f"was kept for the held-out check; {result.games_searched:,} games searched and "
+                 f"{result.games_verified:,} held out.")
+    return text + " A score counts a draw as half a win; every rate with its 95 % Wilson interval and n."
 
 
 def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -> None:
@@ -2055,15 +2428,7 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
     except InputError:  # a game no longer registered (a result read back): the metrics' keys
         metrics = {}
     bands = ", ".join(b.text(metrics[b.metric].title if b.metric in metrics else None) for b in result.bands)
-    lo, hi = result.holdout_seed_range
-    text = (f"Target: {bands}. {result.summary()} Candidates were played on common random numbers and raced "
-            f"(more games only for candidates still close); the best (the Pareto set of distance, number and "
-            f"size of edits, at most 10) were re-played on held-out seeds — game indices {lo}..{hi - 1} of a master "
-            f"seed no search stage used — at every tier ({', '.join(result.tiers)}). A score counts a draw as half "
-            f"a win; every rate with its 95 % Wilson interval and n.")
-    if result.retune:
-        text += (f" Each tier's weight set was re-tuned for every proposal ({result.retune:,} games each, on seeds "
-                 "apart from the search's and the held-out ones); the held-out table names the weights played.")
+    text = f"Target: {bands}, at every tier ({', '.join(result.tiers)}). {result.summary()} {searched_text(result)}"
     rep.section("Rebalance: the smallest edits that reach the target", text)
     rep.table(f"{name}_proposals", proposals_table(result))
     if result.additive_note:
@@ -2077,8 +2442,10 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
 
 
 REPORT_SEARCH = {  # a report's search: small enough for `make report`; `workbench rebalance` runs the full one
-    "full": {"budget": 120_000, "verify": 3, "margin": 0.015},
-    "quick": {"budget": 1_200, "verify": 1, "margin": 0.1, "games": 8, "stages": 2},
+    # the budget bounds search and held-out check together: half of it each (120,000 games of search, as before)
+    "full": {"budget": 240_000, "verify": 3, "margin": 0.015, "verify_share": 0.5, "slow_games": 1},
+    # seconds: the fast tiers only (a search tier's game takes seconds), no re-tune
+    "quick": {"budget": 8_000, "verify": 1, "margin": 0.1, "games": 4, "stages": 2, "verify_share": 0.5, "retune": 0},
 }
 
 
@@ -2097,12 +2464,18 @@ def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, 
     model = get_game(game)
     if model.targets is None:
         return None
+    from workbench.core.tiers import default_tiers
+
     sizes = {**REPORT_SEARCH["quick" if quick else "full"], **overrides}
+    if quick:
+        sizes.setdefault("tiers", default_tiers(model))  # the fast tiers: a quick report's seconds
     with tempfile.TemporaryDirectory(prefix=f"{model.name}-rebalance-") as folder, \
-            step(f"{model.name} report: rebalance, a search of {sizes['budget']:,} games, then held-out seeds"):
+            step(f"{model.name} report: rebalance, {sizes['budget']:,} games (search, then held-out seeds)"):
         result = rebalance(model, out=Path(folder) / "search", seed=seed, workers=workers, keep=False, **sizes)
     report_section(rep, result)
-    rep.text(f"This was a short search ({sizes['budget']:,} games) so the report stays quick; the full one is "
-             f"`workbench rebalance {model.name} --out DIR` (add `--budget N` for more; `--resume` continues "
-             "it), or the studio's Rebalance page.")
+    full = targets_of(model).budget
+    how = "search and held-out check together" if result.verify_share else "of search; the held-out check beyond them"
+    rep.text(f"This was a short search ({sizes['budget']:,} games {how}) so the report "
+             f"stays quick; the full one ({full:,} games) is `{full_command(result)}` (add `--budget N` for more; "
+             "`--resume` continues it), or the studio's Rebalance page.")
     return result

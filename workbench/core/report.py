@@ -8,6 +8,13 @@ produces::
     <name>.csv/.parquet   every table in full
     <name>.vl.json   every chart's Vega-Lite spec (open it in any Vega editor)
     report.json      title, meta and the list of tables and charts
+    summary.json, summary.md   "What this report finds" and "What to change" (when the report states any)
+
+A report's verdicts (:meth:`Report.finding`) and its fix (:meth:`Report.change`), generated from its
+tables by ``core/summary.py``, open both pages right after the header: at most ten sentences,
+heaviest first, each linking to the table or section it summarises (``#table-<name>``,
+``#section-<name>``; the Markdown carries the same anchors).  The summary files are the report's
+own: listed in its manifest, replaced with it.
 
 The header states the rules version, seeds, games and agents from ``meta``.  The report is
 built in a temporary directory beside ``out_dir`` and swapped in at the end, so a failed build
@@ -43,6 +50,7 @@ import polars as pl
 
 from workbench.core.errors import InputError, OutputError
 from workbench.core.model import value_names
+from workbench.core.stats import MOVES, SETTLED, UNDECIDED
 from workbench.core.store import OutputLock, package_version
 
 __all__ = ["LABELS", "Report", "check_target", "column_label", "csv_safe", "display_frame", "header_labels",
@@ -69,6 +77,25 @@ class _Block:
     max_rows: int = 40
 
 
+_STATUSES = (SETTLED, MOVES, UNDECIDED)
+
+
+def _sentence(kind: str, sentence: str, status: str | None, weight: float, anchor: str,
+              numbers: dict[str, Any]) -> dict[str, Any]:
+    """One summary sentence as a checked record."""
+    if not isinstance(sentence, str) or not sentence.strip():
+        raise InputError(f"a report {kind} needs a non-empty sentence")
+    if status is not None and status not in _STATUSES:
+        raise InputError(f"report {kind} {sentence!r}: status {status!r} is not one of {list(_STATUSES)} or None")
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight != weight:
+        raise InputError(f"report {kind} {sentence!r}: weight must be a number, got {weight!r}")
+    if not isinstance(anchor, str) or (anchor and not _NAME.match(anchor)):
+        raise InputError(f"report {kind} {sentence!r}: anchor {anchor!r} must be a table or section name "
+                         "(letters, digits, '_', '-', '.')")
+    return {"kind": kind, "sentence": sentence.strip(), "status": status, "weight": float(weight),
+            "anchor": anchor, **numbers}
+
+
 class Report:
     """A report under construction; add blocks in reading order, then :meth:`write`."""
 
@@ -78,12 +105,18 @@ class Report:
         self.title = title
         self.meta = dict(meta or {})
         self.blocks: list[_Block] = []
+        self.findings: list[dict[str, Any]] = []
+        self.changes: list[dict[str, Any]] = []
         self._names: set[str] = set()
 
     # -- building -------------------------------------------------------------------------------
-    def section(self, title: str, text: str = "") -> Report:
-        """Start a section (a level-2 heading) with optional Markdown text."""
-        self.blocks.append(_Block("section", title=title, text=text))
+    def section(self, title: str, text: str = "", *, name: str = "") -> Report:
+        """Start a section (a level-2 heading) with optional Markdown text.
+
+        Its anchor is ``section-<name>`` (``name`` defaults to the title in lower case, words joined
+        by '-'), so a finding can link to it.
+        """
+        self.blocks.append(_Block("section", title=title, text=text, name=name or _slug(title)))
         return self
 
     def text(self, markdown: str) -> Report:
@@ -109,6 +142,57 @@ class Report:
             raise InputError(f"chart {name!r}: expected an altair chart or a Vega-Lite dict")
         self.blocks.append(_Block("chart", name=name, spec=spec, caption=caption))
         return self
+
+    def finding(self, sentence: str, *, status: str | None = None, weight: float = 1.0, anchor: str = "",
+                **numbers: Any) -> Report:
+        """A verdict for "What this report finds": one plain sentence with its number, shown first.
+
+        ``status`` is the tiers module's ``SETTLED`` / ``MOVES`` / ``UNDECIDED`` (or None: no tiers,
+        e.g. an exact computation); ``weight`` says how much a designer should care (higher first; at
+        most ten findings are shown); ``anchor`` names the table or section the sentence summarises
+        (it links there).  ``numbers`` (e.g. ``rate``, ``low``, ``high``, ``n``) go to ``summary.json``.
+        """
+        self.findings.append(_sentence("finding", sentence, status, weight, anchor, numbers))
+        return self
+
+    def change(self, sentence: str, *, weight: float = 1.0, anchor: str = "", **numbers: Any) -> Report:
+        """A sentence for "What to change": the smallest verified fix and what it does at every tier."""
+        self.changes.append(_sentence("change", sentence, None, weight, anchor, numbers))
+        return self
+
+    def frame(self, name: str) -> pl.DataFrame:
+        """The frame of the report's table ``name`` (as given, not as displayed)."""
+        for b in self.blocks:
+            if b.kind == "table" and b.name == name:
+                return b.frame
+        raise InputError(f"the report has no table {name!r}; its tables: "
+                         f"{[b.name for b in self.blocks if b.kind == 'table']}")
+
+    def anchors(self) -> dict[str, tuple[str, str]]:
+        """Each name a finding may link to: ``(href, label)``, label the title of the section holding it."""
+        out: dict[str, tuple[str, str]] = {}
+        title = ""
+        for b in self.blocks:
+            if b.kind == "section":
+                title = b.title
+                out.setdefault(b.name, (f"#section-{b.name}", b.title))
+            elif b.kind in ("table", "chart"):
+                out[b.name] = (f"#{b.kind}-{b.name}", title or b.caption or b.name)
+        return out
+
+    def summary(self) -> dict[str, Any] | None:
+        """The report's summary (``core.summary.summary_of``), or None when it states no finding or change."""
+        from workbench.core.summary import summary_of
+
+        if not self.findings and not self.changes:
+            return None
+        anchors = self.anchors()
+        unknown = sorted({x["anchor"] for x in self.findings + self.changes if x["anchor"] and x["anchor"] not in
+                          anchors})
+        if unknown:
+            raise InputError(f"report findings link to {unknown}, which the report has no table, chart or section "
+                             f"named; known: {sorted(anchors)}")
+        return summary_of(self, anchors)
 
     def _claim(self, name: str) -> None:
         if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED:
@@ -143,8 +227,14 @@ class Report:
             if block.kind == "table":
                 block.frame.write_parquet(tmp / f"{block.name}.parquet")
                 csv_safe(block.frame).write_csv(tmp / f"{block.name}.csv")
-        (tmp / "index.html").write_text(self._html(svgs, shown), encoding="utf-8")
-        (tmp / "index.md").write_text(self._markdown(shown), encoding="utf-8")
+        said = self.summary()
+        if said is not None:
+            from workbench.core.summary import summary_file_markdown
+
+            (tmp / "summary.json").write_text(json.dumps(said, indent=1, default=str), encoding="utf-8")
+            (tmp / "summary.md").write_text(summary_file_markdown(said), encoding="utf-8")
+        (tmp / "index.html").write_text(self._html(svgs, shown, said), encoding="utf-8")
+        (tmp / "index.md").write_text(self._markdown(shown, said), encoding="utf-8")
         files = sorted(p.name for p in tmp.iterdir()) + ["report.json"]
         (tmp / "report.json").write_text(json.dumps({
             "format": FORMAT, "title": self.title, "meta": self.meta,
@@ -167,14 +257,18 @@ class Report:
             rows.append(("Workbench version", package_version()))
         return rows
 
-    def _html(self, svgs: dict[str, str], shown: dict[str, pl.DataFrame]) -> str:
+    def _html(self, svgs: dict[str, str], shown: dict[str, pl.DataFrame], said: dict[str, Any] | None = None) -> str:
+        from workbench.core.summary import summary_html
+
         e = html.escape
         parts = [f"<h1>{e(self.title)}</h1>", '<table class="meta">']
         parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in self.header_rows()]
         parts.append("</table>")
+        if said is not None:
+            parts.append(summary_html(said))
         for b in self.blocks:
             if b.kind == "section":
-                parts.append(f"<h2>{e(b.title)}</h2>")
+                parts.append(f'<h2 id="section-{e(b.name)}">{e(b.title)}</h2>')
                 parts.append(markdown_to_html(b.text))
             elif b.kind == "text":
                 parts.append(markdown_to_html(b.text))
@@ -191,17 +285,22 @@ class Report:
                 f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
                 f"<title>{e(self.title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
-    def _markdown(self, shown: dict[str, pl.DataFrame]) -> str:
+    def _markdown(self, shown: dict[str, pl.DataFrame], said: dict[str, Any] | None = None) -> str:
+        from workbench.core.summary import summary_markdown
+
         lines = [f"# {self.title}", "", "| | |", "|---|---|"]
         lines += [f"| {_md_cell(k)} | {_md_cell(v)} |" for k, v in self.header_rows()]
         lines.append("")
+        if said is not None:
+            lines += summary_markdown(said)
         for b in self.blocks:
             if b.kind == "section":
-                lines += [f"## {b.title}", ""] + ([b.text.strip(), ""] if b.text.strip() else [])
+                lines += [f'<a id="section-{b.name}"></a>', "", f"## {b.title}", ""]
+                lines += [b.text.strip(), ""] if b.text.strip() else []
             elif b.kind == "text":
                 lines += [b.text.strip(), ""]
             elif b.kind == "table":
-                lines += _md_table(b, shown[b.name]) + [""]
+                lines += [f'<a id="table-{b.name}"></a>', ""] + _md_table(b, shown[b.name]) + [""]
             else:
                 alt_text = b.caption or b.name
                 lines += [f"![{_md_cell(alt_text)}]({b.name}.png)", ""]
@@ -210,6 +309,11 @@ class Report:
                 else:
                     lines += [f"[SVG]({b.name}.svg), [Vega-Lite]({b.name}.vl.json)", ""]
         return "\n".join(lines).rstrip() + "\n"
+
+
+def _slug(title: str) -> str:
+    """A section's anchor name from its title: lower case, words joined by '-' (``1-the-streak-model``)."""
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
 
 
 def meta_from_frame(frame: pl.DataFrame, **extra: Any) -> dict[str, Any]:
@@ -505,7 +609,12 @@ def _fmt_interval(rate: Any, low: Any, high: Any, signed: bool) -> str:
 # raw names.  A name not listed reads in words: ``first_mover_all_n`` → ``first mover all (games)``.
 LABELS = {
     "n": "games", "k": "wins", "seat": "seat", "win": "win rate", "win_n": "games", "metric": "what is compared",
-    "first_mover": "first mover wins", "first_mover_n": "games with a first mover", "reason": "how the game ended",
+    "first_mover": "first seat wins, decisive games", "first_mover_n": "decisive games with a first seat",
+    "first_mover_all": "first seat wins (a draw counts as a loss)", "first_mover_all_n": "games with a first seat",
+    "first_mover_p": "p vs fair share (decisive games)",
+    "first_seat_score": "first seat score", "first_seat_score_n": "games with a first seat",
+    "first_seat_draws": "draws (games with a first seat)", "first_seat_draws_n": "games with a first seat",
+    "reason": "how the game ended",
     "share": "share of games", "length": "length (turns)", "mean": "mean", "median": "median",
     "diff": "difference (edited − unchanged)", "base": "unchanged", "variant": "edited", "p_value": "p-value",
     "p_holm": "p-value, Holm-corrected", "confidence": "interval level", "significant": "significant",
@@ -528,6 +637,7 @@ LABELS = {
     "default_verdict": "verdict, default reading", "verdict_changes": "verdict changes",
     "beyond_cost": "improvement beyond its cost", "wr_drawn_n": "seat-games drawn in",
     "skill_change": "change, strongest two tiers", "status": "status across skill",
+    "tiers": "tiers measured at", "games needed": "games needed at each tier",
 }
 
 

@@ -26,6 +26,7 @@ intervals are narrow, and says n beside every rate.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -385,6 +386,35 @@ def play_cell(model: GameModel, cell: dict[str, Any], tier: Tier, games: int, *,
 
 
 # -- the generic study: is the first seat's verdict the same at every tier? -------------------------------
+SKILL_MEASURE = "first seat score"  # what the skill study measures, in its item labels and per-tier columns
+
+
+def _skill_label(model: GameModel, by: str | None) -> Callable[[dict[str, Any]], str]:
+    """Names a cell by what is measured on what: ``first seat score, Siege of Ur vs Citadel of the Rivers``.
+
+    The content the cell is played with (the parameters that name content, ``GameModel.choice_names``:
+    a battlefield, each seat's deck — seat decks joined by "vs") and, when ``by`` is another parameter,
+    its value (``first seat score, board Small``); one cell of defaults reads ``as set``.
+    """
+    content = list(model.choice_names)
+
+    def label(params: dict[str, Any]) -> str:
+        named = [model.choice_label(c, params[c]) for c in content if params.get(c) is not None]
+        seated = len(named) > 1 and all(re.search(r"_p[0-9]+$", c) for c in content)
+        parts = [" vs ".join(named) if seated else ", ".join(named)] if named else []
+        if by is not None and by not in content:
+            parts.insert(0, f"{by.replace('_', ' ')} {model.choice_label(by, params[by])}")
+        return f"{SKILL_MEASURE}, {'; '.join(parts) or 'as set'}"
+
+    return label
+
+
+def _skill_named(table: pl.DataFrame) -> pl.DataFrame:
+    """The per-tier ``score`` columns named by their measure: ``greedy · first seat score`` (with _low/_high)."""
+    return table.rename({c: c.replace(" · score", f" · {SKILL_MEASURE}") for c in table.columns
+                         if " · score" in c})
+
+
 def _skill_cells(model: GameModel, by: str | None, params: dict[str, Any]) -> list[dict[str, Any]]:
     if by is None:
         return [dict(params)]
@@ -414,14 +444,15 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
         if on_progress is not None:
             on_progress(done[0], total)
 
-    by = settings["by"]
-    label = (lambda p: model.choice_label(by, p[by])) if by else (lambda p: "as set")
+    label = _skill_label(model, settings["by"])
     played: dict[str, dict[str, pl.DataFrame]] = {t.label: {} for t in tiers}
     finished: list[str] = []  # cells played at every tier: a partial shows whole rows only
 
     def tables() -> dict:
-        table = first_seat_table(tiers, {t: {c: cells_of[c] for c in finished} for t, cells_of in played.items()})
-        said = flips(table, ["cell"]) or ["Every verdict is settled across the tiers."]
+        table = _skill_named(first_seat_table(tiers, {t: {c: cells_of[c] for c in finished}
+                                                      for t, cells_of in played.items()}))
+        said = (flips(table, ["cell"], value=SKILL_MEASURE, points=False)
+                or ["Every verdict is settled across the tiers."])
         return {"verdicts": table, "flips": pl.DataFrame({"finding": said})}
 
     feed = PartialFeed(on_partial, total)
@@ -446,12 +477,14 @@ def _skill_charts(tables: dict) -> dict:
 
     table = tables["verdicts"]
     tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]
-    long = pl.concat([table.select("cell", pl.lit(t).alias("tier"), pl.col(f"{t} · score").alias("rate"),
-                                   pl.col(f"{t} · score_low").alias("low"), pl.col(f"{t} · score_high").alias("high"))
+    named = SKILL_MEASURE if any(c.endswith(f" · {SKILL_MEASURE}") for c in table.columns) else "score"
+    long = pl.concat([table.select("cell", pl.lit(t).alias("tier"), pl.col(f"{t} · {named}").alias("rate"),
+                                   pl.col(f"{t} · {named}_low").alias("low"),
+                                   pl.col(f"{t} · {named}_high").alias("high"))
                       for t in tiers])
     return {"verdicts": charts.rate_chart(long, "cell", color="tier", reference=0.5,
-                                          title="First seat's score per tier (a draw counts ½; 95 % interval)",
-                                          y_title="first seat's score")}
+                                          title="First seat score per tier (a draw counts ½; 95 % interval)",
+                                          y_title=SKILL_MEASURE)}
 
 
 def skill_study(model: GameModel) -> dict[str, Any] | None:

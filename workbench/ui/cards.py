@@ -53,7 +53,7 @@ from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import ResultsView
 from workbench.ui.run import RunPanel
 
-__all__ = ["WHATIF_SETTINGS", "CardEditor"]
+__all__ = ["FIRST_SEAT_LABEL", "FIRST_SEAT_METRIC", "WHATIF_SETTINGS", "CardEditor", "matchup_text"]
 
 PAGE_ROWS = 15
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
@@ -66,6 +66,41 @@ WHATIF_SETTINGS = (
           "cards play the re-tuned weights while the unchanged cards play the set as shipped (it was tuned for "
           "them); costs N extra games per weight set", 0, 10**8),
 )
+
+# the what-if's headline measure: the first seat's score (a draw counts half), named as every page names it
+FIRST_SEAT_METRIC, FIRST_SEAT_LABEL = "first_seat_score", "first seat score"
+
+
+def _draws_text(verdicts: pl.DataFrame) -> str:
+    """``; draws 2.0% → 1.5%``: the draws beside a score (empty when the table has no draw row)."""
+    drawn = verdicts.filter(pl.col("metric") == "draw")
+    if not drawn.height:
+        return ""
+    r = drawn.row(0, named=True)
+    return f"; draws {100 * r['base']:.1f}% → {100 * r['variant']:.1f}%"
+
+
+def matchup_text(model: Any, params: dict[str, Any] | None, agents: tuple[tuple[str, ...], ...] = ()) -> str:
+    """What a number was measured on, as a reader reads it: the agents per seat and the named content.
+
+    ``greedy vs greedy; deck p1 <name>, deck p2 <name>`` — the lineup of each arm (once when both
+    played the same), the values of the parameters that name content (``GameModel.choice_names``:
+    decks, battlefields) and any other parameter set away from its default.
+    """
+    lineups = [tuple(a) for a in agents if a]
+    if not lineups:
+        said = "the game's default agents"
+    elif len(set(lineups)) == 1:
+        said = " vs ".join(lineups[0])
+    else:
+        said = "; ".join(f"{arm}: {' vs '.join(lineup)}" for arm, lineup in zip(("unchanged cards", "edited cards"),
+                                                                             lineups, strict=False))
+    params = dict(params or {})
+    resolved = model.resolve_params(params)
+    content = [f"{name.replace('_', ' ')} {model.choice_label(name, resolved[name])}" for name in model.choice_names
+               if name in resolved and resolved[name] is not None]
+    others = [f"{name.replace('_', ' ')} {value}" for name, value in params.items() if name not in model.choice_names]
+    return "; ".join([said, *([", ".join(content)] if content else []), *([", ".join(others)] if others else [])])
 
 
 class CardEditor:
@@ -475,15 +510,16 @@ class CardEditor:
                   "retuned": [r.as_dict() for r in result.retuned]}
         record = self._keep(record, tables)
         shown = tables
-        first = verdicts.filter(pl.col("metric") == "first_seat_win")
+        first = verdicts.filter(pl.col("metric") == FIRST_SEAT_METRIC)
         headline = ""
         if first.height:
             r = first.row(0, named=True)
-            headline = (f"first seat wins {100 * r['base']:.1f}% → {100 * r['variant']:.1f}%: "
-                        f"{100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, {100 * r['high']:+.1f}] "
-                        f"({100 * r['confidence']:.1f} % interval), p = {r['p_value']:.3g}, Holm-corrected "
-                        f"p = {r['p_holm']:.3g} over {m} metrics — significant: {'yes' if r['significant'] else 'no'}"
-                        f" ({n:,} paired games)")
+            headline = (f"{FIRST_SEAT_LABEL} {100 * r['base']:.1f}% → {100 * r['variant']:.1f}% (a draw counts half"
+                        f"{_draws_text(verdicts)}): {100 * r['diff']:+.1f} pts [{100 * r['low']:+.1f}, "
+                        f"{100 * r['high']:+.1f}] ({100 * r['confidence']:.1f} % interval), p = {r['p_value']:.3g}, "
+                        f"Holm-corrected p = {r['p_holm']:.3g} over {m} metrics — significant: "
+                        f"{'yes' if r['significant'] else 'no'} ({n:,} paired games; measured on "
+                        f"{matchup_text(self.model, record['params'], result.agents)})")
         kept = "; kept as an earlier run" if "id" in record else ""
         note = (f"stopped: compared the {n:,} games both arms finished{kept}" if result.stopped
                 else f"done: {n:,} paired games in {took:.1f} s{kept}")
@@ -496,7 +532,7 @@ class CardEditor:
                         "Holm level (confidence) — it excludes 0 exactly when 'significant' says yes"})
         if headline:
             flag = "yes" if first.row(0, named=True)["significant"] else "no"
-            self.results.header.value += f"<p class='wb-whatif-delta' data-metric='first_seat_win' " \
+            self.results.header.value += f"<p class='wb-whatif-delta' data-metric='{FIRST_SEAT_METRIC}' " \
                                          f"data-significant='{flag}'><b>{html.escape(headline)}</b></p>"
         lines = result.agents_text()
         if lines:

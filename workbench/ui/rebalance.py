@@ -40,7 +40,6 @@ from workbench.core import rebalance as rb
 from workbench.core.cardtable import card_table, column_kinds, read_cards
 from workbench.core.errors import InputError
 from workbench.core.model import Param, get_game
-from workbench.core.stats import games_for_margin
 from workbench.core.stream import Pilot, pilot
 from workbench.ui.common import Pilots, duration_text, require_widgets, size_estimate, size_line
 from workbench.ui.forms import Form, refuse
@@ -160,8 +159,11 @@ def apply_to_editor(editor: Any, proposal: Proposal, agents: str | None = None) 
 # -- the panel ------------------------------------------------------------------------------------------------
 def _budget_params(targets: rb.Targets, tiers: str, seed: int, workers: int) -> tuple[Param, ...]:
     return (
-        Param("budget", 20_000, int, "games the search may play (the held-out check plays more, on other seeds)",
-              1, 10**9),
+        Param("budget", 20_000, int, "games the whole run may play: the search, the held-out check and any re-tunes "
+              "(the run never plays more)", 1, 10**9),
+        Param("verify_share", round(100 * targets.verify_share), int, "percent of the budget kept for the held-out "
+              "check (the search plays the rest); 0 = the budget is the search's alone and the held-out check, sized "
+              "by the margin, comes on top", 0, 90),
         Param("games", targets.games, int, "games per cell of the search's first racing stage (every candidate "
               "plays them; the ones still close play more)", 1, 10**7),
         Param("stages", targets.stages, int, "racing stages, each 4 × the games of the one before", 1, 6),
@@ -170,9 +172,13 @@ def _budget_params(targets: rb.Targets, tiers: str, seed: int, workers: int) -> 
         # 0.1..10.1: the slider beside the box moves in steps of 0.1 from 0.1, so a typed 1 or 2.5 stays as typed
         Param("margin", round(100 * targets.margin, 1), float,
               "the held-out games give every targeted rate ± this many points at 50 %", 0.1, 10.1),
-        Param("tiers", tiers, str, "skill tiers of the held-out check, comma-separated (the search plays the "
-              "first)"),
-        Param("retune_games", 0, int, "re-tune a tier's weight set (e.g. greedy@tuned) for each proposal: 0 = off "
+        Param("tiers", tiers, str, "skill tiers of the held-out check, comma-separated; the target is met only when "
+              "it is met at every one (the search plays the fast ones: every one when the game says so, the worst "
+              "deciding)"),
+        Param("slow_games", targets.slow_games, int, "held-out games a cell at a search tier (a game there costs "
+              "about a thousand fast ones): a floor, so its status may read undecided", 1, 10**5),
+        Param("retune_games", targets.retune, int, "re-tune a tier's weight set (e.g. greedy@tuned) for each "
+              "proposal: 0 = off "
               "(the set plays as shipped); N = N games of self-play per proposal and such tier before its held-out "
               "games, which then play the re-tuned weights (the held-out table names them)", 0, 10**8),
         Param("master_seed", seed, int, "the rebalance seed: search seeds, held-out seeds and the optimiser", 0,
@@ -184,7 +190,7 @@ def _budget_params(targets: rb.Targets, tiers: str, seed: int, workers: int) -> 
 class _BandRow:
     """One declared metric: ticked or not, and its band in percent, with a message beside it."""
 
-    def __init__(self, metric: rb.Metric, band: rb.Band | None, fallback: tuple[float, float]) -> None:
+    def __init__(self, metric: rb.Metric, band: rb.Band | None, fallback: tuple[float, float], where: str = "") -> None:
         w = require_widgets()
         self.metric = metric
         low, high = (100 * band.low, 100 * band.high) if band is not None else fallback
@@ -193,8 +199,11 @@ class _BandRow:
         self.low = w.Text(value=f"{low:g}", continuous_update=False, layout=w.Layout(width="70px"))
         self.high = w.Text(value=f"{high:g}", continuous_update=False, layout=w.Layout(width="70px"))
         tip = html.escape(f"{metric.name}: {metric.help}" if metric.help else metric.name)
-        label = w.HTML(f'<span class="wb-label" title="{tip}">{html.escape(metric.title)} '
-                       f"<code>{html.escape(metric.name)}</code></span>", layout=w.Layout(width="420px"))
+        title = metric.title.replace("First seat's score", "First seat score")  # a draw counts half: a score
+        said = f' <span class="wb-more wb-measured-at">{html.escape(where)}</span>' if where else ""
+        self.label = label = w.HTML(f'<span class="wb-label" title="{tip}">{html.escape(title)} '
+                                    f"<code>{html.escape(metric.name)}</code>{said}</span>",
+                                    layout=w.Layout(width="420px"))
         self.error = w.HTML()
         self.error.add_class("wb-field-error")
         for box, name in ((self.on, "on"), (self.low, "low"), (self.high, "high")):
@@ -225,6 +234,21 @@ class _BandRow:
             f'<div class="wb-msg wb-msg-error wb-field-msg" data-field="{html.escape(self.metric.name)}">'
             f"{html.escape(why)}</div>")
         (self.widget.add_class if why else self.widget.remove_class)("wb-field-bad")
+
+
+def _measured_at(model: Any, targets: rb.Targets) -> str:
+    """Where a metric is measured, in words: the matchups every candidate plays and the tiers (each apart)."""
+    from workbench.core.tiers import declared_tiers
+
+    keys = list(dict.fromkeys(k for cell in targets.cells for k in cell))
+    named = " × ".join(k.replace("_", " ") for k in keys)
+    cells = (f"over the {len(targets.cells)} matchups every candidate plays ({named})" if keys
+             else "over every game a candidate plays")
+    tiers = declared_tiers(model)
+    fast = [t.label for t in tiers if not t.slow] or [tiers[0].label]
+    searched = fast if targets.search_tiers else fast[:1]
+    return (f"— {cells}, read at each tier apart: the search at {', '.join(searched)}, the held-out check at every "
+            "tier in tiers below")
 
 
 def _field_error(name: str, why: str | None) -> str:
@@ -270,7 +294,8 @@ class RebalancePanel:
         defaults = {b.metric: b for b in rb.parse_target(self.targets.target, self.targets)}
         first = next(iter(defaults.values()), None)
         fallback = (100 * first.low, 100 * first.high) if first is not None else (49.0, 51.0)
-        self.bands = {name: _BandRow(m, defaults.get(name), fallback) for name, m in self.metrics.items()}
+        where = _measured_at(self.model, self.targets)
+        self.bands = {name: _BandRow(m, defaults.get(name), fallback, where) for name, m in self.metrics.items()}
         self.target_error = w.HTML()
         self.target_error.add_class("wb-target-error")
         self.edit = w.Text(value=_default_edit(self.model, self.targets), continuous_update=False,
@@ -285,7 +310,8 @@ class RebalancePanel:
         self.cards.add_class("wb-rebalance-cards")
         self.edit_note = w.HTML()
         self.edit_note.add_class("wb-edit-space")
-        self.budget = Form(_budget_params(self.targets, default_tiers(self.model), seed, workers), kind="setting")
+        self.budget = Form(_budget_params(self.targets, default_tiers(self.model, slow=True), seed, workers),
+                           kind="setting")
         self.size = w.HTML()
         self.size.add_class("wb-size")
         self.job = RunPanel("Run rebalance")
@@ -461,26 +487,27 @@ class RebalancePanel:
                 else None, "budget": b["budget"], "games": b["games"], "stages": b["stages"],
                 "max_edits": b["max_edits"], "verify": b["verify"], "margin": b["margin"] / 100,
                 "tiers": ",".join(t.agent for t in tiers), "seed": b["master_seed"], "workers": b["workers"],
-                **({"retune": b["retune_games"]} if b["retune_games"] else {})}
+                "verify_share": b["verify_share"] / 100, "slow_games": b["slow_games"],
+                # the game's own re-tune is rebalance's default: only another value is passed (0 turns it off)
+                **({"retune": b["retune_games"]} if b["retune_games"] != self.targets.retune else {})}
 
     # -- the size of a run, before Run --------------------------------------------------------------------------
     def estimate(self, wait: bool = False, measure: bool = True) -> dict[str, Any]:
-        """The run's size: ``search`` games, at most ``verify`` held-out games, ``seconds`` (None until measured)."""
+        """The whole run's size (:func:`~workbench.core.rebalance.run_size`) and its time.
+
+        ``total`` games at most, the ``search``'s and the held-out check's (``verify``, with its ``retune`` and
+        search-tier ``slow`` games), and ``seconds`` (None until a fast tier's speed is measured; a search-tier
+        game counted at its tier's cost).
+        """
         kw = self.values()
-        cells = len(self.targets.cells)
-        tiers = len(kw["tiers"].split(","))
-        # the held-out check: n for ±margin per targeted item (an item of one cell needs that many games there),
-        # for every proposal and the unchanged game, at every tier — an upper bound (fewer proposals, pooled items)
-        verify = games_for_margin(kw["margin"]) * cells * (kw["verify"] + 1) * tiers
-        weighted = sum("@" in t.split(":")[0] for t in kw["tiers"].split(","))
-        retune = kw.get("retune", 0) * weighted * kw["verify"]  # every proposal's re-tune, at each such tier
-        verify += retune
-        out: dict[str, Any] = {"search": kw["budget"], "verify": verify, "retune": retune, "seconds": None,
-                               "rate": None}
-        agent = kw["tiers"].split(",")[0]
+        out: dict[str, Any] = {**rb.run_size(self.model, budget=kw["budget"], tiers=kw["tiers"], verify=kw["verify"],
+                                             margin=kw["margin"], verify_share=kw["verify_share"],
+                                             retune=kw.get("retune"), slow_games=kw["slow_games"]),
+                               "seconds": None, "rate": None}
+        agent = out["fast_tiers"][0]
         found = self._pilots.get(repr((agent, kw["edit"])), (lambda: self._pilot(agent)) if measure else None, wait)
         if found is not None:
-            out["seconds"] = found.seconds(kw["budget"] + verify, kw["workers"])
+            out["seconds"] = found.seconds(round(out["fast_equivalent"]), kw["workers"])
             out["rate"] = kw["workers"] / found.seconds_per_game
         return out
 
@@ -494,12 +521,20 @@ class RebalancePanel:
         found = size_estimate(self, measure)
         if found is None:
             return
-        text = (f"search: {found['search']:,} games · held-out check: up to {found['verify']:,} games "
-                "(n for the margin per targeted rate, every proposal and the unchanged game, every tier"
-                + (f"; {found['retune']:,} of them re-tune weight sets for the proposals" if found["retune"] else "")
-                + ")")
+        check = (f"held-out check: {found['verify']:,} games kept ({100 * found['share']:g} % of the budget; the "
+                 "search may leave it more)" if found["share"] else
+                 f"held-out check: up to {found['verify']:,} games on top (n for the margin per targeted rate)")
+        parts = []
+        if found["retune"]:
+            parts.append(f"up to {found['retune']:,} of them re-tune weight sets for the proposals")
+        if found["slow"]:
+            parts.append(f"up to {found['slow']:,} at {', '.join(found['slow_tiers'])}, a game there timed as about "
+                         "a thousand fast ones")
+        text = (f"whole run: at most {found['total']:,} games · search: up to {found['search']:,} · {check}"
+                + (f" ({'; '.join(parts)})" if parts else "")
+                + f" · tiers {', '.join(found['fast_tiers'] + found['slow_tiers'])}")
         kind = "info" if (found["seconds"] or 0) > CONFIRM_SECONDS else "more"
-        self.size.value = size_line(text, found, games=found["search"] + found["verify"], measure=measure, kind=kind)
+        self.size.value = size_line(text, found, games=found["total"], measure=measure, kind=kind)
 
     # -- running -------------------------------------------------------------------------------------------------
     def _new_dir(self) -> Path:
@@ -529,7 +564,7 @@ class RebalancePanel:
                 if not wait and (size["seconds"] or 0) > CONFIRM_SECONDS and self._confirmed != key:
                     self._confirmed = key
                     self.note.value = message(
-                        f"This rebalance plays up to {size['search'] + size['verify']:,} games: about "
+                        f"This rebalance plays up to {size['total']:,} games, search and held-out check: about "
                         f"{duration_text(size['seconds'])} on this machine. Press Run rebalance again to start it, "
                         "or give a smaller budget.", "info")
                     self.job.reset("waiting: press Run rebalance again to start the long run", "confirm")
@@ -601,7 +636,7 @@ class RebalancePanel:
     def _show(self, result: rb.RebalanceResult) -> None:
         status = "stopped" if result.stopped else ("no edits needed" if result.no_edits_needed else "done")
         kind = "info" if result.stopped else "ok"
-        text = result.summary()
+        text = result.summary() + " " + rb.searched_text(result)
         if result.stopped:
             text += " Continue resumes this search from its store."
         where = f"saved under {result.out}" if result.out is not None else ""

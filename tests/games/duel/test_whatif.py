@@ -65,8 +65,8 @@ def test_overpowered_card_shows_a_significant_increase(tmp_path):
     # the card's rates are card_rates' own, arm by arm
     base_rates = cardstats.card_rates(result.baseline).filter(pl.col("key") == "amethyst").row(0, named=True)
     assert (drawn["n_base"], drawn["base"]) == (base_rates["wr_drawn_n"], base_rates["wr_drawn"])
-    assert result.outcomes.get_column("metric").to_list() == ["first_seat_win", "p1_win", "draw", "end_resources",
-                                                              "end_tower_built", "end_tower_destroyed"]
+    assert result.outcomes.get_column("metric").to_list() == ["first_seat_score", "first_seat_win", "p1_win", "draw",
+                                                              "end_resources", "end_tower_built", "end_tower_destroyed"]
     built = result.outcomes.filter(pl.col("metric") == "end_tower_built").row(0, named=True)
     assert built["diff"] > 0 and built["significant"]
     # the paired test recomputed from the two frames, game by game

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from tests.scipy_intervals import wilson as scipy_wilson
+from tests.summary_checks import check_summary
 from workbench.games.rescue import dragon, trophies
 from workbench.games.rescue import report as rr
 from workbench.games.rescue.rules import Config
@@ -44,6 +45,17 @@ def _shown(value) -> str:
     if isinstance(value, float) and value == int(value):
         return str(int(value))
     return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def test_the_report_opens_with_what_it_finds(built):
+    summary = check_summary(built[0])
+    eq = _table(built, "equilibrium_2p")
+    first = next(f for f in summary["findings"] if f["anchor"] == "equilibrium_2p")
+    assert first["rate"] == eq["p_nobody_equilibrium"].max() and "(exact)" in first["sentence"]
+    nobody = _table(built, "trophies").filter(pl.col("outcome") == "nobody")
+    trophy = [f for f in summary["findings"] if f["anchor"] == "trophies"]
+    assert sorted(f["rate"] for f in trophy) == sorted(nobody["simulated"].to_list())
+    assert all(f"n {f['n']:,}" in f["sentence"] and "99.9 % interval" in f["sentence"] for f in trophy)
 
 
 def test_a_reader_sees_each_section_its_cases_and_values_worked_by_hand(built):

@@ -20,6 +20,7 @@ from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
+from workbench.core.summary import rebalance_changes, tier_findings
 from workbench.core.tiers import first_seat_by_tier, report_section, report_tiers
 from workbench.games.babel import studies as st
 from workbench.games.babel.model import MODEL
@@ -69,9 +70,10 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     report_section(rep, "start_seat_tiers", table, "6. Is the start seat's verdict settled across skill levels?",
                    "The start player's score per deal, played at the declared tiers: the hand-tuned greedy agent, "
                    "the self-tuned one (`workbench tune babel`)" + _search_words(quick), size["tier_games"])
+    tier_findings(rep, "start_seat_tiers", "Start seat score with {cell}")
     add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=workers)
-    add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=workers,  # three stages (the full search: four)
-                          **({} if quick else {"budget": 1_200_000, "stages": 3}))
+    rebalance_changes(rep, add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=workers,  # three stages
+                                                 **({} if quick else {"budget": 1_200_000, "stages": 3})))
     return rep.write(out_dir)
 
 
@@ -139,6 +141,7 @@ def _fair_hands_tiers(rep: Report, table: pl.DataFrame, tiers: Any, games: int, 
                    f"The pairs of start hands section 5 found fair for greedy (at most {FAIR_HANDS_SHOWN}, closest "
                    "to 50 % first), each played again at the declared tiers; "
                    "'fair' means the start seat's 95 % interval holds 50 %.", games, scored="the start seat's score")
+    tier_findings(rep, "fair_hands_tiers", "Start seat score with {cell}", top=2)
 
 
 def _hand_sizes(rep: Report, tables: dict[str, pl.DataFrame], games: int) -> None:

@@ -44,4 +44,5 @@ TARGETS = Targets(
     stages=4,
     margin=0.005,
     search_tiers=True,
+    retune=20_000,  # greedy@tuned re-tuned for each replayed proposal (other hands change best play)
 )

@@ -15,9 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from workbench.core.balance import balance_chart
+from workbench.core.charts import rate_chart
+from workbench.core.metagame import RESAMPLES, metagame, metagame_sentence, metagame_table, pair_counts
 from workbench.core.model import AgentSpec
 from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
@@ -25,12 +28,14 @@ from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import wilson
 from workbench.core.study import get_study
+from workbench.core.summary import rebalance_changes, tier_findings
 from workbench.core.tiers import (
     Tier,
     by_tier,
     cost_flags_by_tier,
     cost_flags_section,
     default_tiers,
+    fast_tiers,
     first_seat_by_tier,
     report_section,
     report_tiers,
@@ -106,11 +111,13 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     costing = _cards(rep, frame)
     _whatif(rep, frame, decks, s, costing, seed, workers, timings)
     _endings(rep, frame)
-    _tiers(rep, frame, decks, s, seed, workers, timings)
+    played = _tiers(rep, frame, decks, s, seed, workers, timings)
+    _metagame(rep, played, decks, s, seed, timings)
     _dead_cards(rep, 10 if quick else 200, seed, timings)
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=workers)
-    _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed, workers=workers,
-           **({} if quick else {"budget": 40_000, "margin": 0.04}))  # 20 pairings: a short search, ±4 points held out
+    # 20 pairings: a short search, ±4 points held out
+    rebalance_changes(rep, _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed,
+                                  workers=workers, **({} if quick else {"budget": 40_000, "margin": 0.04})))
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":
@@ -140,12 +147,12 @@ def deck_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
 
 
 def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int,
-           timings: dict[str, float]) -> None:
+           timings: dict[str, float]) -> dict[str, pl.DataFrame]:
     """Deck against the field, each pairing, the first seat per compensation arm and the cost flags, per tier.
 
     The declared tiers (greedy, greedy@tuned, search): the search tier plays ``s.search`` games per matrix
     cell (a small sample: its verdicts may read *undecided: play more*), none in the quick report, and
-    the compensation arms only at the fast tiers.
+    the compensation arms only at the fast tiers.  Returns the matrix's games at each tier, by its label.
     """
     tiers = report_tiers(MODEL, s.search > 0)
     played: dict[str, pl.DataFrame] = {}  # the matrix's games at each tier (greedy's are the report's own)
@@ -164,12 +171,14 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
                    "Each precon against the field (mirror matches left out), played by the hand-tuned greedy agent, "
                    f"the self-tuned one (`workbench tune babylon`){search}; 'favoured' means stronger than the field.",
                    s.matrix * 2 * (len(decks) - 1) * 2, scored="the deck's score against the field")
+    tier_findings(rep, "decks_tiers", "Deck vs the field, {cell}")
     pairs = by_tier(tiers, lambda tier: pairing_scores(played[tier.label], decks))
     report_section(rep, "pairings_tiers", tier_verdicts(pairs, ["cell"], shown=("rate", "low", "high", "n", "draws")),
                    "6a. Is every pairing's verdict settled across skill levels?",
                    "Each pairing of two precons, cell by cell (both seats and both first movers pooled, the same "
                    "games as section 6); the score is the first-named deck's.",
                    s.matrix * 2 * 2, scored="the first-named deck's score")
+    tier_findings(rep, "pairings_tiers", "Pairing {cell} (the first-named deck's score)", top=2)
     cells = [{"second_cards": c, "second_tp": t, "deck_p1": decks, "deck_p2": decks}
              for c, t in COMPENSATION_ARMS.values()]
     arm_of = {bonus: name for name, bonus in COMPENSATION_ARMS.items()}
@@ -181,6 +190,7 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
                    "The first seat's score per compensation arm (the second player's extra card and TP), pooled "
                    "over every deck pairing, at the fast tiers (20 pairings × 4 arms is too many for the search "
                    "tier here).", s.compensation * len(decks) ** 2)
+    tier_findings(rep, "compensation_tiers", "First seat score with second-player compensation {cell}", top=2)
     pool, deck_lists = load_cards(), load_decks()
     cards = cardstats.card_rates(frame, pool, deck_lists).height  # every card of the played precons
 
@@ -192,6 +202,48 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
     cost_flags_section(rep, "card_flags_tiers", flags, "6c. Are the cards' cost flags settled across skill levels?",
                        "Each card's empirical view (as in section 5) from the matrix's games at each tier, over the "
                        "seat-games of the decks that hold it.", s.matrix * 2 * len(decks) ** 2)
+    tier_findings(rep, "card_flags_tiers", "The card {card}, beyond its cost", value="beyond_cost", n="wr_drawn_n",
+                  top=2)
+    return played  # the matrix's games at each tier, by tier label (the metagame reads them: section 6d)
+
+
+def _metagame(rep: Report, played: dict[str, pl.DataFrame], decks: list[str], s: Settings, seed: int,
+              timings: dict[str, float], resamples: int = RESAMPLES) -> None:
+    """The equilibrium mix of precons from the pairings at the strongest fast tier (section 6a's games, none more).
+
+    Not the search tier: it plays ``s.search`` games per cell (4 × that per pairing), too few for a
+    matrix whose every cell the mix depends on.
+    """
+    tier = fast_tiers(MODEL)[-1]
+    names = {deck.key: deck.name for deck in load_decks().values()}
+    game = _timed(timings, f"metagame: {resamples:,} resamples", metagame, pair_counts(played[tier.label]), decks,
+                  names, resamples=resamples, seed=seed)
+    table = metagame_table(game)
+    sentence = metagame_sentence(table, game.resamples)
+    pairing = int(game.games[~np.eye(len(decks), dtype=bool)].min())  # every pairing plays as many (the grid's)
+    search = (f"The search tier plays {s.search:,} games per cell ({4 * s.search:,} per pairing: one game moves a "
+              f"pairing's score by {100 / (4 * s.search):.1f} points), too few for a stable matrix, so the metagame "
+              "is read at the strongest fast tier." if s.search else "This build leaves the search tier out.")
+    rep.section("6d. The metagame: which precons would a competitive field play?", (
+        f"The pairings of section 6a at the strongest fast tier, {tier.label} ({pairing:,} games per pairing), "
+        "as a matrix of scores (the row deck's score against the column deck, both seats and both first movers "
+        "pooled, a draw counts half) read as a symmetric zero-sum game and solved exactly (a linear program): the "
+        "equilibrium mix is the field no deck beats on average. Every deck it plays scores 50 % against it, every "
+        "deck it leaves out less (*score vs mix*). The mix need not be unique: *some equilibrium* asks every "
+        "equilibrium (a second linear program per deck finds the most weight any of them gives it: *most weight*). "
+        f"Intervals: the 2.5–97.5 % percentiles over {game.resamples:,} resamples of the games (each pairing's wins, "
+        "draws and losses redrawn from its own shares and n, the game solved again; seeded), and *resamples "
+        f"playing* is the share of them whose mix gives the deck more than 1 %. {search}"))
+    rep.table("metagame", table.drop("key"), caption="Each precon's weight in the equilibrium mix (95 % interval over "
+                                                      "the resamples) and its score against the mix")
+    rep.chart("metagame_chart", rate_chart(table, "deck", rate="weight", low="weight_low", high="weight_high",
+                                           reference=None, y_title="weight in the mix",
+                                           title=f"The equilibrium mix of precons at {tier.label} (95 % interval)"),
+              caption="Each precon's weight in the equilibrium mix")
+    rep.text(sentence)
+    worst = float(table["score_vs_mix"].min())  # how far the weakest precon falls short against the field: its weight
+    rep.finding(sentence, status=None, weight=round(100 * (0.5 - worst), 6), anchor="metagame", tier=tier.label,
+                resamples=game.resamples, n=pairing)
 
 
 def pairing_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:

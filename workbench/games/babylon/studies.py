@@ -16,7 +16,9 @@ numbers), on core's grid runner — the compiled engine when the agents allow it
 * ``endings``: how games end (a tower at the win height or the count after the last turn, and who
   won it), game length, what each deck does, and tower trajectories per deck;
 * ``whatif``: card edits (``F9.power_cost=2; E4.might=4``) against the unchanged cards on the same
-  seeds — the matrix's change cell by cell with the exact paired test, and the edited cards' rates.
+  seeds — the matrix's change cell by cell with the exact paired test, and the edited cards' rates;
+* ``metagame``: core's (:func:`~workbench.core.metagame.metagame_study`) — the equilibrium mix of
+  precons from the matrix at the strongest fast tier, with intervals over resamples.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from workbench.core.cardtable import ProgressTotal, paired_runs
 from workbench.core.compare import first_seat_won
 from workbench.core.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError
+from workbench.core.metagame import metagame_study
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import wilson_exprs
 from workbench.core.study import Partial, Study, play_grid
@@ -415,6 +418,7 @@ STUDIES = (
            Param("games", 500, int, GAMES.help, 1, 10**8), DECKS, AGENTS), whatif_charts,
           "Both arms on the same seeds (common random numbers): every matchup's change with the exact paired test; "
           "the edited cards' own rates with the two-proportion test."),
+    Study(**metagame_study("babylon", grid={"first": ["p1", "p2"]})),  # core's: each deck moving first and second
 )
 
 

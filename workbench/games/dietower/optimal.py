@@ -2,8 +2,9 @@
 
 Both players choose a card at the same time, so every state is a zero-sum matrix game whose
 entries are the round's result plus the value of the state it leads to.  Each matrix game is
-solved by a saddle-point check (pure strategies) or else a linear program (``scipy.optimize.
-linprog``, HiGHS); the column player's strategy is read from the LP's dual values.
+solved by core's :func:`~workbench.core.metagame.matrix_game`: a saddle-point check (pure
+strategies) or else a linear program (``scipy.optimize.linprog``, HiGHS); the column player's
+strategy is read from the LP's dual values.
 
 Objectives (values are from p1's point of view):
 
@@ -37,36 +38,12 @@ from functools import cache
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.core.lazy import lazy
+from workbench.core.metagame import matrix_game
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower.rules import Config, resolve_round
 
-optimize = lazy("scipy.optimize")  # imported at the first linear program (~0.35 s), not with the game
-
 OBJECTIVES = ("win", "points")
 Policy = Callable[[int, tuple], dict[int, float]]  # (seat, state) -> {card: probability}
-
-
-def matrix_game(a: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """Value and optimal mixed strategies (row maximises, column minimises) of a matrix game."""
-    row_min, col_max = a.min(axis=1), a.max(axis=0)
-    i, j = int(row_min.argmax()), int(col_max.argmin())
-    if row_min[i] >= col_max[j] - 1e-12:  # a saddle point: pure strategies are optimal
-        x, y = np.zeros(a.shape[0]), np.zeros(a.shape[1])
-        x[i], y[j] = 1.0, 1.0
-        return float(a[i, j]), x, y
-    m, n = a.shape
-    c = np.zeros(m + 1)
-    c[-1] = -1.0  # maximise v
-    a_ub = np.hstack([-a.T, np.ones((n, 1))])  # v - sum_i a_ij x_i <= 0 for every column j
-    a_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
-    res = optimize.linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0],
-                           bounds=[(0, None)] * m + [(None, None)], method="highs")
-    if res.status != 0:  # pragma: no cover - HiGHS solves every finite matrix game
-        raise RuntimeError(f"linprog failed on a matrix game: {res.message}")
-    x = np.clip(res.x[:m], 0, None)
-    y = np.clip(-np.asarray(res.ineqlin.marginals), 0, None)
-    return float(res.x[-1]), x / x.sum(), y / y.sum()
 
 
 @cache

@@ -11,6 +11,8 @@ import polars as pl
 from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
+from workbench.core.stats import wilson
+from workbench.core.summary import number_text
 from workbench.games.dietower import analysis as an
 from workbench.games.dietower.exact import streak_odds
 from workbench.games.dietower.model import MODEL
@@ -38,6 +40,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
         _reduced_decks(rep, size, seed)
     with step(f"dietower report 4/4: equilibrium of suit {size['eq_suit']} (one LP per state)"):
         _optimal(rep, size)
+    _findings(rep)
     add_readings_section(rep, MODEL, quick=quick, seed=seed, params={"players": 3})  # a tie of non-Builders needs 3
     return rep.write(out_dir)
 
@@ -119,3 +122,29 @@ def _optimal(rep: Report, size: dict[str, int]) -> None:
               "Each heuristic (as p1) against the equilibrium player and against a best response.")
     rep.chart("heuristic_losses_chart", an.loss_chart(frames["losses"], "win"),
               "What each heuristic gives away against a clever opponent.")
+
+
+def _findings(rep: Report) -> None:
+    """"What this report finds", read from the tables above: the seats' scores, six-wins, optimal play."""
+    full = {r["measure"]: r for r in rep.frame("full_deck_2p").iter_rows(named=True)}
+    p1, draw, six = full["P(p1 wins)"], full["P(draw)"], full["P(six-win)"]
+    n = int(p1["n"])
+    score = round(p1["estimate"] * n) + round(draw["estimate"] * n) / 2  # a draw counts half
+    low, high = wilson(score, n)
+    rep.finding(f"The first player's score with 2 random players on the full deck: "
+                f"{number_text(score / n, low, high)} (n {n:,}; a draw counts half, draws "
+                f"{draw['estimate'] * 100:.1f} %).", weight=abs(score / n - 0.5) * 100 + 2, anchor="full_deck_2p",
+                rate=score / n, low=low, high=high, n=n)
+    rep.finding(f"A six-win ends {number_text(six['estimate'], six['lower'], six['upper'])} of 2-player games "
+                f"between random players (n {int(six['n']):,}).", weight=1.5, anchor="full_deck_2p",
+                rate=six["estimate"], low=six["lower"], high=six["upper"], n=int(six["n"]))
+    facts = rep.frame("equilibrium_facts").filter(pl.col("objective") == "win").row(0, named=True)
+    rep.finding(f"Optimal play on a suit of {facts['suit_size']} + Joker gives the first player "
+                f"{facts['value'] * 100:.1f} % (a draw counts half; exact: {facts['states']:,} states solved), so "
+                "neither seat is favoured when both play well.", weight=3.0, anchor="equilibrium_facts",
+                rate=facts["value"], exact=True)
+    losses = rep.frame("heuristic_losses").filter(pl.col("objective") == "win")
+    worst = losses.sort("loss_vs_equilibrium", descending=True).row(0, named=True)
+    rep.finding(f"The `{worst['agent']}` agent gives away the most against the equilibrium player: it scores "
+                f"{worst['vs_equilibrium'] * 100:.1f} % (exact), and {worst['vs_best_response'] * 100:.1f} % against "
+                "a best response.", weight=1.0, anchor="heuristic_losses", rate=worst["vs_equilibrium"], exact=True)

@@ -24,6 +24,7 @@ from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import rate_table, wilson_exprs
+from workbench.core.summary import rebalance_changes, tier_findings
 from workbench.core.tiers import (
     cost_flags_by_tier,
     cost_flags_section,
@@ -152,6 +153,7 @@ def _tiers_section(rep: Report, s: Settings, seed: int, timings: dict[str, float
                    "hand-tuned greedy agent, the self-tuned one (`workbench tune duel`, tuned on Crystal Garden)"
                    + (" and the search agent on a small sample." if s.search_tier else
                       "; the quick report leaves the search tier out."), s.main_games)
+    tier_findings(rep, "battlefield_tiers", "First seat score on {cell}")
     cards = load_cards()
 
     def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
@@ -161,6 +163,8 @@ def _tiers_section(rep: Report, s: Settings, seed: int, timings: dict[str, float
     cost_flags_section(rep, "card_flags_tiers", flags, "Are the cards' cost flags settled across skill levels?",
                        f"Each card's empirical view (as in *Card cost-efficiency*) from the same games, pooled over "
                        f"the {len(cells)} battlefields.", s.main_games * len(cells))
+    tier_findings(rep, "card_flags_tiers", "The card {card}, beyond its cost", value="beyond_cost", n="wr_drawn_n",
+                  top=2)
 
 
 def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -323,10 +327,12 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     _balance_section(rep, s, seed, timings)
     _tiers_section(rep, s, seed, timings)
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers)
-    _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers,
-           # three racing stages of 640, 2,560 and 10,240 games a battlefield at both tiers (the full search has four
-           # from 1,280); the search ends on its own, composed, at about 1 M games (29 s)
-           **({} if quick else {"budget": 2_000_000, "games": 640, "stages": 3}))
+    rebalanced = _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed,
+                        workers=s.workers,
+                        # three racing stages of 640, 2,560 and 10,240 games a battlefield at both tiers (the full
+                        # search has four from 1,280); the search ends on its own, composed, at about 1 M games (29 s)
+                        **({} if quick else {"budget": 2_000_000, "games": 640, "stages": 3}))
+    rebalance_changes(rep, rebalanced)
     timings["total before writing"] = round(time.perf_counter() - started, 2)
     rep.meta.update({
         "rules_version": MODEL.rules_version,

@@ -20,6 +20,7 @@ from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
 from workbench.core.study import Tables, get_study
+from workbench.core.summary import number_text
 from workbench.games.rescue.model import MODEL
 
 AUCTION_PLAYERS = (2, 3)
@@ -70,6 +71,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
         _dragon(rep, size, seed)
     with step(f"rescue report 5/5: tower trophies, {size['trophy_games']:,} games × {len(TROPHY_CASES)} cases"):
         _trophies(rep, size, seed)
+    _findings(rep)
     # quick: one process (the game has no compiled engine, so two workers are two spawned processes,
     # whose start-up costs several times the quick section's few hundred games; the table is the same)
     add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=1 if quick else 2)
@@ -203,3 +205,37 @@ def _trophies(rep: Report, size: dict[str, int], seed: int) -> None:
               "random-builder cases lie inside their simulated 99.9 % interval.", max_rows=60)
     for i, (chart, caption) in enumerate(charts, 1):
         rep.chart(f"trophies_{i}_chart", chart, caption)
+
+
+def _findings(rep: Report) -> None:
+    """"What this report finds", read from the tables above: who gets the Mercenary and the trophies."""
+    for players in (2, 3):
+        table = rep.frame(f"equilibrium_{players}p")
+        eq, rnd = table["p_nobody_equilibrium"], table["p_nobody_random"]
+        exact = ("exact" if table["exact"].all() else
+                 f"fictitious play, exploitability {table['exploitability'].max():.2g}")
+        rep.finding(f"With {players} players bidding at equilibrium (budgets {table['budget'].min()}–"
+                    f"{table['budget'].max()}), nobody gets the Mercenary in {_pct_span(eq)} of auctions ({exact}); "
+                    f"with random bidders in {_pct_span(rnd)}.", weight=100 * float(eq.max()) / players,
+                    anchor=f"equilibrium_{players}p", rate=float(eq.max()), exact=bool(table["exact"].all()))
+    dragon = rep.frame("dragon_trophy").filter(pl.col("outcome") == "nobody").sort("exact", descending=True)
+    top = dragon.row(0, named=True)
+    rep.finding(f"Nobody takes the Dragon trophy in {top['exact'] * 100:.1f} % of {top['players']}-player games "
+                f"(exact; the most of 2–6 players; simulated {number_text(top['simulated'], top['low'], top['high'])}, "
+                f"99.9 % interval, n {top['n']:,}).", weight=100 * top["exact"], anchor="dragon_trophy",
+                rate=top["exact"], exact=True, n=int(top["n"]))
+    trophies = rep.frame("trophies").filter(pl.col("outcome") == "nobody")
+    for row in trophies.iter_rows(named=True):
+        exact = (f"exact {row['exact'] * 100:.1f} %" if row["exact_applies"] else
+                 f"random builders' exact odds {row['exact'] * 100:.1f} %")
+        rep.finding(f"A colour's tower trophy goes to nobody (a tie for most) in "
+                    f"{number_text(row['simulated'], row['low'], row['high'])} of races ({row['case']}, "
+                    f"{row['players']} players; 99.9 % interval, n {row['n']:,}; {exact}).",
+                    weight=100 * row["simulated"] / 2, anchor="trophies", rate=row["simulated"], low=row["low"],
+                    high=row["high"], n=int(row["n"]))
+
+
+def _pct_span(column: pl.Series) -> str:
+    """``7.2–37.5 %`` of a column of rates (one value when they agree)."""
+    low, high = f"{column.min() * 100:.1f}", f"{column.max() * 100:.1f}"
+    return f"{low} %" if low == high else f"{low}–{high} %"
