@@ -161,3 +161,17 @@ def test_the_rebalance_help_of_every_game_with_targets_shows_its_own_target_edit
         assert f"{targets.budget:,} games for the whole run" in said
         for metric in targets.all_metrics():
             assert f"  {metric} " in said, (name, metric)
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if get_game(g).targets is not None])
+def test_every_games_default_rebalance_can_play_its_declared_retune(game, tmp_path):
+    """A declared re-tune must be playable: a weight set is re-tuned on one card set, so a game whose target cells
+    play different card sets (Babel deals other hands per variant) declares none, and asking for one is refused
+    before any game with the reason (the report's rebalance once failed after 70 s of search)."""
+    model = get_game(game)
+    targets = rb.targets_of(game)
+    assert not targets.retune or rb.one_card_set(model, targets)
+    if not rb.one_card_set(model, targets):
+        with pytest.raises(InputError, match="play different card sets"):
+            rb.rebalance(game, retune=1_000_000, budget=10**9, seed=0, workers=1, out=tmp_path / "r")
+        assert not (tmp_path / "r").exists()  # nothing written: refused before any game

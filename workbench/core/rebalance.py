@@ -125,7 +125,7 @@ from workbench.core.cardtable import (
     retune_weights,
 )
 from workbench.core.errors import DataError, InputError, RunInterrupted
-from workbench.core.model import AgentSpec, GameModel, get_game, model_ref, shown_path
+from workbench.core.model import AgentSpec, GameModel, card_set_hash, get_game, model_ref, shown_path
 from workbench.core.refs import resolve_ref
 from workbench.core.rng import stream_seed
 from workbench.core.runner import drain, execute, plan_chunks
@@ -1795,6 +1795,9 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
                              f"{', '.join(t.agent for t in tier_list)}; or leave retune at 0")
         for agent in weighted:  # too small a budget is refused before any game
             retune_plan(model, agent, retune, len(targets.cells))
+        if not one_card_set(model, targets):
+            raise InputError(f"retune: {model.name}'s target cells play different card sets (or parameters), and a "
+                             "weight set is re-tuned on one; give retune 0 (--retune 0)")
     # the search plays the first fast tier, or every fast tier (each tier's items apart, the worst tier deciding)
     # when the game declares so; a search tier only verifies (a game there costs ~1,000 fast games)
     fast = _fast(tier_list)
@@ -2005,6 +2008,11 @@ def _whole(name: str, value: Any) -> int:
 def _fast(tiers: Sequence[Tier]) -> list[Tier]:
     """The tiers whose agent does not search at every decision (a first tier that does, when every one does)."""
     return [t for t in tiers if not t.slow] or list(tiers[:1])
+
+
+def one_card_set(model: GameModel, targets: Targets) -> bool:
+    """True when every target cell plays one card set (what a re-tune of a weight set needs: ``core/tune.py``)."""
+    return len({card_set_hash(model, dict(cell)) for cell in targets.cells or ({},)}) == 1
 
 
 def verify_plan(room: int | None, proposals: int, games: int, cells: int, fast: int, slow: int, retune: int,

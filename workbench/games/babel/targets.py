@@ -44,5 +44,5 @@ TARGETS = Targets(
     stages=4,
     margin=0.005,
     search_tiers=True,
-    retune=20_000,  # greedy@tuned re-tuned for each replayed proposal (other hands change best play)
+    retune=0,  # no re-tune: a weight set is re-tuned on one card set (core/tune.py), and each variant deals other hands
 )
