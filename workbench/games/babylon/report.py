@@ -117,7 +117,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=workers)
     # 20 pairings: a short search, ±4 points held out
     rebalance_changes(rep, _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed,
-                                  workers=workers, **({} if quick else {"budget": 40_000, "margin": 0.04})))
+                                  workers=workers, **({} if quick else {"budget": 160_000, "margin": 0.04})))
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":
