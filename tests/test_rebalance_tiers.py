@@ -175,3 +175,23 @@ def test_every_games_default_rebalance_can_play_its_declared_retune(game, tmp_pa
         with pytest.raises(InputError, match="play different card sets"):
             rb.rebalance(game, retune=1_000_000, budget=10**9, seed=0, workers=1, out=tmp_path / "r")
         assert not (tmp_path / "r").exists()  # nothing written: refused before any game
+
+
+class _Validated(Exception):
+    """Raised where a rebalance opens its store: every check that comes before any game has passed."""
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if get_game(g).targets is not None])
+def test_every_games_full_report_rebalance_sizes_pass_the_checks_made_before_any_game(game, tmp_path, monkeypatch):
+    """`make report`'s rebalance of each game (core's report sizes, then the game's own) is accepted: a budget
+    too small for the search's share at every search tier was refused only once `make report` reached it."""
+    import importlib
+
+    def stop_here(*args, **kwargs):
+        raise _Validated
+
+    monkeypatch.setattr(rb, "_open_study", stop_here)
+    module = importlib.import_module(f"{type(get_game(game)).__module__.rpartition('.')[0]}.report")
+    sizes = {**rb.REPORT_SEARCH["full"], **getattr(module, "REBALANCE_SIZES", {})}
+    with pytest.raises(_Validated):
+        rb.rebalance(game, out=tmp_path / "r", seed=0, workers=1, keep=False, **sizes)

@@ -28,6 +28,9 @@ from workbench.games.babel.model import MODEL
 PAIRINGS = "greedy,greedy; random,random; greedy,random"
 
 
+# the report-sized rebalance (full report): three racing stages
+REBALANCE_SIZES = {"budget": 1_200_000, "stages": 3}
+
 def _sizes(quick: bool) -> dict[str, Any]:
     fast = MODEL.fast_supports((AgentSpec("greedy"), AgentSpec("greedy")), MODEL.resolve_params())
     if quick:
@@ -73,7 +76,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     tier_findings(rep, "start_seat_tiers", "Start seat score with {cell}")
     add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=workers)
     rebalance_changes(rep, add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=workers,  # three stages
-                                                 **({} if quick else {"budget": 1_200_000, "stages": 3})))
+                                                 **({} if quick else REBALANCE_SIZES)))
     return rep.write(out_dir)
 
 

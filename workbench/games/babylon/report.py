@@ -70,6 +70,9 @@ REFERENCE = Settings(16, 8, 6, 3, 8, DECK_KEYS)
 QUICK = Settings(3, 2, 2, 2, 2, DECK_KEYS[:3])
 
 
+# the report-sized rebalance (full report): search and held-out check within 160,000 games, ±4 points held out
+REBALANCE_SIZES = {"budget": 160_000, "margin": 0.04}
+
 def settings_for(quick: bool, engine: str, games: int | None = None) -> Settings:
     """The sizes for the engine that will play; ``games`` overrides the matrix's (the others scale with it)."""
     s = QUICK if quick else FAST if engine == "fast" else REFERENCE
@@ -117,7 +120,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=workers)
     # 20 pairings: a short search, ±4 points held out
     rebalance_changes(rep, _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed,
-                                  workers=workers, **({} if quick else {"budget": 160_000, "margin": 0.04})))
+                                  workers=workers, **({} if quick else REBALANCE_SIZES)))
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":

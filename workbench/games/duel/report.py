@@ -72,6 +72,9 @@ RATE_COLUMNS = ("games", "first_seat_win", "first_seat_p", "draws", "length_mean
 SEAT_RATE_COLUMNS = ("games", "p1_win", "p2_win", "first_seat_win", "draws")  # length: see the length table
 
 
+# the report-sized rebalance (full report): three racing stages of 640, 2,560 and 10,240 games a battlefield
+REBALANCE_SIZES = {"budget": 2_000_000, "games": 640, "stages": 3}
+
 def _with_interval(columns: list[str], table: pl.DataFrame) -> list[str]:
     """``columns`` with the ``_low``/``_high`` columns of each rate that has them, in table order."""
     return [c for name in columns for c in (name, f"{name}_low", f"{name}_high") if c in table.columns]
@@ -331,7 +334,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
                         workers=s.workers,
                         # three racing stages of 640, 2,560 and 10,240 games a battlefield at both tiers (the full
                         # search has four from 1,280); the search ends on its own, composed, at about 1 M games (29 s)
-                        **({} if quick else {"budget": 2_000_000, "games": 640, "stages": 3}))
+                        **({} if quick else REBALANCE_SIZES))
     rebalance_changes(rep, rebalanced)
     timings["total before writing"] = round(time.perf_counter() - started, 2)
     rep.meta.update({
