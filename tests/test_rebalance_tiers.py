@@ -195,3 +195,32 @@ def test_every_games_full_report_rebalance_sizes_pass_the_checks_made_before_any
     sizes = {**rb.REPORT_SEARCH["full"], **getattr(module, "REBALANCE_SIZES", {})}
     with pytest.raises(_Validated):
         rb.rebalance(game, out=tmp_path / "r", seed=0, workers=1, keep=False, **sizes)
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if get_game(g).targets is not None
+                                  and rb.targets_of(g).retune and get_game(g).card_table is not None])
+def test_a_re_tune_plays_one_card_set_in_every_cell_even_where_the_edited_card_is_not_played(game):
+    """The re-tune of a proposal tunes on one card set (``core/tune.py`` refuses cells that differ), while the search
+    plays the unedited cards in a cell whose decks hold none of the edited cards (the same games, served by the
+    memo).  Babylon's report-sized rebalance failed after 3.5 minutes with "the cells play different card sets"
+    when its proposal edited a card that only some pairings play."""
+    from workbench.core.cardtable import card_table
+    from workbench.core.model import card_set_hash
+
+    model, targets = get_game(game), rb.targets_of(game)
+    table = card_table(game)
+    dims = [d for d in rb.edit_space(model, None, None, targets) if d.kind == "card"] or rb.edit_space(
+        model, f"{table.editable[0]}:-1..+1", "*", targets)  # the duel's default edits parameters: edit a card
+    ctx = rb._Context(model, targets, (), tuple(dims), table, 1, "auto", None, None, lambda n: None)
+    uses = targets.uses_card or (lambda params, key: True)
+    partial = [i for i, d in enumerate(dims) if d.kind == "card" and not all(
+        uses({**targets.params, **cell}, d.key) for cell in targets.cells)]
+    index = (partial or [i for i, d in enumerate(dims) if d.kind == "card"])[0]
+    candidate = ((index, dims[index].deltas[0]),)
+    searched = {card_set_hash(model, cell) for cell in ctx.cells(candidate)}
+    retuned = {card_set_hash(model, cell) for cell in ctx.cells(candidate, one_card_set=True)}
+    # the memo's shortcut: cells without the card keep the shipped cards (Babylon's pairings; every duel cell plays it)
+    assert len(searched) == (2 if partial else 1)
+    assert bool(partial) == (targets.uses_card is not None and game == "babylon")
+    assert len(retuned) == 1 and retuned != {card_set_hash(model, {})}  # one set, and it is the edited one
+    assert rb.one_card_set(model, targets)

@@ -1086,8 +1086,13 @@ class _Context:
     # told the games of a cell read from the memo (the verification's bar counts them; the search's counts games played)
     on_memo: Callable[[int], None] = field(default=lambda n: None)
 
-    def cells(self, candidate: Candidate) -> list[dict[str, Any]]:
-        """Every cell's parameters with the candidate's edits (card edits as an edited table's path)."""
+    def cells(self, candidate: Candidate, *, one_card_set: bool = False) -> list[dict[str, Any]]:
+        """Every cell's parameters with the candidate's edits (card edits as an edited table's path).
+
+        A cell whose games use none of the edited cards plays the unedited cards (its games are the same, so the
+        memo serves them); with ``one_card_set`` every cell plays the whole edited table instead, as a re-tune of
+        a weight set needs (``core/tune.py`` tunes on one card set; the games of such a cell are still the same).
+        """
         card_edits: dict[str, dict[str, str]] = {}
         for i, d in candidate:
             dim = self.dims[i]
@@ -1102,7 +1107,8 @@ class _Context:
                 if dim.kind == "param" and all(params.get(k) == v for k, v in dim.scope):
                     params[dim.key] = dim.base + d
             # a cell whose games use none of the edited cards plays the unedited cards (the same games, memo hits)
-            mine = card_edits if uses is None else {k: v for k, v in card_edits.items() if uses(params, k)}
+            mine = card_edits if uses is None or one_card_set else {k: v for k, v in card_edits.items()
+                                                                    if uses(params, k)}
             if mine and self.table is not None:
                 params[self.table.param] = str(edited_cards(self.table, mine, namespace=f"{self.model.name}-rebalance"))
             out.append(params)
@@ -2211,8 +2217,8 @@ def verify_plan_cost(k: int, games: int, k_slow: int, slow_games: int, cells: in
 def _retune(ctx: _Context, candidate: Candidate, agent: str, budget: int, seed: int,
             *played: tuple[int, np.ndarray]) -> Retune:
     """``agent``'s weight set re-tuned for the candidate's cells; its seeds asserted apart from ``played``'s."""
-    found = retune_weights(ctx.model, agent, ctx.cells(candidate), budget, seed, workers=ctx.workers,
-                           should_stop=ctx.should_stop, on_games=ctx.progress)
+    found = retune_weights(ctx.model, agent, ctx.cells(candidate, one_card_set=True), budget, seed,
+                           workers=ctx.workers, should_stop=ctx.should_stop, on_games=ctx.progress)
     seeds = found.game_seeds()
     for master, games in played:  # never: asserted, so a change of seeding cannot hide it
         if master in found.master_seeds or np.intersect1d(seeds, games).size:
