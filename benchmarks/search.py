@@ -1,4 +1,4 @@
-"""Core's search agent against tuned greedy, and its time a game, in the duel, Babel and Babylon (issue 18).
+"""Core's search agent against tuned greedy, and its time a game, in the duel, Babel and Babylon (issues 18, 37).
 
     .venv/bin/python benchmarks/search.py [GAME ...] [--games 400] [--quick] [--agent SPEC] [--clock cpu|wall]
                                           [--seed N] [--against SPEC] [--json FILE]
@@ -7,12 +7,16 @@ For each game, on its issue setting (the duel: Crystal Garden, regular deck; Bab
 Babylon: every precon against itself, the decks in turn), ``--games`` games of ``search`` (the game's
 default options, or ``--agent``) against ``greedy@tuned`` on one core: every game seed is played twice,
 search in p1 and in p2 (common seeds, both seats).  Prints search's win rate with its 95 % Wilson
-interval and n (a draw counts half), whether the issue's bar of 60 % is reached, and the wall time of a
+interval and n (a draw counts half), whether issue 18's bar of 60 % is reached, and the time of a
 whole game (both seats' moves, reference loop with compiled rollouts) as a mean with its 95 % interval
-against the issue's bar (the duel and Babel 0.2 s, Babylon 1.6 s).  ``--quick``: 40 games a game.
+against issue 37's bar (the duel and Babel 0.1 s, Babylon 0.25 s; issue 18's were 0.2 s and 1.6 s), and
+beside it the search's own share (its decisions only).  ``--quick``: 40 games a game.
 A game is timed on this process's CPU clock by default (one core: the search and its compiled rollouts
 run in this thread, and other processes sharing the machine do not inflate it); ``--clock wall`` times
 wall-clock seconds instead.
+
+``--python-deal`` has core deal the search's worlds one by one in Python, as before the games' compiled
+``SearchHooks.deal`` (issue 37): the same decisions, so the two times compare on the same games.
 
 ``--seed`` picks the game seeds: choose options on one seed and report on another.  ``--against SPEC``
 also plays a second search spec on the same seeds and seats and prints the paired difference of the
@@ -38,12 +42,29 @@ from workbench.core.stats import wilson  # noqa: E402
 
 # the issue's settings and bars: parameters (a list: the games cycle through them), seconds a game
 SETTINGS = {
-    "duel": ([{"battlefield": "crystal_garden", "deck": "regular"}], 0.2),
-    "babel": ([{}], 0.2),
-    "babylon": (None, 1.6),  # every precon against itself (read from the model)
+    "duel": ([{"battlefield": "crystal_garden", "deck": "regular"}], 0.1),
+    "babel": ([{}], 0.1),
+    "babylon": (None, 0.25),  # every precon against itself (read from the model)
 }
 BAR = 0.60
 OPPONENT = "greedy@tuned"
+
+
+class _Timed:
+    """An agent whose decisions are timed (``seconds``), on the clock ``now``."""
+
+    def __init__(self, agent: object, now: object) -> None:
+        self.agent, self.now, self.seconds = agent, now, 0.0
+
+    def act(self, *args: object) -> object:
+        start = self.now()
+        try:
+            return self.agent.act(*args)
+        finally:
+            self.seconds += self.now() - start
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.agent, name)
 
 
 def settings(game: str) -> list[dict]:
@@ -55,7 +76,7 @@ def settings(game: str) -> list[dict]:
     return [{"deck_p1": d, "deck_p2": d} for d in decks]
 
 
-def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "cpu") -> dict:
+def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "cpu", python_deal: bool = False) -> dict:
     """Search against tuned greedy: ``games`` games (half the seeds × both seats), win rate and seconds a game."""
     model = get_game(game)
     cells = settings(game)
@@ -63,6 +84,7 @@ def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "c
     now = time.process_time if clock == "cpu" else time.perf_counter
     wins = draws = 0.0
     seconds: list[float] = []
+    own = 0.0  # the search's own decisions
     scores: list[float] = []  # search's score of each game, in seed order, p1 then p2
     for i, s in enumerate(game_seeds(seed, 0, pairs)):
         params = model.resolve_params(cells[i % len(cells)])
@@ -71,9 +93,14 @@ def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "c
             specs = [model.resolve_spec(OPPONENT, params)] * 2
             specs[search_seat] = model.resolve_spec(agent, params)
             players = [model.make_agent(spec) for spec in specs]
+            if python_deal and hasattr(players[search_seat], "dealer"):  # core deals the worlds one by one
+                players[search_seat].resolve()
+                players[search_seat].dealer = None
+            players[search_seat] = _Timed(players[search_seat], now)
             start = now()
             final = play_game(model, config, players, int(s), max_steps=model.max_steps(params))
             seconds.append(now() - start)
+            own += players[search_seat].seconds
             winner = model.result_row(config, final)["winner"]
             wins += winner == f"p{search_seat + 1}"
             draws += winner == "draw"
@@ -87,7 +114,7 @@ def measure(game: str, games: int, agent: str, seed: int = 2026, clock: str = "c
     return {"game": game, "agent": agent, "opponent": OPPONENT, "n": n, "wins": int(wins), "draws": int(draws),
             "rate": score / n, "low": low, "high": high, "bar": BAR, "s_per_game": mean,
             "s_low": mean - half, "s_high": mean + half, "s_bar": SETTINGS[game][1], "clock": clock, "seed": seed,
-            "scores": scores}
+            "search_s_per_game": own / n, "scores": scores}
 
 
 def paired(row: dict, base: dict) -> dict:
@@ -110,7 +137,7 @@ def line(row: dict) -> str:
     return (f"{row['game']:>8}  {row['agent']} vs {row['opponent']}: {row['rate']:.1%} "
             f"[95 % {row['low']:.1%}, {row['high']:.1%}] n={row['n']} draws={row['draws']} — 60 % bar {reached};  "
             f"{row['s_per_game']:.3f} s a game ({row['clock']}) [95 % {row['s_low']:.3f}, {row['s_high']:.3f}] — "
-            f"{row['s_bar']} s bar {fast}")
+            f"{row['s_bar']} s bar {fast}; the search's own decisions {row['search_s_per_game']:.3f} s a game")
 
 
 def paired_line(row: dict) -> str:
@@ -130,6 +157,8 @@ def main() -> int:
                     "or wall-clock")
     ap.add_argument("--against", default=None, help="a second search spec played on the same games: prints the "
                     "paired difference")
+    ap.add_argument("--python-deal", action="store_true", help="deal the search's worlds one by one in Python "
+                    "(SearchHooks.deal off): the same decisions, the time before the compiled deal")
     ap.add_argument("--json", default=None, help="also write the rows to this JSON file")
     args = ap.parse_args()
     unknown = [g for g in args.games if g not in SETTINGS]
@@ -138,11 +167,11 @@ def main() -> int:
     n = 40 if args.quick else args.n
     rows = []
     for game in args.games:
-        row = measure(game, n, args.agent, args.seed, args.clock)
+        row = measure(game, n, args.agent, args.seed, args.clock, args.python_deal)
         rows.append(row)
         print(line(row), flush=True)
         if args.against:
-            base = measure(game, n, args.against, args.seed, args.clock)
+            base = measure(game, n, args.against, args.seed, args.clock, args.python_deal)
             rows.append(base)
             print(line(base), flush=True)
             rows.append(paired(row, base))

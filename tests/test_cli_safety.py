@@ -79,7 +79,7 @@ def test_report_out_at_a_file_fails_before_computing(tmp_path, capsys, monkeypat
     afile.write_text("x")
     monkeypatch.setattr(study_mod, "report_builder", lambda game: _never_called)
     assert main(["report", "duel", "--out", str(afile)]) == 2  # _never_called: refused before any game
-    assert f"report output {afile} exists and is not a directory" in capsys.readouterr().err
+    assert f"argument --out: out {afile} is a file; give a folder" in capsys.readouterr().err
 
 
 # -- 3. nothing overwritten silently ------------------------------------------------------------------
@@ -188,9 +188,9 @@ def test_a_battlefields_file_with_a_new_battlefield_makes_it_selectable(tmp_path
     (["simulate", "toy", "--seed", str(2**64), "--games", "2"], "seed must be an integer in 0..18446744073709551615"),
     (["sweep", "toy", "--seed", str(2**64), "--games", "2", "--out", "OUT"], "seed must be an integer in 0.."),
     (["report", "toy", "--seed", "-3", "--quick", "--out", "OUT"], "seed must be an integer in 0.."),
-    (["simulate", "toy", "--games", "2", "--out", "AFILE/x.parquet"], "is not a writable directory"),
-    (["sweep", "toy", "--games", "2", "--out", "AFILE/store"], "is not a writable directory"),
-    (["report", "toy", "--quick", "--out", "AFILE/rep"], "is not a writable directory"),
+    (["simulate", "toy", "--games", "2", "--out", "AFILE/x.parquet"], "is a file, not a folder"),
+    (["sweep", "toy", "--games", "2", "--out", "AFILE/store"], "is a file, not a folder"),
+    (["report", "toy", "--quick", "--out", "AFILE/rep"], "is a file, not a folder"),
 ])
 def test_bad_values_are_one_line_messages(tmp_path, capsys, args, message):
     (tmp_path / "AFILE").write_text("a file, not a directory")

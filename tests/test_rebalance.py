@@ -423,7 +423,7 @@ def test_a_bad_retune_is_one_clear_error_and_writes_nothing(tmp_path, retune, ti
 def test_the_command_takes_retune_and_prints_the_weights_played(tmp_path, capsys):
     import argparse
 
-    from workbench import rebalance_cli
+    from workbench.cli import rebalance as rebalance_cli
 
     _write_tuned_set()
     parser = argparse.ArgumentParser()
@@ -908,3 +908,26 @@ def test_a_search_resumed_in_or_after_the_models_rounds_plays_what_an_uninterrup
     resumed = _stopped_then_resumed(BOARDS, tmp_path / "cut", cut, **TIGHT)
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)
+
+
+def test_a_reports_rebalance_progress_counts_games_against_the_budget_with_a_rate(tmp_path, monkeypatch, capsys):
+    """The report's rebalance step says games played of the budget, the rate and an ETA, not only "working"."""
+    import re
+
+    from workbench.core import progress
+    from workbench.core.report import Report
+
+    seen: list[tuple[int, int]] = []
+    to_budget = rb.budget_progress(lambda done, total: seen.append((done, total)), 1_000)
+    for done, total, phase in ((100, 500, "search"), (400, 500, "search"), (20, 300, "verify"), (300, 300, "verify")):
+        to_budget(done, total, phase)
+    # the search counts against the whole budget; the check adds its plan to the games the search played
+    assert seen == [(100, 1_000), (400, 1_000), (420, 700), (700, 700)]
+    monkeypatch.setattr(progress, "EVERY", 0.01)
+    rb.add_report_section(Report("toss", {"seed": 3}), MODEL, quick=True, seed=3, workers=1,
+                          **{k: v for k, v in QUICK.items() if k != "seed"})
+    lines = [line for line in capsys.readouterr().err.splitlines() if "report: rebalance" in line]
+    counted = [line for line in lines if re.search(r": [\d,]+/[\d,]+ games \(\d+%\), [\d,]+ games/s", line)]
+    assert counted, lines
+    total = int(re.search(r"/([\d,]+) games", counted[0]).group(1).replace(",", ""))
+    assert total <= QUICK["budget"]  # the search counts against the budget it was given

@@ -2,7 +2,8 @@
 
 * Two paths, one answer: each game kernel's continue-from-a-state entry gives the values core's reference
   loop (``search.play_on``) gives from the same mid-game states, with the same agent streams, both to the
-  end and cut after a horizon; the compiled prior and shuffle equal their Python definitions.
+  end and cut after a horizon; the compiled prior and shuffle equal their Python definitions; a game's
+  compiled deal (``SearchHooks.deal``) gives the worlds, seeds, stream and decisions core's deal gives.
 * The determinisation never reads hidden information: two states that differ only in the opponent's hidden
   cards (and the deck order) give the same observation and the same decision from the same seed.
 * Exact, structural facts: an immediate win and a lone legal action are played without search (the agent's
@@ -21,7 +22,7 @@ from tests.toygame import rules as toy_rules
 from tests.toygame.model import ToyModel
 from workbench.core import rng_numba
 from workbench.core.errors import InputError
-from workbench.core.model import CHANCE, AgentSpec, SearchHooks, get_game
+from workbench.core.model import CHANCE, AgentSpec, SearchHooks, game_names, get_game
 from workbench.core.play import decide, step
 from workbench.core.rng import SplitMix64
 from workbench.core.search import choose, reference_rollouts
@@ -115,6 +116,59 @@ def test_the_compiled_shuffles_and_prior_equal_their_python_definitions():
             for policy in ("greedy", other):
                 spec = AgentSpec.parse(policy)
                 assert fast.prior(config, view, legal, spec) == agents.search_prior(config, view, legal, spec)
+
+
+def _dealing_games():
+    """Every registered game whose search deals its worlds in the compiled engine (``SearchHooks.deal``)."""
+    return [name for name in game_names() if "search" in get_game(name).agents
+            and _hooks(get_game(name)).deal is not None]
+
+
+def test_some_game_deals_its_search_worlds_in_the_compiled_engine():
+    assert _dealing_games()  # else the test below checks nothing
+
+
+@pytest.mark.parametrize("game", _dealing_games())
+def test_the_compiled_deal_gives_the_worlds_seeds_and_decisions_core_deals_one_by_one(game):
+    model = get_game(game)
+    hooks = _hooks(model)
+    decided = 0
+    for params in PARITY.get(game, ({},)):  # the duel's unlimited deck too
+        config, states = _positions(model, params, 4, skip=13)
+        decided += _dealt_alike(model, hooks, config, states)
+    assert decided >= 2
+
+
+def _dealt_alike(model, hooks, config, states):
+    """Check the compiled deal on ``states`` (the test above); the decisions compared."""
+    deal = getattr(importlib.import_module(hooks.deal.partition(":")[0]), hooks.deal.partition(":")[2])
+    rollout = getattr(importlib.import_module(hooks.rollout.partition(":")[0]), hooks.rollout.partition(":")[2])
+    spec = model.resolve_spec("greedy@tuned")
+    decided = 0
+    for i, state in enumerate(states):
+        seat = model.current_player(config, state)
+        view, legal = model.observation(config, state, seat), list(model.legal_actions(config, state, seat))
+        fast, slow = SplitMix64(5 + i), SplitMix64(5 + i)
+        dealt_seat, worlds, seeds = deal(config, view, fast, 5)
+        ref_worlds, ref_seeds = [], []
+        for _ in range(5):
+            ref_seat, world = model.determinise(config, view, slow)
+            ref_worlds.append(world)
+            ref_seeds.append((slow.next_u64(), slow.next_u64()))
+        assert dealt_seat == ref_seat == seat and fast.state == slow.state  # the agent's stream advanced alike
+        assert np.asarray(seeds, np.uint64).tolist() == [list(pair) for pair in ref_seeds]
+        for horizon in (0, 2):
+            assert (rollout(config, worlds, legal[:3], seat, spec, horizon, seeds).tolist()
+                    == rollout(config, ref_worlds, legal[:3], seat, spec, horizon, np.array(ref_seeds, np.uint64))
+                    .tolist())
+        if len(legal) > 1:  # the search decides alike with the compiled deal and with core's deal
+            agents = [model.make_agent("search:budget=12,width=3,horizon=2") for _ in range(2)]
+            agents[1].resolve()
+            agents[1].dealer = None
+            chosen = [a.act(view, legal, config, SplitMix64(40 + i)) for a in agents]
+            assert chosen[0] == chosen[1]
+            decided += 1
+    return decided
 
 
 # -- hidden information ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 from workbench.core.balance import auto_balance, balance_chart, search
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
+from workbench.core.stats import wilson
 
 
 def _logistic(centre: float, n: int = 200_000, slope: float = 4.0, sign: int = 1):
@@ -60,6 +61,20 @@ def test_search_on_floats_and_without_a_crossing():
         search(_logistic(1.0), 0, 5, max_evals=1)
 
 
+def test_a_draw_counts_half_and_the_draws_are_shown_beside_the_score():
+    """A response with draws: the score bisected is wins and half the draws over n, the draws in their column."""
+    def response(x: int) -> tuple[int, int, int]:
+        return 40 + 2 * x, 100, 10  # wins rise with the value, ten draws at every value
+
+    result = search(response, 0, 10, max_evals=6)
+    rows = {r["value"]: r for r in result.points.iter_rows(named=True)}
+    assert rows[0.0]["draws"] == 10 and rows[0.0]["k"] == 40
+    assert rows[0.0]["rate"] == pytest.approx(0.45)  # 40 wins and 10 draws of 100: 45 %, not 40 %
+    assert (rows[0.0]["low"], rows[0.0]["high"]) == pytest.approx(wilson(45, 100))
+    assert result.value == pytest.approx(2.5)  # 45 % + 2 points a step crosses 50 % at 2.5, not at 5
+    assert search(lambda x: response(x)[:2], 0, 10, max_evals=6).value == pytest.approx(5.0)  # without draws
+
+
 def test_search_stops_when_asked():
     calls = []
 
@@ -96,9 +111,13 @@ def test_a_game_without_a_first_seat_needs_a_named_seat():
         auto_balance("dietower", "die_faces", 2, 12, games=20, max_evals=2)
     result = auto_balance("dietower", "die_faces", 2, 12, games=200, max_evals=2, seat="p1", seed=1)
     frame = simulate("dietower", 200, params={"die_faces": 12}, seed=1, progress=False)
-    assert result.points.filter(pl.col("value") == 12).get_column("k").item() == \
-        (frame.get_column("winner") == "p1").sum()
-    assert result.measure == "p1 win rate"
+    point = result.points.filter(pl.col("value") == 12).row(0, named=True)
+    wins, draws = int((frame.get_column("winner") == "p1").sum()), int((frame.get_column("winner") == "draw").sum())
+    assert (point["k"], point["draws"], point["n"]) == (wins, draws, 200)
+    assert draws > 0  # the die game draws: each counts half to the seat's score, shown beside it
+    assert point["rate"] == pytest.approx((wins + draws / 2) / 200)
+    assert (point["low"], point["high"]) == pytest.approx(wilson(wins + draws / 2, 200))
+    assert result.measure == "p1 score"
 
 
 def test_duel_second_bonus_wall_keeps_its_numbers():
@@ -118,4 +137,4 @@ def test_duel_second_bonus_wall_keeps_its_numbers():
     assert (result.best, result.best_rate, result.within, result.found) == (15.0, 62 / 150, False, True)
     assert result.summary() == ("second_bonus_wall ≈ 8.71 (values compatible with 50%: 2.98–14.50); "
                                 "best tried 15: 41.3% [33.8%–49.3%]")
-    assert balance_chart(result).to_dict()["layer"][0]["encoding"]["y"]["title"] == "first-seat win rate"
+    assert balance_chart(result).to_dict()["layer"][0]["encoding"]["y"]["title"] == "first seat score"

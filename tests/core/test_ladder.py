@@ -11,7 +11,9 @@ import polars as pl
 import pytest
 
 from tests.independent import wilson
-from workbench.core.errors import InputError
+from workbench.cli.common import Parser
+from workbench.cli.ladder import add_arguments, run
+from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.ladder import (
     ELO_PER_UNIT,
     bootstrap_intervals,
@@ -24,7 +26,6 @@ from workbench.core.ladder import (
 from workbench.core.model import get_game
 from workbench.core.runner import simulate
 from workbench.core.study import Study
-from workbench.ladder_cli import add_arguments, run
 
 
 def _simulated_scores(theta: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -149,9 +150,11 @@ def test_the_ladder_study_and_a_stop_after_the_first_pairing_keep_the_finished_p
     def stop_after_first() -> bool:  # Stop pressed once the first pairing's 200 games are in
         return bool(ticks) and ticks[-1][0] >= 200
 
-    tables = study.execute("dietower", {"agents": "random,highest,lowest", "games": 200}, {"players": 3}, seed=1,
-                           on_progress=lambda done, total: ticks.append((done, total)),
-                           should_stop=stop_after_first)
+    with pytest.raises(RunInterrupted) as stopped:  # the stop protocol: stopped, with what finished
+        study.execute("dietower", {"agents": "random,highest,lowest", "games": 200}, {"players": 3}, seed=1,
+                      on_progress=lambda done, total: ticks.append((done, total)), should_stop=stop_after_first)
+    assert (stopped.value.done, stopped.value.total) == (200, 600)
+    tables = stopped.value.partial
     assert tables["pairwise"].height == 1 and tables["games"].height == 200  # random vs highest only
     row = tables["pairwise"].row(0, named=True)
     assert row["wins"] + row["draws"] + row["losses"] == 200 and row["filler_won"] > 0
@@ -163,7 +166,7 @@ def test_the_ladder_study_and_a_stop_after_the_first_pairing_keep_the_finished_p
 
 
 def test_bad_input_names_what_is_allowed_and_writes_nothing(tmp_path, capsys):
-    parser = argparse.ArgumentParser()
+    parser = Parser()  # the workbench's: a bad shared value (--params edge) is an InputError, as the command says
     add_arguments(parser)
     out = tmp_path / "ladder"
     for argv, message in ((["toy", "--agents", "random,greedy", "--games", "7"], "even number"),

@@ -228,7 +228,7 @@ def test_babylons_report_section_reads_the_strongest_fast_tiers_games_and_finds_
     strongest = fast_tiers(MODEL)[-1].label  # greedy@raised: the search tier plays too few games per cell
     frame = st.play(MODEL, BABYLON_DECKS, 2, ["greedy", "greedy"], {}, seed=3, workers=1)  # stands in for its games
     rep = Report("metagame", {})
-    babylon_report._metagame(rep, {strongest: frame}, BABYLON_DECKS, babylon_report.FAST, 3, {}, resamples=50)
+    babylon_report._metagame(rep, {strongest: frame}, BABYLON_DECKS, babylon_report.FAST, 3, resamples=50)
     table = next(b.frame for b in rep.blocks if b.kind == "table" and b.name == "metagame")
     (finding,) = rep.findings
     assert finding["anchor"] == "metagame" and finding["status"] is None and finding["tier"] == strongest

@@ -247,3 +247,32 @@ def test_a_chart_reads_the_same_bytes_however_many_charts_were_drawn_before(tmp_
         assert (two / f"{name}.png").read_bytes() == (one / f"{name}.png").read_bytes()
     page = (one / "index.html").read_text()  # inline, each chart's ids carry its own prefix
     assert 'id="c0-gradient_0"' in page and 'id="c1-gradient_0"' in page
+
+
+def test_a_reports_step_times_are_the_real_ones_in_the_header_the_log_and_the_sizes_section(tmp_path, capsys):
+    """Each step's wall time goes once to the header's seconds, the sizes table and the log's one-line summary;
+    a step that repeats adds up (the header once read "tiers=8.15" where the log said 48.7 + 29.8 + 8.1 s)."""
+    import time as clock
+
+    rep = Report("Timed", {"rules_version": "r1", "games": 1, "agents": "greedy"})
+    assert rep.timed("matrix", "timed report: matrix", lambda x, *, label: (clock.sleep(0.05), x + label)[1], 1,
+                     label=2, step_games="1 game", step_bigger="more games") == 3  # fn's own "label" passes through
+    rep.timed("tiers", "timed report: tiers, first", clock.sleep, 0.02)
+    rep.timed("tiers", "timed report: tiers, second", clock.sleep, 0.03, step_games="2 tiers")
+    rep.record("rebalance", 1.25, games="a budget", bigger="the full search")
+    rep.sizes_section("Sized for tests.")
+    err = capsys.readouterr().err
+    assert "timed report: matrix … done in" in err and "timed report: tiers, second … done in" in err
+    seconds = rep.meta["seconds"]
+    assert list(seconds) == ["matrix", "tiers", "rebalance"] and seconds["rebalance"] == 1.2  # one decimal
+    assert seconds["matrix"] >= 0.05 and seconds["tiers"] >= 0.05  # the two tiers steps added up
+    assert f"Timed: step times: {rep.step_times()}" in err and rep.step_times().endswith(
+        f"total {sum(r['seconds'] for r in rep.sizes):.1f} s")
+    out = rep.write(tmp_path / "timed")
+    sizes = pl.read_parquet(out / "run_sizes.parquet")
+    assert dict(sizes.select("step", "seconds").rows()) == seconds
+    assert sizes.filter(pl.col("step") == "tiers")["games"].item() == "2 tiers"
+    assert sizes.filter(pl.col("step") == "matrix")["bigger run"].item() == "more games"
+    md = (out / "index.md").read_text(encoding="utf-8")
+    assert "## Sizes of this run, and what a bigger run would decide" in md and "Sized for tests." in md
+    assert f"matrix={seconds['matrix']}" in md.replace(" ", "") or f"matrix: {seconds['matrix']}" in md

@@ -65,3 +65,42 @@ def test_bad_settings_are_named():
         get_study("toy", "balance").resolve({"param": "fast"})
     with pytest.raises(InputError, match=r"toy: unknown study 'cards'; allowed: outcomes, balance"):
         get_study("toy", "cards")
+
+
+# -- one validator: the study's own, used by the CLI, the form and the run -------------------------------------
+def _every_study():
+    from workbench.core.model import game_names
+
+    return [(game, s.name) for game in game_names() for s in studies(game)]
+
+
+@pytest.mark.parametrize(("game", "name"), _every_study())
+def test_every_studys_defaults_pass_its_own_validator(game, name):
+    settings, params = get_study(game, name).validate(game, {})
+    assert set(settings) == {p.name for p in get_study(game, name).settings}
+    assert isinstance(params, dict)
+
+
+def test_a_combination_the_study_cannot_run_is_refused_by_its_validator_naming_the_field_before_any_work():
+    from workbench.core.study import SettingError
+
+    reduced = get_study("dietower", "reduced_decks")
+    with pytest.raises(SettingError, match=r"largest suit 7 is too big to count exactly with 3 players; "
+                                           r"allowed: up to 5 with 3 players") as refused:
+        reduced.validate("dietower", {"players": 3, "largest_suit": 7})
+    assert refused.value.field == "largest_suit"
+    with pytest.raises(SettingError, match="largest suit 3 is below smallest suit 4") as refused:
+        reduced.validate("dietower", {"smallest_suit": 4, "largest_suit": 3})
+    assert refused.value.field == "largest_suit"
+    # execute is the same validator: refused before a game is played or a fraction counted
+    played = []
+    with pytest.raises(SettingError):
+        reduced.execute("dietower", {"players": 3, "largest_suit": 7}, on_progress=lambda d, t: played.append(d))
+    assert played == []
+
+
+def test_the_balance_study_of_a_game_without_a_first_mover_names_a_seat_by_default_and_runs():
+    balance = get_study("dietower", "balance")
+    assert balance.resolve({})["seat"] == "p1"  # simultaneous play: no first mover to default to
+    tables = balance.execute("dietower", {"games": 40, "evaluations": 2}, seed=1)
+    assert tables["points"].height == 2 and tables["points"]["n"].to_list() == [40, 40]

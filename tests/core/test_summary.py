@@ -250,7 +250,92 @@ def test_what_to_change_says_what_the_fix_does_at_every_tier_from_the_held_out_t
                         verification=verification)
     fix, does = rebalance_changes(rep, result)
     assert fix.startswith("wall +2: the smallest edit")
-    # per tier, the targeted item it moves most, before → after with the after interval and n
-    assert "at greedy, first seat score on Siege of Ur 56.0 % → 50.1 % [48.0, 52.0] (n 4,000)" in does
-    assert "at greedy@tuned, first seat score on Siege of Ur 58.0 % → 51.2 % [49.0, 53.4] (n 2,000)" in does
+    # per tier, the targeted item it moves most (the same at both: named once), before → after with the after
+    # interval and n
+    assert does.startswith("What it does on held-out seeds to first seat score on Siege of Ur")
+    assert "greedy 56.0 % → 50.1 % [48.0, 52.0] (n 4,000)" in does
+    assert "greedy@tuned 58.0 % → 51.2 % [49.0, 53.4] (n 2,000)" in does
+    assert does.count("Siege of Ur") == 1
     assert [c["sentence"] for c in rep.summary()["changes"]] == [fix, does]  # the fix first
+    # different items at the tiers are each named; a tier's held-out sample of one game is too few to quote
+    rep = Report("x")
+    verification = verification.with_columns(pl.Series("before_score", [0.56, 0.51, 0.50, 0.58]))
+    search = pl.DataFrame({"proposal": [1], "tier": ["search"], "metric_title": ["First seat score"],
+                           "item_title": ["Siege of Ur"], "before_score": [1.0], "after_score": [0.0],
+                           "after_score_low": [0.0], "after_score_high": [0.79], "after_n": [1]})
+    result = FakeResult(_proposals([(1, "wall +2", 1, 2, 0.0, True, 0.0, True, True, "meets")]),
+                        tiers=("greedy", "greedy@tuned", "search"),
+                        verification=pl.concat([verification, search], how="vertical_relaxed"))
+    _fix, does = rebalance_changes(rep, result)
+    assert "at greedy, first seat score on Siege of Ur 56.0 % → 50.1 % [48.0, 52.0] (n 4,000)" in does
+    assert "at greedy@tuned, first seat score on Free Steppe 58.0 % → 49.0 % [47.0, 51.0] (n 2,000)" in does
+    assert "search: 1 held-out game, too few to tell" in does and "100.0 %" not in does
+
+
+def test_the_summary_states_each_sentence_once():
+    """Two sections stating one verdict in the same words give one sentence in the summary (the heavier)."""
+    rep = _report(_table())
+    rep.finding("Start seat score with start hands 3/5: fair.", weight=2.0, anchor="battlefield_tiers")
+    rep.finding("Start seat score with  start hands 3/5: fair.", weight=1.0)
+    rep.finding("Another verdict.", weight=0.5)
+    shown = [f["sentence"] for f in rep.summary()["findings"]]
+    assert shown == ["Start seat score with start hands 3/5: fair.", "Another verdict."]
+
+
+def test_a_verdict_quotes_the_strongest_tier_whose_interval_decides_it_not_a_search_tier_on_few_games():
+    """A search tier on 20 games (or 1) decides nothing: the sentence quotes the strongest fast tier that does."""
+    tiers = [Tier("greedy", "greedy"), Tier("greedy@tuned", "greedy@tuned"), Tier("search", "search")]
+    # per cell and tier: (score, n); Siege favoured at both fast tiers, Garden fair within ±2 points at the fast
+    # tiers, Steppe a search sample of one game; Marsh decided by no tier (its most-played tier is quoted)
+    built = {"Siege of Ur": ((0.56, 4000), (0.55, 4000), (0.50, 20)),
+             "Crystal Garden": ((0.50, 40_000), (0.501, 40_000), (0.70, 20)),
+             "Free Steppe": ((0.45, 4000), (0.44, 4000), (1.0, 1)),
+             "Marsh": ((0.52, 200), (0.53, 100), (0.50, 20)),
+             "Quarry": ((0.48, 4000), (0.477, 10_000), (0.20, 20)),  # search decides on 20 games: not quoted
+             "Tower": ((0.31, 4000), (0.30, 4000), (0.25, 20))}
+
+    def run(tier: Tier) -> pl.DataFrame:
+        i = [t.label for t in tiers].index(tier.label)
+        rows = []
+        for cell, values in built.items():
+            rate, n = values[i]
+            low, high = wilson(round(rate * n), n)
+            verdict = "favoured" if low > 0.5 else "disfavoured" if high < 0.5 else "fair"
+            rows.append({"cell": cell, "rate": round(rate * n) / n, "low": low, "high": high, "n": n,
+                         "verdict": verdict})
+        return pl.DataFrame(rows)
+
+    table = tier_verdicts(by_tier(tiers, run), ["cell"])
+    rep = _report(table)
+    tier_findings(rep, "battlefield_tiers", "First seat on {cell}", top=10)
+    rows = {r["cell"]: r for r in table.iter_rows(named=True)}
+    quoted = {"Siege of Ur": "greedy@tuned", "Crystal Garden": "greedy@tuned", "Free Steppe": "greedy@tuned",
+              "Marsh": "greedy", "Quarry": "greedy@tuned", "Tower": "greedy@tuned"}
+    for finding in rep.findings:
+        cell = next(c for c in built if f"on {c}:" in finding["sentence"])
+        row, tier = rows[cell], quoted[cell]
+        assert finding["tier"] == tier, (cell, finding)
+        assert (finding["rate"], finding["low"], finding["high"], finding["n"]) == (
+            row[f"{tier} · score"], row[f"{tier} · score_low"], row[f"{tier} · score_high"], row[f"{tier} · n"])
+        assert finding["sentence"].startswith(f"First seat on {cell}: {row[f'{tier} · verdict']}, ")
+        assert (f"{row[f'{tier} · score'] * 100:.1f} % [{row[f'{tier} · score_low'] * 100:.1f}, "
+                f"{row[f'{tier} · score_high'] * 100:.1f}] at {tier} (n {row[f'{tier} · n']:,})") in finding["sentence"]
+        # the search sample is named after it, with its own n, as too few to decide (or as deciding on n games
+        # only, when its interval excludes fair); never as the verdict's number
+        search_n = row["search · n"]
+        if cell != "Quarry":
+            small = "disfavoured on 20 games only" if cell == "Tower" else "too few games to decide"
+            assert f"search reads {row['search · score'] * 100:.1f} % " in finding["sentence"]
+            assert f"(n {search_n:,}), {small}" in finding["sentence"], finding["sentence"]
+        assert f"at search (n {search_n:,})" not in finding["sentence"]
+        # the status still compares the two strongest tiers measured: a search sample this small cannot settle,
+        # though a 27-point move is one it can show
+        assert finding["status"] == row["status"] == (MOVES if cell == "Quarry" else UNDECIDED)
+        if cell == "Quarry":  # the move names the small sample with its interval and n, once
+            low, high = row["search · score_low"] * 100, row["search · score_high"] * 100
+            assert (f"moves with skill (greedy@tuned 47.7 % → search 20.0 % [{low:.1f}, {high:.1f}] (n 20))"
+                    in finding["sentence"]), finding["sentence"]
+            assert finding["sentence"].count("20.0 %") == 1
+        else:
+            assert row["games needed"] in finding["sentence"]
+    assert len(rep.findings) == 6

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench import tune_cli
 from workbench.cli import main
+from workbench.cli import tune as tune_cli
 from workbench.core.compare import paired_difference
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, get_game

@@ -112,7 +112,8 @@ def test_the_verdicts_study_streams_whole_sources_and_stops_with_the_true_count(
                       should_stop=lambda: seen[0] >= 240, on_partial=lambda *_: None)
     exc = caught.value
     assert (exc.done, exc.total) == (240, 320)
-    assert exc.partial["verdicts"]["key"].to_list() == ["small", "large"]  # the edge source is not whole yet
+    # what finished is shown: both boards, and the edge source over the one of its cells that finished
+    assert exc.partial["verdicts"]["key"].to_list() == ["small", "large", "edge 0.0"]
 
 
 def test_games_shows_the_declared_tiers_in_order(capsys):

@@ -105,14 +105,16 @@ def test_moving_a_slider_redraws_the_lesson_with_the_exact_odds():
     """The lesson panel's own widgets (what JupyterLab draws) hold the last setting's table and charts, once."""
     from workbench.ui import lesson_panel
 
-    panel = lesson_panel("dietower", "streak", games=500)
+    panel = lesson_panel("dietower", "streak", games=500, guess=10)  # a guess given: worked out at once
     panel.wait(120)
     for n in (10, 11, 12):
-        panel.set(rounds=n)
+        panel.set(rounds=n)  # each move asks for a new guess: nothing shown until it is given
+        assert panel.shown.value == "" and 'data-state="ask"' in panel.status.value
+    panel.reveal("10")
     tables = panel.wait(120)
     exact = six_win_by_round(Fraction(1, 2), 6, 12)
     (row,) = tables["six_win"].iter_rows(named=True)
-    assert (row["quantity"], row["exact_fraction"]) == ("P(six-win within 12 rounds)", str(exact[-1]))
+    assert (row["quantity"], row["exact_fraction"]) == ("a six-win within 12 rounds", str(exact[-1]))
     assert f"<td>{100 * float(exact[-1]):.2f} % ({exact[-1]})</td>" in panel.shown.value
     assert panel.shown.value.count('data-table="six_win"') == 1
     assert 'data-state="done"' in panel.status.value and "(&#x27;rounds&#x27;, 12)" in panel.status.value

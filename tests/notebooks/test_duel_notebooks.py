@@ -43,6 +43,14 @@ def _first_seat_rate(frame: pl.DataFrame) -> tuple[int, int]:
     return int((frame.get_column("winner") == frame.get_column("first_seat")).sum()), frame.height
 
 
+def _first_seat_score(frame: pl.DataFrame) -> float:
+    """The first seat's score counted from the raw rows: a win 1, a draw (no winner seat) half."""
+    winner = frame.get_column("winner")
+    wins = int((winner == frame.get_column("first_seat")).sum())
+    draws = int((~winner.is_in(["p1", "p2"])).sum())
+    return (wins + draws / 2) / frame.height
+
+
 def _rows(spec: dict, name: str | None = None) -> list[dict]:
     """The data rows of a chart spec (the only dataset, or the one called ``name``)."""
     return spec["datasets"][name] if name else next(iter(spec["datasets"].values()))
@@ -148,7 +156,8 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
         (b, d, m) for b in fields for d in decks for m in rates}
 
     first_seat, lengths, ends_chart, miss = charts = _specs(here)
-    assert [c["title"] for c in charts] == ["First-seat win rate (95 % Wilson interval)", "Game length (player turns)",
+    assert [c["title"] for c in charts] == ["First seat score, a draw counting half (95 % Wilson interval)",
+                                            "Game length (player turns)",
                                             "How games end", "Miss rule: change of the first-seat win rate"]
     assert shown.count('class="wb-chart"') == 4 and shown.count("<svg") == 4  # the panel draws the same four
     # every chart keeps the miss rates apart, like the table
@@ -156,18 +165,20 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
     bars, points, fair = _layers(first_seat)
     assert [bars["mark"]["type"], points["mark"]["type"], fair["mark"]["type"]] == ["errorbar", "point", "rule"]
     assert (points["encoding"]["x"]["field"], points["encoding"]["y"]["field"], points["encoding"]["color"]["field"]) \
-        == ("battlefield", "first_seat_win", "deck")
+        == ("battlefield", "first_seat_score", "deck")
     rows = _rows(first_seat)
     assert sorted((r["battlefield"], r["deck"], r["miss_rate"]) for r in rows) == sorted(
         (b, d, m) for b in fields for d in decks for m in rates)
     for r in rows:
         k, n = _first_seat_rate(cell(r["battlefield"], r["deck"], r["miss_rate"]))
         assert (r["games"], n) == (small["GAMES"], small["GAMES"])
-        assert r["first_seat_win"] == pytest.approx(k / n)
-        assert (r["first_seat_win_low"], r["first_seat_win_high"]) == pytest.approx(_wilson(k, n), abs=1e-12)
+        games = cell(r["battlefield"], r["deck"], r["miss_rate"])
+        assert r["first_seat_score"] == pytest.approx(_first_seat_score(games))  # a draw counts half
+        assert (games.get_column("winner") == "draw").sum() == 0, "a drawn game: the interval is not the plain Wilson"
+        assert (r["first_seat_score_low"], r["first_seat_score_high"]) == pytest.approx(_wilson(k, n), abs=1e-12)
     low, high = points["encoding"]["y"]["scale"]["domain"]  # zoomed to the data, the 50 % line in view
     assert fair["encoding"]["y"]["datum"] == 0.5 and 0 < low <= 0.5 <= high < 1
-    assert low <= min(r["first_seat_win_low"] for r in rows) and max(r["first_seat_win_high"] for r in rows) <= high
+    assert low <= min(r["first_seat_score_low"] for r in rows) and max(r["first_seat_score_high"] for r in rows) <= high
 
     assert lengths["spec"]["encoding"]["x"]["field"] == "bin_start"
     labels = {f"{b} · miss {m}": (b, m) for b in fields for m in rates}
@@ -264,9 +275,11 @@ def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_not
     events["first_seat_score"] = events["first_seat_win"].cast(pl.Float64) + 0.5 * events["draw"].cast(pl.Float64)
     events |= {f"end_{r}": pl.col("reason") == r for r in ENDS}
     rows = _rows(whatif)
-    outcomes = tables["outcomes"]
-    assert [r["metric"] for r in outcomes] == [METRICS_SHOWN[r["metric"]] for r in rows]  # the table in words
-    assert {"first_seat_win", "p1_win", "draw"} <= {r["metric"] for r in rows}
+    # the table in words; the chart shows one first-seat measure, the score (the table keeps the win share too)
+    outcomes = [r for r in tables["outcomes"] if r["metric"] != METRICS_SHOWN["first_seat_win"]]
+    assert len(outcomes) == len(tables["outcomes"]) - 1
+    assert [r["metric"] for r in outcomes] == [METRICS_SHOWN[r["metric"]] for r in rows]
+    assert {"first_seat_score", "p1_win", "draw"} <= {r["metric"] for r in rows}
     for r, line in zip(rows, outcomes, strict=True):
         assert r["n"] == small["GAMES"] and line["n"] == str(small["GAMES"])
         k0, k1 = (arm.select(events[r["metric"]].sum()).item() for arm in (base, variant))
@@ -323,7 +336,7 @@ def test_the_battlefield_numbers_what_if_plays_both_arms_on_the_same_seeds():
     k, n = _first_seat_rate(frame)
     (point,) = _rows(charts["first_seat"])
     assert (point["battlefield"], point["deck"], point["games"]) == ("free_steppe", "regular", 40)
-    assert point["first_seat_win"] == pytest.approx(k / n)
+    assert point["first_seat_score"] == pytest.approx(_first_seat_score(frame))  # the chart: a draw counts half
     # the baseline arm (each battlefield's own numbers, same seeds), played again here
     own = analysis.run_grid(["free_steppe"], ("regular",), [("greedy", "greedy")], 40, 0)
     assert (own.get_column("start_wall") != 30).all()
@@ -347,10 +360,15 @@ def test_the_card_whatif_study_recounts_from_both_arms():
     charts = {name: c.to_dict() for name, c in panel.charts().items()}
     rows = _rows(charts["what_if"])
     baseline, variant = (tables["games"].filter(pl.col("arm") == arm) for arm in ("baseline", "variant"))
-    assert [r["metric"] for r in rows] == tables["outcomes"].get_column("metric").to_list()
+    # the chart shows one first-seat measure, the score (a draw counts half); the table keeps the win share too
+    assert [r["metric"] for r in rows] == [m for m in tables["outcomes"].get_column("metric").to_list()
+                                           if m != "first_seat_win"]
+    assert "first_seat_score" in {r["metric"] for r in rows}
     for r in rows:  # each plotted difference is variant − baseline over the same 40 seeds, recounted
-        event = {"first_seat_win": pl.col("winner") == pl.col("first_seat"), "p1_win": pl.col("winner") == "p1",
-                 "draw": pl.col("winner") == "draw"}.get(r["metric"], pl.col("reason") == r["metric"][4:])
+        won, drawn = pl.col("winner") == pl.col("first_seat"), pl.col("winner") == "draw"
+        event = {"first_seat_score": won.cast(pl.Float64) + 0.5 * drawn.cast(pl.Float64),
+                 "p1_win": pl.col("winner") == "p1", "draw": drawn}.get(r["metric"],
+                                                                       pl.col("reason") == r["metric"][4:])
         change = variant.select(event.mean()).item() - baseline.select(event.mean()).item()
         assert r["n"] == 40 and r["diff"] == pytest.approx(change) and r["low"] <= r["diff"] <= r["high"]
     value = charts["cost_vs_value"]

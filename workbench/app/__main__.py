@@ -2,4 +2,5 @@
 
 from workbench.app.serve import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a spawned process imports the main module again
+    raise SystemExit(main())

@@ -13,35 +13,86 @@ workspace (``workspace.py``) is the server's root: its runs' downloads are serve
 
 Kernels end with their page.  Voilà's page sends a beacon to ``/voila/api/shutdown/<kernel>`` when
 it is closed or left, which the server refuses without the ``_xsrf`` cookie that Voilà's page
-handler never sets; :class:`StudioPage` sets it, so the kernel is shut down at once.  A kernel whose
-page vanished without a word (a crashed browser, a dropped network) is culled once it has had no
-connection and no activity for ``--cull-idle`` seconds (default :data:`CULL_IDLE`); a page that is
-open is never culled.  At most ``--max-pages`` pages (default :data:`MAX_PAGES`) hold a kernel at
-once: one more gets a short page saying the studio is full and what to do, and no kernel.
+handler never sets; :class:`StudioPage` sets it, so the kernel is shut down at once.  A page whose
+browser went away without a word (a closed window, a killed browser, a lost network) frees its kernel
+within 30 s: the server pings every page's websocket (every :data:`PING_EVERY` s; one silent for
+:data:`PING_TIMEOUT` s is closed, so a lost network counts as gone), and a reaper ends a kernel that
+had no page connected for ``--reap-after`` seconds (default :data:`REAP_AFTER`; a kernel whose page
+never connected waits :data:`NEVER_CONNECTED` s, a page still loading under load).  Pre-heated kernels
+waiting for a page are never reaped; ``--cull-idle`` (default :data:`CULL_IDLE`) stays as a last net.
+
+At most ``--max-pages`` pages hold a kernel at once: one more gets a short page saying the studio is
+full and what to do, and no kernel.  The default follows memory (:func:`default_max_pages`): the
+server's total memory less :data:`RESERVE` (the server, the compute pool and the system) divided by
+what one page takes, :data:`PAGE_BYTES` — measured (``benchmarks/studio_class.py``, /proc): a studio
+kernel with its page built holds 340-470 MB RSS, 115-190 MB of it its own (PSS: the libraries are
+shared); after its game's default study ran in the pool 605-614 MB RSS, and the server, its pool and 7
+such kernels 2.5 GB PSS in all (about 300 MB a page).  Taken as 500 MB a page; on a 24 GB machine
+(24 - 4) GB / 500 MB = 40 pages.
+
+Pages are thin: the games run in one compute pool the server shares among all pages — a local Dask
+cluster it starts (``--workers N``; off by default for now: with it on, pages opened at the same
+instant were seen to stay blank) or a scheduler given at start
+(``--scheduler tcp://host:8786``, so a school can point the studio at a bigger cluster; ``--workers 0``
+and no scheduler: each page plays on its own workers, as before).  The kernels reach it through
+``WORKBENCH_SCHEDULER`` (``core/runner.py``: :func:`~workbench.core.runner.shared_scheduler`), which
+serves every page's runs in fair turns, so 30 pages pressing Run all finish and none waits for another;
+the frames are the same as on any backend (the runner's seeding).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import atexit
 import os
 import shutil
 import socket
+import subprocess
 import sys
+import time
+import urllib.parse
 import warnings
 from pathlib import Path
 
 from workbench.app.workspace import ENV_STUDIO, ENV_SWEEPS
 
-__all__ = ["CULL_IDLE", "HERE", "MAX_PAGES", "NOTEBOOK", "free_port", "full_page", "main", "prepare", "voila_config"]
+__all__ = ["CULL_IDLE", "HERE", "MAX_PAGES", "NOTEBOOK", "PAGE_BYTES", "REAP_AFTER", "default_max_pages",
+           "free_port", "full_page", "main", "prepare", "start_pool", "voila_config"]
 
 HERE = Path(__file__).resolve().parent
 NOTEBOOK = HERE / "studio.ipynb"
 TEMPLATES = HERE / "jupyter"  # on JUPYTER_PATH: voila/templates/workbench
 DEFAULT_PORT = 8866
-CULL_IDLE = 600  # seconds without a connection and without activity before a kernel is ended
-MAX_PAGES = 16  # pages holding a kernel at once (a studio kernel with every game loaded takes ~0.3-0.5 GB)
+CULL_IDLE = 600  # seconds without a connection and without activity before a kernel is ended (a last net)
+REAP_AFTER = 10  # seconds a kernel whose page was connected may go without one before it is ended
+NEVER_CONNECTED = 120  # seconds a kernel handed to a page may wait for the page to connect (a page loading under load)
+PING_EVERY, PING_TIMEOUT = 4, 10  # seconds between the server's websocket pings; silence that closes a page's socket
+PAGE_BYTES = 500 * 2**20  # one page's kernel: about 300 MB its own (PSS) after a run, 610 MB RSS (see the module)
+RESERVE = 4 * 2**30  # the server, the compute pool's workers and the system
 POOL = 1  # kernels kept warm for the next pages (0: each page starts its own kernel when it opens)
 ENV_CULL, ENV_MAX_PAGES, ENV_POOL = "WORKBENCH_STUDIO_CULL_IDLE", "WORKBENCH_STUDIO_MAX_PAGES", "WORKBENCH_STUDIO_POOL"
+ENV_REAP, ENV_WORKERS, ENV_SCHEDULER = "WORKBENCH_STUDIO_REAP_AFTER", "WORKBENCH_STUDIO_WORKERS", \
+    "WORKBENCH_STUDIO_SCHEDULER"
+
+
+def total_memory() -> int:
+    """The machine's memory in bytes (0 when it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not a POSIX system
+        return 0
+
+
+def default_max_pages(total: int | None = None, page: int = PAGE_BYTES, reserve: int = RESERVE) -> int:
+    """Pages the server's memory holds: ``(total - reserve) // page``, at least 1 (16 when memory is unknown)."""
+    total = total_memory() if total is None else total
+    if total <= 0:
+        return 16
+    return max(1, (total - reserve) // page)
+
+
+MAX_PAGES = default_max_pages()  # this machine's default cap
 ALLOWED_FILES = (r"runs/[^/]+/[^/]+\.(csv|parquet|zip)", r"cards/[^/]+/[^/]+\.csv")
 
 
@@ -73,7 +124,8 @@ def full_page(open_pages: int, cap: int) -> str:
             f"<h2>The studio is full</h2><p class='wb-studio-full' data-open-pages='{open_pages}' data-cap='{cap}'>"
             f"{open_pages} studio pages are open, and this server allows at most {cap} at once (each page runs its own "
             "Python kernel, which takes memory). Close a studio page you no longer use — its kernel ends when "
-            "the page closes — then reload this page.</p><p style='color:#666'>The limit is set when the "
+            "the page closes, or within half a minute of a closed window — then reload this page.</p>"
+            "<p style='color:#666'>The limit is set when the "
             "server starts: <code>python -m workbench.app --max-pages N</code>.</p></body></html>"
             )
 
@@ -111,11 +163,93 @@ def studio_voila(max_pages: int) -> type:
     return StudioVoila
 
 
-def voila_config(studio: Path, port: int, cull_idle: int = CULL_IDLE, pool: int = POOL) -> object:
+_KERNELS: list[type] = []
+
+
+def studio_kernels() -> type:
+    """Jupyter's kernel manager plus the reaper: a kernel whose page is gone is ended (see the module).
+
+    Every ``reap_every`` seconds it reads each kernel's websocket connections (the server counts
+    them); a kernel handed to a page that has had none for ``reap_after`` seconds since its page was
+    last connected (``never_connected`` when its page never connected) is shut down.  Kernels in
+    Voilà's pre-heated pool have no page yet and are skipped.
+    """
+    if _KERNELS:
+        return _KERNELS[0]
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+    from tornado.ioloop import PeriodicCallback
+    from traitlets import Float
+
+    class StudioKernels(AsyncMappingKernelManager):
+        reap_after = Float(REAP_AFTER, config=True, help="seconds without a connected page before a kernel ends "
+                                                         "(0: never)")
+        never_connected = Float(NEVER_CONNECTED, config=True, help="seconds a page may take to connect")
+
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(**kwargs)
+            self._seen: dict[str, list] = {}  # kernel id -> [last time a page was connected (or handed it), ever]
+            self._reaper: PeriodicCallback | None = None
+
+        async def start_kernel(self, *args: object, **kwargs: object) -> str:
+            kernel_id = await super().start_kernel(*args, **kwargs)
+            if self._reaper is None and self.reap_after > 0:
+                every = max(0.5, min(2.0, self.reap_after / 4))
+                self._reaper = PeriodicCallback(self.reap, every * 1000)
+                self._reaper.start()
+            return kernel_id
+
+        def pooled(self) -> set[str]:
+            """Kernels waiting pre-heated in Voilà's pool: no page holds them."""
+            found = set()
+            for pool in getattr(self, "_pools", {}).values():
+                for task in list(pool):
+                    try:
+                        if task.done() and not task.cancelled() and task.exception() is None:
+                            found.add(task.result().get("kernel_id"))
+                    except Exception:  # noqa: BLE001 - a pool entry that failed holds no kernel
+                        continue
+            return found
+
+        async def reap(self, now: float | None = None) -> list[str]:
+            """End every kernel whose page has been gone too long (``now``: a monotonic time); the kernels ended."""
+            now = time.monotonic() if now is None else now
+            pooled, ended = self.pooled(), []
+            live = set(self.list_kernel_ids())
+            for gone in set(self._seen) - live:
+                self._seen.pop(gone, None)
+            for kernel_id in live:
+                if kernel_id in pooled:
+                    self._seen.pop(kernel_id, None)
+                    continue
+                seen = self._seen.setdefault(kernel_id, [now, False])
+                if self._kernel_connections.get(kernel_id, 0) > 0:
+                    seen[0], seen[1] = now, True
+                    continue
+                limit = self.reap_after if seen[1] else max(self.reap_after, self.never_connected)
+                if now - seen[0] < limit:
+                    continue
+                self.log.info("studio: kernel %s had no page for %.0f s; ended", kernel_id, now - seen[0])
+                self._seen.pop(kernel_id, None)
+                ended.append(kernel_id)
+            if ended:  # side by side, so one slow shutdown never holds the reaper up
+                results = await asyncio.gather(*(self.shutdown_kernel(k, now=True) for k in ended),
+                                               return_exceptions=True)
+                for kernel_id, result in zip(ended, results, strict=True):
+                    if isinstance(result, BaseException):
+                        self.log.debug("studio: kernel %s could not be ended: %r", kernel_id, result)
+            return ended
+
+    _KERNELS.append(StudioKernels)
+    return StudioKernels
+
+
+def voila_config(studio: Path, port: int, cull_idle: int = CULL_IDLE, pool: int = POOL,
+                 reap_after: float = REAP_AFTER) -> object:
     """Voilà's settings: loopback only, our template, no CDN MathJax, downloads below the workspace only.
 
     Kernels with no page connected and no activity for ``cull_idle`` seconds are ended (0: never);
-    ``pool`` kernels wait pre-heated for the next pages (0: none).
+    ``pool`` kernels wait pre-heated for the next pages (0: none); a kernel whose page was connected
+    and has had none for ``reap_after`` seconds is ended (0: never; pings find a lost network).
     """
     from traitlets.config import Config
 
@@ -137,7 +271,80 @@ def voila_config(studio: Path, port: int, cull_idle: int = CULL_IDLE, pool: int 
     c.MappingKernelManager.cull_interval = max(1, min(60, int(cull_idle) // 2 or 1))
     c.MappingKernelManager.cull_connected = False  # an open page is never culled, however long it stays idle
     c.MappingKernelManager.cull_busy = False  # nor a kernel in the middle of a cell
+    c.VoilaConfiguration.multi_kernel_manager_class = studio_kernels()  # + the reaper of kernels whose page is gone
+    c.StudioKernels.reap_after = float(reap_after)
+    # a page's socket is pinged; one that does not answer (a lost network) is closed, and its kernel reaped
+    c.Voila.tornado_settings = {"ws_ping_interval": PING_EVERY * 1000, "ws_ping_timeout": PING_TIMEOUT * 1000}
     return c
+
+
+# -- the compute pool every page shares -------------------------------------------------------------------
+def start_pool(workers: int, port: int | None = None, timeout: float = 120.0,
+               wait: bool = True) -> tuple[subprocess.Popen, str]:
+    """A local Dask cluster of ``workers`` processes in a process of its own; ``(process, scheduler address)``.
+
+    The process ends with the server, even a killed one (``runner.end_with_parent``), and its workers
+    with it.  With ``wait``, returns once the scheduler answers (the workers join behind it; a run
+    waits for them); without, at once (the server starts meanwhile: a page's first Run waits for it).
+    """
+    port = port or free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    code = f"from workbench.app.serve import _serve_pool; _serve_pool({port}, {int(workers)}, {os.getpid()})"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL)
+    atexit.register(_stop_pool, proc)
+    if not wait:
+        return proc, address
+    ends = time.monotonic() + timeout
+    while time.monotonic() < ends:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the compute pool stopped at start (exit {proc.returncode})")
+        if _answers(address, 0.5):
+            return proc, address
+        time.sleep(0.1)
+    _stop_pool(proc)
+    raise RuntimeError(f"the compute pool did not start within {timeout:.0f} s")
+
+
+def _stop_pool(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()  # only the pool this server started
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _answers(address: str, timeout: float) -> bool:
+    """Does something listen at a ``tcp://host:port`` address?"""
+    parsed = urllib.parse.urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 8786), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def _serve_pool(port: int, workers: int, parent: int) -> None:  # pragma: no cover - runs in the pool's process
+    """The pool's process: a local Dask cluster on 127.0.0.1:``port`` until the server ends."""
+    import logging
+    import signal
+    import threading
+
+    from workbench.core.runner import end_with_parent
+
+    end_with_parent(parent)
+    from distributed import LocalCluster
+
+    os.environ.pop("WORKBENCH_SCHEDULER", None)  # its workers play the chunks themselves
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           scheduler_port=port, dashboard_address=None, silence_logs=logging.ERROR)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    try:
+        while not done.wait(1.0):
+            pass
+    finally:
+        cluster.close(timeout=10)
 
 
 def _positive(text: str) -> int:
@@ -165,20 +372,50 @@ def main(argv: list[str] | None = None) -> int:
                              "studio is full")
     parser.add_argument("--pool", type=_positive, default=int(os.environ.get(ENV_POOL) or POOL),
                         help=f"kernels kept warm for the next pages (default {POOL}; 0: each page starts its own)")
+    parser.add_argument("--reap-after", type=_positive, default=int(os.environ.get(ENV_REAP) or REAP_AFTER),
+                        help=f"end a kernel this many seconds after its page went away: a closed window, a lost "
+                             f"network (default {REAP_AFTER}; 0: only the idle cull)")
+    cores = os.cpu_count() or 1
+    parser.add_argument("--workers", type=_positive, default=int(os.environ.get(ENV_WORKERS) or 0),
+                        help=f"processes of a compute pool every page shares (e.g. {cores}, one per core); default 0: "
+                             "no shared pool, each page plays on its own workers (with the pool on, pages opened at "
+                             "the same instant were seen to stay blank: opt in until that is fixed)")
+    parser.add_argument("--scheduler", default=os.environ.get(ENV_SCHEDULER) or None,
+                        help="a Dask scheduler to share among the pages instead of a local pool "
+                             "(e.g. tcp://10.0.0.5:8786: a bigger cluster)")
     args = parser.parse_args(argv)
     if args.max_pages < 1:
         parser.error("--max-pages must be at least 1")
+    if args.scheduler and not _answers(args.scheduler, 5.0):
+        parser.error(f"--scheduler {args.scheduler}: nothing answers there; start it with `dask scheduler` (and "
+                     "workers), or leave --scheduler out for a local pool")
     studio = args.studio.resolve()
     sweeps = [p.resolve() for p in (args.sweeps or [Path("sweeps"), studio / "sweeps"])]
     port = args.port or free_port()
     notebook = prepare(studio, sweeps)
+    pool = None
+    if args.scheduler:
+        os.environ["WORKBENCH_SCHEDULER"] = args.scheduler
+        shared = f"the pool at {args.scheduler}"
+    elif args.workers:
+        pool, address = start_pool(args.workers, wait=False)  # it starts while the server does
+        os.environ["WORKBENCH_SCHEDULER"] = address  # the kernels inherit it: every page's runs go there
+        shared = f"a compute pool of {args.workers} workers"
+    else:
+        os.environ.pop("WORKBENCH_SCHEDULER", None)
+        shared = "no shared pool"
     print(f"Tower games studio: http://127.0.0.1:{port}/   (workspace {studio}; at most {args.max_pages} pages; "
-          "Ctrl-C stops)", flush=True)
+          f"{shared}; Ctrl-C stops)", flush=True)
     warnings.filterwarnings("ignore", message=r"Voila\.mathjax", category=DeprecationWarning)
     try:
         app = studio_voila(args.max_pages)
     except ImportError:  # pragma: no cover - depends on the environment
         print("the studio needs the app extra: pip install 'workbench[app]'", file=sys.stderr)
         return 2
-    app.launch_instance(argv=[str(notebook)], config=voila_config(studio, port, args.cull_idle, args.pool))
+    try:
+        app.launch_instance(argv=[str(notebook)], config=voila_config(studio, port, args.cull_idle, args.pool,
+                                                                      args.reap_after))
+    finally:
+        if pool is not None:
+            _stop_pool(pool)
     return 0

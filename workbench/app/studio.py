@@ -230,7 +230,7 @@ class Studio:
                 wanted = self.wanted.pop("lesson", None)
                 chosen = {s.name: s for s in lessons(game)}.get(wanted) or next(iter(lessons(game)), None)
                 known = {p.name for p in chosen.settings} if chosen is not None else set()
-                values = {k: v for k, v in self.values.items() if k in known}
+                values = {k: v for k, v in self.values.items() if k in known | {"guess"}}  # a guess in the link
                 self.values = {}
                 built = LessonPanel(game, wanted, values)
             elif page == "rebalance":

@@ -1,10 +1,12 @@
-"""Auto-balance: the value of one numeric game parameter that brings a win rate to a target.
+"""Auto-balance: the value of one numeric game parameter that brings a balance score to a target.
 
-:func:`search` brackets and bisects any monotone response ``value → (k, n)``; :func:`auto_balance`
-measures the response of a declared numeric parameter of any registered game: the win rate of the
-first seat (or of a named seat) in games played by :func:`workbench.core.runner.simulate` at each
-value.  Every value plays the same games (same master seed: common random numbers), so the curve
-is not blurred by different deals and moves only where the parameter changes a game.
+:func:`search` brackets and bisects any monotone response ``value → (wins, n)`` or ``(wins, n,
+draws)``: the rate it bisects is the balance score, wins and half the draws over n (a draw counts
+half), shown with the draws beside it.  :func:`auto_balance` measures the response of a declared
+numeric parameter of any registered game: the score of the first seat (or of a named seat) in
+games played by :func:`workbench.core.runner.simulate` at each value.  Every value plays the
+same games (same master seed: common random numbers), so the curve is not blurred by
+different deals and moves only where the parameter changes a game.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from workbench.core.stats import wilson
 
 __all__ = ["BalanceResult", "auto_balance", "balance_chart", "search", "win_rate_response"]
 
-Response = Callable[[Any], tuple[int, int]]
+Response = Callable[[Any], tuple[int, ...]]  # (wins, n) or (wins, n, draws)
 
 
 @dataclass
@@ -36,8 +38,9 @@ class BalanceResult:
     interval bounds cross it (the values compatible with the target); ``best`` is the evaluated
     value whose rate is nearest the target, with its interval in ``best_rate``/``best_low``/
     ``best_high`` and ``within`` = the target lies inside that interval.  ``points`` lists every
-    evaluation (value, n, k, rate, low, high).  ``found`` is False when the target is not
-    bracketed by the search range.  ``measure`` names the rate (e.g. "first-seat win rate").
+    evaluation (value, n, k: the wins, draws, rate: the score — wins and half the draws over n —
+    with its 95 % interval low/high).  ``found`` is False when the target is not bracketed by the
+    search range.  ``measure`` names the rate (e.g. "first seat score").
     """
 
     param: str
@@ -82,7 +85,10 @@ def _crossing(xs: list[float], ys: list[float], target: float) -> float | None:
 def search(response: Response, low: float, high: float, *, target: float = 0.5, integer: bool = True,
            max_evals: int = 10, param: str = "value", confidence: float = 0.95, measure: str = "rate",
            should_stop: Callable[[], bool] | None = None) -> BalanceResult:
-    """Search ``[low, high]`` for the value whose rate ``k/n = response(value)`` is ``target``.
+    """Search ``[low, high]`` for the value whose score is ``target``.
+
+    ``response(value)`` is ``(wins, n)`` or ``(wins, n, draws)``; the score is ``(wins + draws / 2) / n``
+    (a draw counts half).
 
     The response must be monotone (increasing or decreasing) in the value; the search evaluates
     both ends, then bisects the bracket (on integers when ``integer``) until it is one step wide
@@ -93,16 +99,16 @@ def search(response: Response, low: float, high: float, *, target: float = 0.5, 
         raise InputError(f"auto-balance needs low < high, got {low!r}..{high!r}")
     if max_evals < 2:
         raise InputError("auto-balance needs at least 2 evaluations (the two ends)")
-    seen: dict[float, tuple[int, int]] = {}
+    seen: dict[float, tuple[int, int, int]] = {}
 
     def rate(x: float) -> float:
         if x not in seen:
-            k, n = response(int(x) if integer else x)
+            k, n, *rest = response(int(x) if integer else x)
             if n <= 0:
                 raise InputError(f"auto-balance: no games at {param}={x}")
-            seen[x] = (int(k), int(n))
-        k, n = seen[x]
-        return k / n
+            seen[x] = (int(k), int(n), int(rest[0]) if rest else 0)
+        k, n, d = seen[x]
+        return (k + d / 2) / n
 
     lo, hi = (int(math.ceil(low)), int(math.floor(high))) if integer else (float(low), float(high))
     try:
@@ -126,16 +132,18 @@ def search(response: Response, low: float, high: float, *, target: float = 0.5, 
     return _result(seen, target, bracketed, param, confidence, measure)
 
 
-def _result(seen: dict[float, tuple[int, int]], target: float, bracketed: bool, param: str, confidence: float,
-            measure: str) -> BalanceResult:
+def _result(seen: dict[float, tuple[int, int, int]], target: float, bracketed: bool, param: str,
+            confidence: float, measure: str) -> BalanceResult:
     xs = sorted(seen)
     ks = [seen[x][0] for x in xs]
     ns = [seen[x][1] for x in xs]
-    rates = [k / n for k, n in zip(ks, ns, strict=True)]
-    bounds = [wilson(k, n, confidence) for k, n in zip(ks, ns, strict=True)]
-    lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
-    points = pl.DataFrame({"value": [float(x) for x in xs], "n": ns, "k": ks, "rate": rates, "low": lows,
-                           "high": highs})
+    ds = [seen[x][2] for x in xs]
+    scores = [k + d / 2 for k, d in zip(ks, ds, strict=True)]
+    rates = [s / n for s, n in zip(scores, ns, strict=True)]
+    bounds = [wilson(s, n, confidence) for s, n in zip(scores, ns, strict=True)]
+    lows, highs = [float(b[0]) for b in bounds], [float(b[1]) for b in bounds]
+    points = pl.DataFrame({"value": [float(x) for x in xs], "n": ns, "k": ks, "draws": ds, "rate": rates,
+                           "low": lows, "high": highs})
     i = min(range(len(xs)), key=lambda j: (abs(rates[j] - target), j))
     value = _crossing(xs, rates, target) if bracketed else None
     ends = [c for c in (_crossing(xs, lows, target), _crossing(xs, highs, target)) if c is not None]
@@ -183,13 +191,18 @@ def _wins(frame: pl.DataFrame, model: GameModel, seat: str | None) -> int:
     return int((frame.get_column("winner") == first).fill_null(False).sum())
 
 
+def _draws(frame: pl.DataFrame) -> int:
+    """Games without a winner: a draw counts half to every seat's score."""
+    return int((frame.get_column("winner") == "draw").sum()) if "winner" in frame.columns else 0
+
+
 def win_rate_response(game: str | GameModel, param: str, params: dict[str, Any] | None = None, *,
                       seat: str | None = None, agents: Any = None, games: int = 2000, seed: int = 0,
                       engine: str | None = None, workers: int = 1,
                       on_eval: Callable[[Any, int, int], None] | None = None,
                       on_progress: Callable[[int], None] | None = None,
                       should_stop: Callable[[], bool] | None = None) -> Response:
-    """A response for :func:`search`: the wins ``(k, n)`` of the first seat (or ``seat``) at a value.
+    """A response for :func:`search`: the wins, games and draws ``(k, n, draws)`` of the first seat (or ``seat``).
 
     Every value plays games ``0..games-1`` on master seed ``seed`` (common random numbers).
     ``on_eval(value, k, n)`` follows each finished value, ``on_progress(n)`` each finished chunk;
@@ -206,7 +219,7 @@ def win_rate_response(game: str | GameModel, param: str, params: dict[str, Any] 
         k = _wins(frame, model, seat)
         if on_eval is not None:
             on_eval(value, k, frame.height)
-        return k, frame.height
+        return k, frame.height, _draws(frame)
 
     return response
 
@@ -217,9 +230,9 @@ def auto_balance(game: str | GameModel, param: str, low: float, high: float, par
                  workers: int = 1, confidence: float = 0.95, on_eval: Callable[[Any, int, int], None] | None = None,
                  on_progress: Callable[[int], None] | None = None,
                  should_stop: Callable[[], bool] | None = None) -> BalanceResult:
-    """Search the declared numeric parameter ``param`` of ``game`` in ``[low, high]`` for a win rate of ``target``.
+    """Search the declared numeric parameter ``param`` of ``game`` in ``[low, high]`` for a score of ``target``.
 
-    The rate is the first seat's (or ``seat``'s) share of all games (draws are not wins) with
+    The score is the first seat's (or ``seat``'s) wins and half its draws over all games, with
     the other ``params`` fixed, ``games`` games per value on master seed ``seed``; ``agents``
     default to the game's.  An integer parameter is searched on integers.  ``low``/``high``
     must lie in the parameter's declared range.
@@ -231,7 +244,7 @@ def auto_balance(game: str | GameModel, param: str, low: float, high: float, par
     response = win_rate_response(model, param, params, seat=seat, agents=agents, games=games, seed=seed,
                                  engine=engine, workers=workers, on_eval=on_eval, on_progress=on_progress,
                                  should_stop=should_stop)
-    measure = f"{seat} win rate" if seat else "first-seat win rate"
+    measure = f"{seat} score" if seat else "first seat score"
     return search(response, low, high, target=target, integer=spec.kind is int, max_evals=max_evals, param=param,
                   confidence=confidence, measure=measure, should_stop=should_stop)
 

@@ -87,7 +87,7 @@ def card_play_counts(game: str | GameModel, games: int, *, params: dict[str, Any
 
     for game_seed in seeds:
         if should_stop is not None and should_stop():
-            raise RunInterrupted(f"stopped after {done} of {games} games", partial=_table(counts, done))
+            raise RunInterrupted(_table(counts, done), done, games)
         playable: set[str] = set()
         observe = _playable_observer(model, config, played_by, playable, positions)
         players = [model.make_agent(AgentSpec.parse(str(a))) for a in specs]
@@ -196,19 +196,33 @@ def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, para
     resolved = model.resolve_params(params)
     seats = model.players(model.make_config(resolved))
     out: pl.DataFrame | None = None
+    cut: RunInterrupted | None = None  # a stop: the tiers played so far, the last one's finished games
+    played: list[Tier] = []
     for tier in tiers:
-        table = card_play_counts(model, tier.games(games), params=resolved, agents=tier.lineup(seats), seed=seed,
-                                 on_progress=on_progress, should_stop=should_stop, positions=positions)
+        try:
+            table = card_play_counts(model, tier.games(games), params=resolved, agents=tier.lineup(seats),
+                                     seed=seed, on_progress=on_progress, should_stop=should_stop, positions=positions)
+        except RunInterrupted as exc:
+            cut, table = exc, exc.partial
+            if table is None or table.height == 0:
+                break
+        played.append(tier)
         names = {"played_when_playable": "played when playable", "low": "played when playable_low",
                  "high": "played when playable_high"}
         part = table.select("card", *(pl.col(c).alias(f"{tier.label} · {names.get(c, c)}") for c in
                                       ("drawn", "held", "playable", "played", "played_when_playable", "low", "high")))
         out = part if out is None else out.join(part, on="card", how="full", coalesce=True)
-    assert out is not None
-    rates = [pl.col(f"{t.label} · played when playable") for t in tiers]
+        if cut is not None:
+            break
+    if out is None:  # stopped before any game finished
+        raise cut if cut is not None else InputError("dead cards: no tier to play")
+    rates = [pl.col(f"{t.label} · played when playable") for t in played]
     dead = pl.all_horizontal([r.is_not_null() & (r <= share) for r in rates])
     out = out.with_columns(dead.alias("dead")).sort("card")
-    return status_columns(out, [t.label for t in tiers], "played when playable", "playable")
+    out = status_columns(out, [t.label for t in played], "played when playable", "playable")
+    if cut is not None:  # the tiers finished and the games of the one cut short, each card's counts
+        raise RunInterrupted(out, cut.done, cut.total)
+    return out
 
 
 # -- the study: every game whose card table says which card an action plays ----------------------------
@@ -223,8 +237,13 @@ def _dead(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *,
             on_progress(done[0], total)
 
     positions: dict[str, tuple[Any, int]] = {}
-    table = dead_cards(model, tiers, settings["games"], params=params, seed=seed, on_progress=tick,
-                       should_stop=should_stop, positions=positions)
+    try:
+        table = dead_cards(model, tiers, settings["games"], params=params, seed=seed, on_progress=tick,
+                           should_stop=should_stop, positions=positions)
+    except RunInterrupted as exc:  # stopped: the counts of the games finished, per tier played
+        named = _with_names(model, exc.partial, params) if exc.partial is not None else None
+        raise RunInterrupted(None if named is None else {"cards": named, "dead": named.filter(pl.col("dead"))},
+                             done[0], total) from None
     named = _with_names(model, table, params)
     dead = named.filter(pl.col("dead"))
     out = {"cards": named, "dead": dead}
@@ -277,6 +296,8 @@ def dead_cards_study(model: GameModel) -> dict[str, Any] | None:
         return None
     return {"name": "dead_cards", "title": "Dead cards: which cards no agent plays when it could",
             "run": _dead, "charts": _dead_charts,
+            "size": lambda settings, _params: sum(t.games(settings["games"]) for t in parse_tiers(
+                model, settings["tiers"] or default_tiers(model, slow=True))),
             "settings": (Param("tiers", None, str, "skill tiers, weakest first, one agent spec each (every seat "
                                f"plays it); none: the declared {default_tiers(model, slow=True)}", optional=True),
                          Param("games", 200, int, "games per fast tier (the reference loop: a few per second; a "

@@ -8,7 +8,11 @@ million games stays a small spec.
 
 from __future__ import annotations
 
+import copy
 import math
+import re
+import sys
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -19,7 +23,8 @@ from workbench.core.lazy import lazy
 
 alt = lazy("altair")  # imported when the first chart is drawn (about 2 s)
 
-__all__ = ["delta_chart", "histogram", "rate_chart", "scatter", "share_bars"]
+__all__ = ["RAW_KEY", "delta_chart", "display_label", "histogram", "rate_chart", "raw_keys", "readable_spec",
+           "readable_text", "scatter", "share_bars"]
 
 SIGNIFICANT_COLOURS = ("#d62728", "#7f7f7f")  # significant, not significant
 
@@ -245,3 +250,259 @@ def delta_chart(frame: pl.DataFrame, y: str, *, diff: str = "diff", low: str = "
     if facet is not None:
         chart = chart.facet(column=alt.Column(_nominal(data, facet), title=facet))
     return _props(chart, title)
+
+
+# -- the one label function: what a person reads for a raw key -------------------------------------------------
+RAW_KEY = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")  # a snake_case identifier: a column's or a value's key
+_CHANNELS_WITH_LABELS = {"x": "axis", "y": "axis", "color": "legend", "fill": "legend", "stroke": "legend",
+                         "shape": "legend", "size": "legend", "opacity": "legend", "strokeDash": "legend",
+                         "row": "header", "column": "header", "facet": "header"}
+
+
+_CACHE: dict[Any, Any] = {}  # the lookups below, per set of loaded games (a game loaded later is seen)
+
+
+def _loaded() -> tuple[str, ...]:
+    from workbench.core.model import registry
+
+    return tuple(sorted(m for m in registry().values() if m in sys.modules))
+
+
+def _cached(name: str, make: Any) -> Any:
+    key = (name, _loaded())
+    if key not in _CACHE:
+        _CACHE[key] = make()
+    return _CACHE[key]
+
+
+def _value_names() -> dict[str, dict[str, str]]:
+    from workbench.core.model import value_names
+
+    return _cached("value_names", value_names)
+
+
+def game_labels() -> dict[str, str]:
+    """``{key: label}`` declared by the games already loaded (cached per set of loaded games)."""
+    return _cached("game_labels", _game_labels)
+
+
+def _game_labels() -> dict[str, str]:
+    """``{key: label}`` declared by the games already loaded (``LABELS`` in a game's ``text`` module).
+
+    Only games already imported are asked, as :func:`workbench.core.model.value_names` does, so
+    labelling never imports a game.
+    """
+    from workbench.core.model import GameModel, registry
+
+    out: dict[str, str] = {}
+    for module in registry().values():
+        model = getattr(sys.modules.get(module), "MODEL", None)
+        text = getattr(model, "text", None) if isinstance(model, GameModel) else None
+        if not text:
+            continue
+        try:
+            __import__(text)
+        except ImportError:
+            continue
+        out.update(getattr(sys.modules[text], "LABELS", {}) or {})
+    return out
+
+
+def display_label(key: Any, column: str | None = None) -> str:
+    """What a person reads for ``key`` — a column name or a value (of ``column``, when known).
+
+    The one label function of every table and chart a person reads (studio, lessons): a display
+    name the games declare (a choice's name, ``crystal_garden`` → ``Crystal Garden``; a game's
+    ``LABELS``, ``win_p1`` → ``p1 wins``), else the report's column labels
+    (:func:`workbench.core.report.metric_label`: ``first_seat_win`` → ``first seat wins``,
+    ``end_tower_built`` → ``ends: tower built``), else the key in words.  ``True``/``False`` read
+    ``yes``/``no``.  CSV and Parquet keep the keys.
+    """
+    from workbench.core.report import LABELS, metric_label
+
+    if isinstance(key, bool):
+        return "yes" if key else "no"
+    text = str(key)
+    if text in ("true", "false"):
+        return "yes" if text == "true" else "no"
+    names = _value_names()
+    if column is not None and text in names.get(column, {}):
+        return names[column][text]
+    declared = game_labels()
+    if text in declared:
+        return declared[text]
+    for known in names.values():
+        if text in known:
+            return known[text]
+    if text in LABELS or RAW_KEY.match(text) or text.startswith("end_"):
+        return metric_label(text)
+    return text
+
+
+_TOKEN = re.compile(r"(?<![\w/.\\-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/\\-]|\.\w)")
+
+
+def readable_text(text: str, keys: Iterable[str] | None = None) -> str:
+    """``text`` with its raw keys read in words: every snake_case token (or only those in ``keys``).
+
+    ``"Auto-balance of max_turns"`` → ``"Auto-balance of max turns"``; a token inside a path or a file
+    name (``data/duel/cards_v2.csv``) is left alone.
+    """
+    known = None if keys is None else set(keys)
+    return _TOKEN.sub(lambda m: display_label(m.group(0)) if known is None or m.group(0) in known else m.group(0),
+                      text)
+
+
+def raw_keys(frames: Iterable[Any]) -> set[str]:
+    """The raw keys of ``frames`` (polars): snake_case column names, and the values of their key columns.
+
+    A key column is a string column whose every value is an identifier (``free_steppe``, ``p1``); a
+    column of free text (a card's effect, a verdict) is not one.
+    """
+    import polars as pl
+
+    out: set[str] = set()
+    for frame in frames:
+        out |= {c for c in frame.columns if RAW_KEY.match(c)}
+        for column, dtype in frame.schema.items():
+            if dtype != pl.String or not frame.height:
+                continue
+            values = [v for v in frame.get_column(column).unique().to_list()[:1000] if v]
+            if values and all(_IDENT.match(v) for v in values):
+                out |= {v for v in values if RAW_KEY.match(v)}
+    return out
+
+
+_IDENT = re.compile(r"^[a-z0-9][a-z0-9_]*$")
+
+
+def known_keys() -> set[str]:
+    """Every key the loaded games name: their parameters, their choices' keys and their declared labels."""
+    return set(_cached("known_keys", _known_keys))
+
+
+def _known_keys() -> set[str]:
+    from workbench.core.model import GameModel, registry
+
+    out = set(game_labels())
+    for names in _value_names().values():
+        out |= set(names)
+    for module in registry().values():
+        model = getattr(sys.modules.get(module), "MODEL", None)
+        if isinstance(model, GameModel):
+            out |= {p.name for p in model.params}
+    return {k for k in out if RAW_KEY.match(k)}
+
+
+def _datasets(spec: Any, out: dict[str, set[Any]]) -> None:
+    """Every field's values in the spec's inline data (``datasets`` and ``data.values``), recursively."""
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if key == "datasets" and isinstance(value, dict):
+                for rows in value.values():
+                    _rows(rows, out)
+            elif key == "values" and isinstance(value, list):
+                _rows(value, out)
+            else:
+                _datasets(value, out)
+    elif isinstance(spec, list):
+        for item in spec:
+            _datasets(item, out)
+
+
+def _rows(rows: Iterable[Any], out: dict[str, set[Any]]) -> None:
+    for row in rows:
+        if isinstance(row, dict):
+            for k, v in row.items():
+                if isinstance(v, (str, bool)):
+                    out.setdefault(k, set()).add(v)
+
+
+def _label_expr(mapping: dict[str, str], key: str = "datum.label") -> str:
+    """A Vega expression reading ``key`` (a facet header's: its value, as text) through ``mapping``."""
+    def q(text: str) -> str:
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    expr = "datum.label"
+    for raw, shown in sorted(mapping.items(), reverse=True):
+        expr = f"{key} == {q(raw)} ? {q(shown)} : {expr}"
+    return expr
+
+
+def _title_of(field: str) -> str:
+    inner = re.fullmatch(r"\w+\((.*)\)", field)  # "mean(length)": the aggregate's field
+    return display_label(inner.group(1) if inner else field)
+
+
+def _channel(channel: str, definition: dict[str, Any], values: dict[str, set[Any]], known: set[str]) -> None:
+    """One encoding channel (or a facet's field): its title and its labels in words."""
+    field = definition.get("field")
+    if isinstance(field, dict):
+        field = field.get("repeat")
+    if isinstance(field, str):
+        title = definition.get("title")
+        if "title" not in definition or (isinstance(title, str) and (RAW_KEY.match(title) or title == field)):
+            if channel not in ("tooltip", "detail", "order", "key", "href", "xOffset", "yOffset", "facet"):
+                definition["title"] = _title_of(field)
+        elif isinstance(title, str):
+            definition["title"] = readable_text(title)
+    where = _CHANNELS_WITH_LABELS.get(channel)
+    if where and isinstance(field, str) and definition.get("type") in ("nominal", "ordinal") \
+            and definition.get(where, {}) is not None:
+        domain = (definition.get("scale") or {}).get("domain")
+        seen = set(values.get(field, ())) | {v for v in (domain if isinstance(domain, list) else ())
+                                             if isinstance(v, (str, bool))}
+        if seen & {True, False}:
+            seen |= {True, False}  # a legend of a yes/no field shows both, whatever the data holds
+        mapping = {("true" if v is True else "false" if v is False else v):
+                   display_label(v, field) if not isinstance(v, str) or RAW_KEY.match(v) else
+                   readable_text(v, known) for v in seen}
+        mapping = {k: v for k, v in mapping.items() if k != v}
+        if mapping:
+            part = dict(definition.get(where) or {})
+            part.setdefault("labelExpr", _label_expr(mapping, "('' + datum.value)" if where == "header" else
+                                                     "datum.label"))
+            definition[where] = part
+
+
+def _readable(node: Any, values: dict[str, set[Any]], known: set[str]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _readable(item, values, known)
+        return
+    if not isinstance(node, dict):
+        return
+    title = node.get("title")
+    if isinstance(title, str):
+        node["title"] = readable_text(title)
+    encoding = node.get("encoding")
+    if isinstance(encoding, dict):
+        for channel, definition in encoding.items():
+            if isinstance(definition, dict):
+                _channel(channel, definition, values, known)
+    facet = node.get("facet")  # a facet chart's own field(s): their headers
+    if isinstance(facet, dict):
+        parts = {"facet": facet} if "field" in facet else facet
+        for channel, definition in parts.items():
+            if isinstance(definition, dict):
+                _channel(channel, definition, values, known)
+    for key, value in node.items():
+        if key not in ("datasets", "data", "encoding", "facet"):
+            _readable(value, values, known)
+
+
+def readable_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """A Vega-Lite spec whose axis and legend titles and labels read as :func:`display_label` says.
+
+    A title left out (Vega-Lite would show the field's key) or given as a raw key gets the key's
+    label; the labels of a nominal axis, legend or facet header whose values are raw keys (or
+    true/false) read by their labels through a ``labelExpr`` — the data, its filters and tooltips
+    keep the keys.  The spec passed in is not changed.
+    """
+    out = copy.deepcopy(spec)
+    values: dict[str, set[Any]] = {}
+    _datasets(out, values)
+    known = known_keys() | {k for k in values if RAW_KEY.match(k)} | {
+        v for found in values.values() for v in found if isinstance(v, str) and RAW_KEY.match(v)}
+    _readable(out, values, known)
+    return out

@@ -45,3 +45,11 @@ class OutputError(WorkbenchError):
 
 class Busy(InputError):
     """Another run holds the output's lock: names its pid and command line."""
+
+
+class SettingError(InputError):
+    """A refused setting, naming its field (``field``) so a form marks that field: the study's own words."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.errors import InputError, RunInterrupted, SettingError
 from workbench.core.model import AgentSpec, GameModel, Param, get_game
 from workbench.core.stats import binom_pvalue, wilson, z_value
 
@@ -486,21 +486,34 @@ def run_ladder(game: str | GameModel, agents: str | Sequence[str], games: int, *
     frames: list[pl.DataFrame] = []
     finished = 0
     started = time.perf_counter()
+
+    def keep(pair: list[pl.DataFrame], a: str, b: str) -> None:
+        if pair:
+            frames.append(pl.concat(pair, how="vertical").with_columns(
+                pl.lit(f"{display_name(a)} vs {display_name(b)}").alias("pairing")))
+
     try:
         for a, b in pairings:
             if should_stop is not None and should_stop():
                 break
-            pair = []
-            for first, second in ((a, b), (b, a)):
-                part = simulate(model, half, params=resolved, agents=_lineup(first, second, players, filler),
-                                seed=seed, workers=workers, backend=backend, scheduler=scheduler,
-                                progress=False, on_progress=tick, should_stop=should_stop)
-                pair.append(part.with_columns(pl.lit(first).alias("ladder_p1"), pl.lit(second).alias("ladder_p2")))
-            frames.append(pl.concat(pair, how="vertical").with_columns(
-                pl.lit(f"{display_name(a)} vs {display_name(b)}").alias("pairing")))
+            pair: list[pl.DataFrame] = []
+            try:
+                for first, second in ((a, b), (b, a)):
+                    part = simulate(model, half, params=resolved, agents=_lineup(first, second, players, filler),
+                                    seed=seed, workers=workers, backend=backend, scheduler=scheduler,
+                                    progress=False, on_progress=tick, should_stop=should_stop)
+                    pair.append(part.with_columns(pl.lit(first).alias("ladder_p1"),
+                                                  pl.lit(second).alias("ladder_p2")))
+            except RunInterrupted as exc:  # the pairing under way keeps the games it finished
+                if exc.partial is not None and exc.partial.height:
+                    pair.append(exc.partial.with_columns(pl.lit(first).alias("ladder_p1"),
+                                                         pl.lit(second).alias("ladder_p2")))
+                keep(pair, a, b)
+                raise
+            keep(pair, a, b)
             finished += 1
     except (RunInterrupted, KeyboardInterrupt):
-        pass  # the pairing under way is dropped; the finished ones are rated
+        pass  # stopped: every finished game is rated (a pairing cut short with the games it finished)
     finally:
         if bar is not None:
             bar.close()
@@ -646,7 +659,21 @@ def _ladder_run(model: GameModel, settings: dict[str, Any], params: dict[str, An
     ladder = run_ladder(model, settings["agents"], settings["games"], params=params, seed=seed, workers=workers,
                         filler=settings["filler"], anchor=settings["anchor"], progress=False, on_progress=on_progress,
                         should_stop=should_stop)
+    if ladder.stopped:  # the stop protocol: what finished, and how many of the games asked
+        total = ladder.pairings * settings["games"]
+        raise RunInterrupted(ladder.tables() if ladder.games.height else None, ladder.games.height, total)
     return ladder.tables()
+
+
+def _ladder_check(model: GameModel, settings: dict[str, Any], params: dict[str, Any]) -> None:
+    """The ladder study's own refusals, before any game: an odd number of games per pairing, an unknown agent."""
+    if settings["games"] % 2:
+        raise SettingError("games", f"games {settings['games']} is odd; allowed: an even number (half with each "
+                                    "agent in the first seat)")
+    try:
+        parse_agents(model, settings["agents"])
+    except InputError as exc:
+        raise SettingError("agents", str(exc)) from None
 
 
 def study_declaration(model: GameModel) -> dict[str, Any]:
@@ -660,7 +687,9 @@ def study_declaration(model: GameModel) -> dict[str, Any]:
     filler_help = "the agent in the seats beyond the second" if seats > 2 else \
         "the agent in seats beyond the second (unused: this game has two seats)"
     return {"name": "ladder", "title": "Ratings: a round robin of agents, Bradley–Terry with intervals",
-            "run": _ladder_run, "charts": ladder_charts,
+            "run": _ladder_run, "charts": ladder_charts, "check": _ladder_check,
+            "size": lambda settings, _params: len(_pairings(parse_agents(model, settings["agents"])))
+            * settings["games"],
             "settings": (Param("agents", default_ladder_agents(model), str, "the agents to rate, comma-separated "
                                f"(any spec, e.g. greedy:tower=2); allowed: {', '.join(model.agents)}"),
                          Param("games", 400, int, "games per pairing, half with each agent in the first seat (even)",

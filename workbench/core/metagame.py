@@ -440,9 +440,9 @@ def metagame_study(game: str | GameModel, decks: tuple[str, str] = ("deck_p1", "
                               should_stop=should_stop, on_partial=on_partial,
                               tables=lambda part: tables(part) or {},
                               group=lambda cell, _lineup: frozenset((cell[decks[0]], cell[decks[1]])))
-        except RunInterrupted as exc:
-            raise RunInterrupted(tables(exc.partial if isinstance(exc.partial, pl.DataFrame) else None), exc.done,
-                                 exc.total) from None
+        except RunInterrupted as exc:  # stopped: the metagame of the pairs finished, else the games themselves
+            games = exc.partial if isinstance(exc.partial, pl.DataFrame) else None
+            raise RunInterrupted(tables(games) or games, exc.done, exc.total) from None
         out = tables(frame)
         assert out is not None  # every pairing was played
         return out

@@ -453,6 +453,9 @@ class SearchHooks:
     compiled engine's continue-from-a-state entry for the agents in ``policies`` (none: core's reference
     loop plays the rollouts).  ``value(config, state, seat, policy)``: an unfinished rollout's worth in
     [0, 1] and ``clock(config, state)`` the turns begun, both for rollouts cut after ``horizon`` turns.
+    ``deal(config, observation, rng, count) -> (seat, worlds, seeds)``: the compiled engine deals ``count``
+    worlds and their rollout seeds at once, in the form ``rollout`` takes, drawing from ``rng`` exactly as
+    ``count`` times ``determinise`` and two ``next_u64`` would (none: core deals them one by one).
     ``options`` are the game's defaults of the agent's options (``budget``, ...).
     """
 
@@ -464,6 +467,7 @@ class SearchHooks:
     policies: tuple[str, ...] = ()
     win: float = math.inf
     options: tuple[tuple[str, Any], ...] = ()
+    deal: str | None = None
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.errors import InputError
+from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param, get_game, model_ref
 from workbench.core.partial import PartialFeed
 from workbench.core.rebalance import Band, Metric, metric_counts, parse_target, score_counts, targets_of
-from workbench.core.runner import drain, execute, plan_chunks
+from workbench.core.runner import drain, execute, plan_chunks, watched_chunk
 from workbench.core.stats import wilson
 
 __all__ = ["ABOVE", "BELOW", "INSIDE", "UNDECIDED", "reading_values", "readings_study", "readings_table",
@@ -112,7 +112,8 @@ Counts = dict[tuple[str, str], np.ndarray]  # (metric, item) → [batches, 3]: n
 def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, lineup: Sequence[str], seed: int,
           batches: int, base: dict[str, Any], metrics: dict[str, Metric], names: Sequence[str], workers: int,
           tick: Callable[[int], None], should_stop: Callable[[], bool] | None,
-          on_arm: Callable[[list[Counts], set[int]], None] | None = None) -> list[Counts]:
+          on_arm: Callable[[list[Counts], set[int]], None] | None = None,
+          per_arm: list[int] | None = None) -> list[Counts]:
     """Every arm's counts per block, from one run of every arm's chunks (one pool for all: no start-up per arm).
 
     ``on_arm(counts, complete)`` is called each time an arm's last chunk is counted (``complete``: the
@@ -129,8 +130,11 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
             resolved = model.resolve_params(params)
             specs = model.resolve_agents(",".join(lineup), resolved)
             engine = model.resolve_engine(None, specs, resolved)
-            # chunks of whole blocks, as large as the engine likes: a compiled game pays per chunk, not per game
-            chunk = size * max(1, min(batches, model.chunk_hint(engine) // size))
+            # chunks of whole blocks, as large as the engine likes: a compiled game pays per chunk, not per game;
+            # never above that (blocks are counted by game index, so a big block spans chunks), or Stop would
+            # wait for a chunk of a whole block of a big run
+            hint = watched_chunk(model.chunk_hint(engine))  # shorter when someone may press Stop
+            chunk = size * max(1, min(batches, hint // size)) if size <= hint else hint
             for lo, hi in plan_chunks(games, chunk):
                 jobs.append((model_ref(model), resolved, tuple(map(str, specs)), seed, lo, hi, engine))
                 owner.append(a)
@@ -141,6 +145,8 @@ def _play(model: GameModel, arms: Sequence[tuple[str | None, Any]], games: int, 
     for i, frame in drain(execute(model, jobs, workers), len(jobs), should_stop):
         arm = owner[i]
         frames[arm].append(frame)
+        if per_arm is not None:
+            per_arm[arm] += frame.height
         tick(frame.height)
         remaining[arm] -= 1
         if remaining[arm] == 0:
@@ -235,7 +241,8 @@ def readings_table(game: str | GameModel, *, games: int = 2000, agents: str | No
         batches: blocks of consecutive games for the paired jackknife.
         workers: local workers.
         on_progress: ``(games done, games in all)``.
-        should_stop: the studio's Stop; the run then ends with :class:`KeyboardInterrupt`.
+        should_stop: the studio's Stop; the run then ends with :class:`RunInterrupted` carrying the rows of
+            the reading values finished (None when none was; ``Study.execute`` adds the count).
         on_partial: ``(table, games done, games in all)`` each time a reading value's games are all played:
             the rows of the values finished so far (each row is final: its arm and the default arm are complete).
 
@@ -271,8 +278,28 @@ def readings_table(game: str | GameModel, *, games: int = 2000, agents: str | No
             on_partial(_rows(model, arms, counts, sorted(complete - {0}), bands, metrics, lineup, games, seed,
                              alpha), done[0], total)
 
-    played = _play(model, arms, games, lineup, seed, batches, base, metrics, names, workers, tick, should_stop,
-                   arm_done)
+    finished: list[pl.DataFrame] = []  # the rows of the values whose games are all played, for a stop
+
+    def kept(counts: list[Counts], complete: set[int]) -> None:
+        if 0 in complete and len(complete) > 1:
+            finished[:] = [_rows(model, arms, counts, sorted(complete - {0}), bands, metrics, lineup, games, seed,
+                                 alpha)]
+        arm_done(counts, complete)
+
+    per_arm = [0] * len(arms)
+    try:
+        played = _play(model, arms, games, lineup, seed, batches, base, metrics, names, workers, tick, should_stop,
+                       kept, per_arm)
+    except (KeyboardInterrupt, RunInterrupted) as exc:
+        if isinstance(exc, KeyboardInterrupt) and not (should_stop is not None and should_stop()):
+            raise  # Ctrl-C outside a run's checks
+        # the rows of the values finished; before any, the games each reading value finished (a comparison
+        # needs all of a value's games and the default's: it is never read from part of them)
+        kept_rows = finished[0] if finished else pl.DataFrame({
+            "reading": [name or "every reading as the rules read it" for name, _ in arms],
+            "value": ["" if name is None else str(value) for name, value in arms],
+            "games finished": per_arm, "games asked": [games * cells] * len(arms)})
+        raise RunInterrupted(kept_rows if done[0] else None, done[0], total) from None
     return _rows(model, arms, played, range(1, len(arms)), bands, metrics, lineup, games, seed, alpha)
 
 
@@ -339,11 +366,23 @@ def _run(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, 
          on_partial: Callable[[dict, int, int], None] | None = None) -> dict:
     """The study: ``on_partial`` streams the rows of each reading value as soon as its games are played."""
     feed = PartialFeed(on_partial, _size(model)(settings, params))
-    table = readings_table(model, games=settings["games"], agents=settings["agents"], seed=seed, params=params,
-                           readings=[settings["reading"]] if settings["reading"] else None, workers=workers,
-                           on_progress=on_progress, should_stop=should_stop,
-                           on_partial=lambda rows, done, _total: feed.offer(lambda: _tables(rows), done))
+    try:
+        table = _readings_of(model, settings, params, seed, workers, on_progress, should_stop, feed)
+    except RunInterrupted as exc:  # the rows of the reading values finished (or each value's games so far)
+        partial = exc.partial
+        if partial is not None:
+            partial = _tables(partial) if "verdict" in partial.columns else {"played": partial}
+        raise RunInterrupted(partial, exc.done, exc.total) from None
     return _tables(table)
+
+
+def _readings_of(model: GameModel, settings: dict[str, Any], params: dict[str, Any], seed: int, workers: int,
+                 on_progress: Callable[[int, int], None] | None, should_stop: Callable[[], bool] | None,
+                 feed: PartialFeed) -> pl.DataFrame:
+    return readings_table(model, games=settings["games"], agents=settings["agents"], seed=seed, params=params,
+                          readings=[settings["reading"]] if settings["reading"] else None, workers=workers,
+                          on_progress=on_progress, should_stop=should_stop,
+                          on_partial=lambda rows, done, _total: feed.offer(lambda: _tables(rows), done))
 
 
 def _tables(table: pl.DataFrame) -> dict:
@@ -354,8 +393,8 @@ def _tables(table: pl.DataFrame) -> dict:
 def _charts(tables: dict) -> dict:
     from workbench.core import charts
 
-    table = tables["readings"]
-    if table.is_empty():
+    table = tables.get("readings")
+    if table is None or table.is_empty():  # a run stopped before any value finished: no change to chart
         return {}
     data = table.select(pl.format("{} = {}", "reading", "value").alias("reading"), pl.col("score of").alias("item"),
                         pl.col("change").alias("rate"), pl.col("change_low").alias("low"),

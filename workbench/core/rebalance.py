@@ -90,7 +90,7 @@ outside, undecided or not replayed, named), only on the search seeds, or misses 
 
 **Output** (:class:`RebalanceResult`): polars frames of proposals and of the held-out measurements,
 each proposal's card set saved as a CSV under ``<out>/proposals/`` (never over a shipped file), and
-:func:`report_section` for a report.  The CLI is ``workbench rebalance`` (``workbench/rebalance_cli.py``).
+:func:`report_section` for a report.  The CLI is ``workbench rebalance`` (``workbench/cli/rebalance.py``).
 """
 
 from __future__ import annotations
@@ -2455,6 +2455,25 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
         rep.table(f"{name}_verification", table, caption="Held-out seeds: each targeted item before → after")
 
 
+def budget_progress(report: Callable[[int, int], None], budget: int) -> Callable[[int, int, str], None]:
+    """A rebalance's ``on_progress(done, total, phase)`` as one count against the whole run: ``report(done, total)``.
+
+    While the search runs the total is the budget (the run may end sooner: the ETA is then an upper
+    bound); once the held-out check starts, it is the games the search played plus the check's plan.
+    A step's line then reads ``120,000/240,000 games (50 %), 4,000 games/s, ETA 30 s``, not "working".
+    """
+    searched = [0]
+
+    def on_progress(done: int, total: int, phase: str) -> None:
+        if phase == "search":
+            searched[0] = done
+            report(done, max(budget, done))
+        else:
+            report(searched[0] + done, searched[0] + max(total, done))
+
+    return on_progress
+
+
 REPORT_SEARCH = {  # a report's search: small enough for `make report`; `workbench rebalance` runs the full one
     # the budget bounds search and held-out check together: half of it each (120,000 games of search, as before)
     "full": {"budget": 240_000, "verify": 3, "margin": 0.015, "verify_share": 0.5, "slow_games": 1},
@@ -2484,8 +2503,9 @@ def add_report_section(rep: Any, game: str | GameModel, *, quick: bool = False, 
     if quick:
         sizes.setdefault("tiers", default_tiers(model))  # the fast tiers: a quick report's seconds
     with tempfile.TemporaryDirectory(prefix=f"{model.name}-rebalance-") as folder, \
-            step(f"{model.name} report: rebalance, {sizes['budget']:,} games (search, then held-out seeds)"):
-        result = rebalance(model, out=Path(folder) / "search", seed=seed, workers=workers, keep=False, **sizes)
+            step(f"{model.name} report: rebalance, {sizes['budget']:,} games (search, then held-out seeds)") as shown:
+        result = rebalance(model, out=Path(folder) / "search", seed=seed, workers=workers, keep=False,
+                           on_progress=budget_progress(shown.report, sizes["budget"]), **sizes)
     report_section(rep, result)
     full = targets_of(model).budget
     how = "search and held-out check together" if result.verify_share else "of search; the held-out check beyond them"

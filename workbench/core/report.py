@@ -107,6 +107,7 @@ class Report:
         self.blocks: list[_Block] = []
         self.findings: list[dict[str, Any]] = []
         self.changes: list[dict[str, Any]] = []
+        self.sizes: list[dict[str, Any]] = []  # each step's size, real seconds and what a bigger run decides
         self._names: set[str] = set()
 
     # -- building -------------------------------------------------------------------------------
@@ -158,6 +159,67 @@ class Report:
     def change(self, sentence: str, *, weight: float = 1.0, anchor: str = "", **numbers: Any) -> Report:
         """A sentence for "What to change": the smallest verified fix and what it does at every tier."""
         self.changes.append(_sentence("change", sentence, None, weight, anchor, numbers))
+        return self
+
+    # -- the run's steps: sizes and real times ----------------------------------------------------
+    def timed(self, step: str, label: str, fn: Callable[..., Any], /, *args: Any, step_games: str = "",
+              step_bigger: str = "", **kwargs: Any) -> Any:
+        """Run ``fn(*args, **kwargs)`` as one step of the report's run and return what it returns.
+
+        The step shows progress (``core.progress.step(label)``: ``label …`` and ``… done in 3.2 s``) and
+        its real wall time goes to the header (``meta["seconds"][step]``, added up when a step repeats)
+        and to the sizes section (:meth:`sizes_section`) with ``step_games`` (its size in words) and
+        ``step_bigger`` (what a bigger run would decide).  The header's step times are the log's.
+        """
+        import time
+
+        from workbench.core.progress import step as progress_step
+
+        started = time.perf_counter()
+        with progress_step(label):
+            out = fn(*args, **kwargs)
+        self.record(step, time.perf_counter() - started, games=step_games, bigger=step_bigger)
+        return out
+
+    def record(self, step: str, seconds: float, *, games: str = "", bigger: str = "") -> None:
+        """Record one step's real wall time (and its size) without running it here (see :meth:`timed`)."""
+        if not isinstance(step, str) or not step.strip():
+            raise InputError("a report step needs a non-empty name")
+        row = next((r for r in self.sizes if r["step"] == step), None)
+        if row is None:
+            row = {"step": step, "games": games, "seconds": 0.0, "bigger run": bigger, "_raw": 0.0}
+            self.sizes.append(row)
+        row["_raw"] += seconds  # added up unrounded; shown to a tenth of a second
+        row["seconds"] = round(row["_raw"], 1)
+        row["games"] = row["games"] or games
+        row["bigger run"] = row["bigger run"] or bigger
+        self.meta.setdefault("seconds", {})[step] = row["seconds"]
+
+    def step_times(self) -> str:
+        """The steps' real times in one line (``matrix 34.3 s · tiers 95.1 s · total 129.4 s``)."""
+        if not self.sizes:
+            return ""
+        total = sum(r["seconds"] for r in self.sizes)
+        return " · ".join([f"{r['step']} {r['seconds']:.1f} s" for r in self.sizes] + [f"total {total:.1f} s"])
+
+    def sizes_section(self, intro: str = "", log: Any = None) -> Report:
+        """The last section: every step's size, real seconds and what a bigger run would decide.
+
+        Also prints the step times as one line to ``log`` (standard error by default), so a run's log
+        and its report header agree.
+        """
+        import sys
+
+        if not self.sizes:
+            return self
+        self.section("Sizes of this run, and what a bigger run would decide", (
+            "Each step's games and its wall time in this build (the header's *Seconds*, the log's "
+            "*done in*), and what playing more would settle. " + intro).strip(), name="run-sizes")
+        shown = [{k: v for k, v in r.items() if k != "_raw"} for r in self.sizes]
+        self.table("run_sizes", pl.DataFrame(shown, schema={"step": pl.String, "games": pl.String,
+                                                             "seconds": pl.Float64, "bigger run": pl.String}),
+                   caption="The run's steps in order", max_rows=60)
+        print(f"{self.title}: step times: {self.step_times()}", file=log or sys.stderr, flush=True)
         return self
 
     def frame(self, name: str) -> pl.DataFrame:

@@ -3,6 +3,10 @@
 Games are cut into chunks of consecutive game indices.  Each chunk derives its own game seeds
 from ``(master_seed, index)`` (``seeding.py``), so the frame is identical whether the chunks run
 serially, on a local process pool, or on a Dask cluster, and whatever the chunk size.
+
+A process whose environment names a shared pool (``WORKBENCH_SCHEDULER``: the studio's server sets it
+for its pages' kernels) sends every run that would have used local workers to that Dask scheduler
+instead, in fair turns with every other process using it (:func:`shared_scheduler`).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import itertools
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -66,6 +71,17 @@ def plan_chunks(games: int, chunk_size: int, start: int = 0) -> list[tuple[int, 
     return [(s, min(s + chunk_size, start + games)) for s in range(start, start + games, chunk_size)]
 
 
+WATCHED_SHARE = 4  # a run someone may stop plays chunks of a quarter of the engine's hint (Stop settles sooner)
+WATCHED_FLOOR = 250  # ... but never below this (or the hint): many tiny chunks cost more to plan than to play
+
+
+def watched_chunk(hint: int) -> int:
+    """Games per chunk for a run someone may stop (``core.stopping.watching``): short enough to stop soon."""
+    from workbench.core.stopping import watched
+
+    return max(min(hint, WATCHED_FLOOR), hint // WATCHED_SHARE) if watched() else hint
+
+
 def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None = None,
              agents: Any = None, seed: int = 0, workers: int = 1, backend: str = "local",
              scheduler: str | None = None, engine: str | None = None, chunk_size: int | None = None,
@@ -90,7 +106,8 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
     specs = model.resolve_agents(agents, resolved)
     engine = model.resolve_engine(engine, specs, resolved)
     if chunk_size is None:
-        chunk_size = max(1, min(model.chunk_hint(engine), math.ceil(games / (4 * workers))))
+        hint = watched_chunk(model.chunk_hint(engine))  # someone may press Stop: chunks that end within its grace
+        chunk_size = max(1, min(hint, math.ceil(games / (4 * workers))))
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     chunks = plan_chunks(games, chunk_size, start)
@@ -111,8 +128,18 @@ def execute(model: GameModel, args: Iterable[tuple], workers: int, backend: str 
     """
     if backend not in BACKENDS:
         raise InputError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
-    window = window or 4 * workers
     args = iter(args)
+    shared = shared_scheduler() if backend == "local" else None
+    if shared is not None:  # the studio's pool: every page's runs share it, in fair turns
+        try:
+            shared_client(shared)
+        except InputError as exc:  # the pool is gone: this run plays on its own workers, as without one
+            import logging
+
+            logging.getLogger("workbench.core").warning("%s; playing on local workers", exc)
+        else:
+            return _shared_results(args, shared)
+    window = window or 4 * workers
     if backend == "dask":
         return _dask_results(args, workers, scheduler, window)
     head = list(itertools.islice(args, 2))
@@ -159,11 +186,11 @@ def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: 
         for i, frame in results:
             done[i] = frame
             played += frame.height
-            tick(frame.height, played, games)
             if bar is not None:
                 bar.update(frame.height)
             if on_progress is not None:
                 on_progress(frame.height)
+            tick(frame.height, played, games)  # after the report: a stop raised here leaves the count true
             if should_stop is not None and len(done) < n_chunks and should_stop():
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
@@ -269,7 +296,7 @@ def pool_results(fn: Callable[..., pl.DataFrame], args: Iterable[tuple], pool: E
 SCHEDULER_TIMEOUT = float(os.environ.get("WORKBENCH_SCHEDULER_TIMEOUT", "10"))  # seconds to reach a Dask scheduler
 
 
-def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
+def _dask_client(workers: int, scheduler: str | None, timeout: float | None = None) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - depends on the environment
@@ -280,7 +307,7 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
         return Client(cluster), cluster
     started = time.perf_counter()
     try:
-        return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
+        return Client(scheduler, timeout=timeout or SCHEDULER_TIMEOUT), None
     except (OSError, TimeoutError) as exc:
         waited = time.perf_counter() - started
         raise InputError(f"could not reach the Dask scheduler at {scheduler} (waited {waited:.0f} s: "
@@ -312,6 +339,91 @@ def _dask_results(args: Iterator[tuple], workers: int, scheduler: str | None,
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+# -- one compute pool shared by every run of every process pointed at it (the studio's pages) ---------------
+ENV_SCHEDULER = "WORKBENCH_SCHEDULER"  # a Dask scheduler every local run of this process goes to instead
+SHARED_TIMEOUT = 60.0  # seconds a first run waits for the shared pool (the server starts it beside the pages)
+FIRST_WAVE = 1  # Dask priority of a run's first window of chunks: a short run (a lesson) never waits behind long ones
+_shared: dict[str, Any] = {}  # scheduler address -> this process's one client to it
+_shared_lock = threading.Lock()
+
+
+def shared_scheduler() -> str | None:
+    """The shared pool's scheduler address (``WORKBENCH_SCHEDULER``), or None: runs use their own workers.
+
+    The studio's server starts one pool (a local Dask cluster, or the ``--scheduler`` it was given)
+    and sets this for its pages' kernels, so a page's runs, whatever their ``workers``, play there.
+    """
+    return os.environ.get(ENV_SCHEDULER, "").strip() or None
+
+
+def shared_client(address: str) -> Any:
+    """This process's one client of the shared pool at ``address`` (made on first use, kept open)."""
+    with _shared_lock:
+        client = _shared.get(address)
+        if client is None or client.status not in ("running", "connecting", "newly-created"):
+            client, _ = _dask_client(1, address, SHARED_TIMEOUT)
+            _shared[address] = client
+        return client
+
+
+def shared_window(client: Any) -> int:
+    """Chunks one run keeps in the shared pool at once: two per worker thread, the same for every run."""
+    try:
+        threads = sum(client.nthreads().values())
+    except Exception:  # noqa: BLE001 - a scheduler that does not say: assume a small pool
+        threads = 2
+    return max(2, 2 * threads)
+
+
+def _shared_results(args: Iterator[tuple], address: str) -> Iterator[tuple[int, pl.DataFrame]]:
+    """``(i, run_chunk(*args[i]))`` from the shared pool, with fair turns among every run submitting there.
+
+    Fairness: every run keeps the same number of chunks in the pool (:func:`shared_window`) and submits
+    its next chunk only when one of its own finished, so the scheduler's first-come order serves the
+    runs in turn — 30 pages pressing Run each get a thirtieth of the pool and none waits for another
+    to finish.  A run's first window goes ahead of the queue (priority :data:`FIRST_WAVE`), so a short
+    run (a lesson, a small study) answers quickly while long runs share the rest.  While waiting, a
+    stop asked of this run (:func:`workbench.core.stopping.check`) is honoured within a fraction of a
+    second, and closing the results cancels this run's chunks not yet finished.
+    """
+    import queue
+
+    from workbench.core.stopping import check
+
+    client = shared_client(address)
+    window = shared_window(client)
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+    index: dict[str, int] = {}
+    pending: dict[str, Any] = {}
+    numbered = enumerate(args)
+
+    def submit(i: int, a: tuple, priority: int) -> None:
+        fut = client.submit(run_chunk, *a, pure=False, priority=priority)
+        index[fut.key], pending[fut.key] = i, fut
+        fut.add_done_callback(finished.put)
+
+    try:
+        for i, a in itertools.islice(numbered, window):
+            submit(i, a, FIRST_WAVE)
+        while pending:
+            try:
+                fut = finished.get(timeout=0.2)
+            except queue.Empty:
+                check()  # a Stop pressed meanwhile: honoured now, not after the next chunk of a busy pool
+                continue
+            if pending.pop(fut.key, None) is None:
+                continue
+            for j, a in itertools.islice(numbered, 1):
+                submit(j, a, 0)
+            yield index.pop(fut.key), fut.result()
+    finally:
+        if pending:
+            try:
+                client.cancel(list(pending.values()))
+            except Exception:  # noqa: BLE001 - a pool gone away has nothing left to cancel
+                pass
 
 
 def iter_grid(grid: dict[str, Iterable[Any]]) -> Iterator[dict[str, Any]]:

@@ -13,7 +13,10 @@ A decision, from what the seat observes and nothing else:
    win (a score of at least ``hooks.win``) is played without search (the agent's stream is not touched).
 2. **Worlds.**  ``budget // width`` worlds are dealt by the game's ``determinise`` from the seat's
    observation and the agent's own stream: the hidden cards (the opponent's hand, the deck order) and
-   the game's random streams drawn afresh.  The search never sees the real state.
+   the game's random streams drawn afresh.  The search never sees the real state.  Where the game's
+   compiled engine deals them (``hooks.deal``: Babylon, the duel) all of a decision's worlds are dealt in
+   one call, with the same draws from the agent's stream (the same decisions, without a Python round trip
+   per world; ``tests/test_search.py``).
 3. **Rollouts.**  Every one of the ``width`` best candidates is played in *every* world, each world's
    rollout agents drawing from the same two seeds (common random numbers: a difference between two
    candidates comes from the action, not from the luck of the deal).  The game is played on by the
@@ -189,6 +192,7 @@ class SearchAgent:
         self.prior, self.key = _hook(self.hooks.prior), _hook(self.hooks.key)
         compiled = self.hooks.rollout is not None and self.policy.name in self.hooks.policies
         self.rollouts = _hook(self.hooks.rollout) if compiled else partial(reference_rollouts, model, self.hooks)
+        self.dealer = _hook(self.hooks.deal) if compiled else None  # the worlds dealt in the compiled engine too
         self.ready = True
 
     def candidates(self, observation: Any, legal: Sequence[Any], config: Any) -> tuple[list[Any], bool]:
@@ -223,7 +227,12 @@ class SearchAgent:
         return candidates[choose(np.asarray(values, dtype=np.float64), self.z)]
 
     def deal(self, observation: Any, config: Any, rng: SplitMix64, count: int) -> tuple[int, list[Any], np.ndarray]:
-        """``count`` determinised worlds and their rollout agents' seeds (one per seat), from the agent's stream."""
+        """``count`` determinised worlds and their rollout agents' seeds (one per seat), from the agent's stream.
+
+        Where the game's compiled engine deals them (``hooks.deal``) it does, with the same draws from ``rng``.
+        """
+        if self.dealer is not None:
+            return self.dealer(config, observation, rng, count)
         worlds, seeds, seat = [], [], 0
         for _ in range(count):
             seat, world = self.model.determinise(config, observation, rng)

@@ -11,6 +11,14 @@ and the runners' loops honour it where they already stop for the studio's Stop b
 chunk is handled (:func:`check`, called by :func:`workbench.core.progress.tick` and
 :func:`workbench.core.runner.drain`).  A second signal, or no chunk finishing within
 ``WORKBENCH_STOP_GRACE`` seconds (3 by default: a compile, a chart), stops at once as before.
+
+The studio's Stop uses the same points.  A study runs inside :func:`watching` (``Study.execute``
+sets it up with the page's ``should_stop``), and :func:`check` also raises there once that run's
+Stop was pressed — in the run's own thread only, so another page's run is never touched.  So every
+runner loop of core (``simulate``, ``run_grid``, ``drain``) honours Stop after its current chunk even
+where a study passed no ``should_stop`` down, and an exact solver honours it by calling
+:func:`check` between its steps (one linear program, one state, one suit size).  ``Study.execute``
+turns the interruption into :class:`~workbench.core.errors.RunInterrupted` with what finished.
 """
 
 from __future__ import annotations
@@ -19,14 +27,15 @@ import _thread
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["check", "deferred_stops", "requested"]
+__all__ = ["check", "deferred_stops", "requested", "stop_asked", "watched", "watching"]
 
 _requested = threading.Event()
 _timer: list[threading.Timer] = []
+_runs = threading.local()  # this thread's running studies' should_stop, innermost last
 
 
 def grace() -> float:
@@ -40,10 +49,41 @@ def requested() -> bool:
 
 
 def check() -> None:
-    """Raise ``KeyboardInterrupt`` here when a stop was requested: a point where stopping is safe."""
+    """Raise ``KeyboardInterrupt`` here when a stop was requested: a point where stopping is safe.
+
+    Requested by a signal (the command line) or by the Stop of the run this thread is running
+    (:func:`watching`).
+    """
     if _requested.is_set():
         _cancel_timer()
         raise KeyboardInterrupt
+    if stop_asked():
+        raise KeyboardInterrupt
+
+
+def stop_asked() -> bool:
+    """Has the Stop of the run this thread is running (:func:`watching`) been pressed?"""
+    stack = getattr(_runs, "stack", None)
+    return bool(stack) and stack[-1]()
+
+
+def watched() -> bool:
+    """Does this thread run a study someone may stop (:func:`watching`)?  Its runners then play short chunks."""
+    return bool(getattr(_runs, "stack", None))
+
+
+@contextmanager
+def watching(should_stop: Callable[[], bool] | None) -> Iterator[None]:
+    """Within the block, :func:`check` in this thread also raises once ``should_stop()`` is true."""
+    if should_stop is None:
+        yield
+        return
+    stack = _runs.__dict__.setdefault("stack", [])
+    stack.append(should_stop)
+    try:
+        yield
+    finally:
+        stack.pop()
 
 
 def _cancel_timer() -> None:

@@ -154,10 +154,22 @@ class OutputLock:
         self.path = lock_path(self.target)
         self._fd: int | None = None
 
-    def acquire(self) -> OutputLock:
-        """Take the lock, or raise :class:`Busy` (another live run holds it) / :class:`OutputError`."""
-        import fcntl
+    _held: dict[tuple[str, int], int] = {}  # (lock file, thread) held, and how many holds (a nested hold is free)
 
+    def acquire(self) -> OutputLock:
+        """Take the lock, or raise :class:`Busy` (another live run holds it) / :class:`OutputError`.
+
+        A lock this thread holds already (the command holds its ``--out`` for the whole run, and core
+        takes it again to write) is held once more, not refused; another thread is refused as another run.
+        """
+        import fcntl
+        import threading
+
+        key = (str(self.path), threading.get_ident())
+        if OutputLock._held.get(key):
+            OutputLock._held[key] += 1
+            self._fd = -1
+            return self
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -185,6 +197,7 @@ class OutputLock:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, text.encode(), 0)
                 self._fd = fd
+                OutputLock._held[key] = 1
                 return self
             os.close(fd)
         raise OutputError(f"{self.what} {self.target}: could not take the lock {self.path}")  # pragma: no cover
@@ -200,9 +213,17 @@ class OutputLock:
         return f"{pid}: {command}"
 
     def release(self) -> None:
-        """Remove the lock file and release the lock."""
+        """Remove the lock file and release the lock (a nested hold only gives its hold back)."""
         if self._fd is None:
             return
+        import threading
+
+        key = (str(self.path), threading.get_ident())
+        OutputLock._held[key] = OutputLock._held.get(key, 1) - 1
+        if self._fd == -1 or OutputLock._held[key] > 0:
+            self._fd = None
+            return
+        OutputLock._held.pop(key, None)
         try:
             self.path.unlink(missing_ok=True)
         except OSError:  # a folder turned read-only: the OS lock still goes with the descriptor

@@ -39,12 +39,70 @@ from typing import Any
 import polars as pl
 
 from workbench.core import charts, metrics
-from workbench.core.errors import InputError, RunInterrupted
+from workbench.core.errors import InputError, RunInterrupted, SettingError  # noqa: F401 (re-exported)
 from workbench.core.model import GameModel, Param, get_game
 from workbench.core.partial import PARTIAL_EVERY, Partial, PartialFeed, Tables  # noqa: F401 (re-exported)
 from workbench.core.refs import resolve_ref
+from workbench.core.stopping import watching
 
 Progress = Callable[[int, int], None]
+LONG_GAMES = 2_000_000  # games in all of a long run (the stop walk's): no study plays them in a few seconds
+
+
+class _Watch:
+    """What a running study reported (its count of finished games, its last partial tables) and its Stop."""
+
+    def __init__(self, on_progress: Progress | None, should_stop: Callable[[], bool] | None,
+                 on_partial: Partial | None) -> None:
+        self._progress, self._should_stop, self._partial = on_progress, should_stop, on_partial
+        self.done = self.total = 0
+        self.asked = False
+        self.last: Tables | None = None  # the last partial tables the run streamed
+        self.last_done = 0
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = int(done), int(total)
+        if self._progress is not None:
+            self._progress(done, total)
+
+    def stop(self) -> bool:
+        if not self.asked and self._should_stop is not None and self._should_stop():
+            self.asked = True
+        return self.asked
+
+    def partial(self, tables: Tables, done: int, total: int) -> None:
+        self.last, self.last_done = tables, done
+        if self._partial is not None:
+            self._partial(tables, done, total)
+
+    def interrupted(self, partial: Any, done: int, total: int) -> RunInterrupted:
+        """The one form of a stopped run: what finished, the true count, the total asked."""
+        # the total the run announced while it ran (what the page showed), else the one it stopped with
+        return stopped(partial, max(done, self.done), self.total or total, self.last, self.last_done)
+
+
+def stopped(partial: Any, done: int, total: int, last: Tables | None = None, last_done: int = 0) -> RunInterrupted:
+    """A stopped run's :class:`RunInterrupted`: ``partial`` what finished (tables, or a frame of games).
+
+    A partial with nothing in it gives way to the last partial tables streamed (``last``, of
+    ``last_done`` games); ``done`` is never below what the partial holds.
+    """
+    def empty(x: Any) -> bool:
+        if x is None:
+            return True
+        if isinstance(x, pl.DataFrame):
+            return x.height == 0
+        if isinstance(x, dict):
+            return not any(isinstance(f, pl.DataFrame) and f.height for f in x.values())
+        return False
+
+    if empty(partial) and not empty(last):
+        partial, done = last, max(done, last_done)
+    if empty(partial):
+        partial = None
+    elif isinstance(partial, pl.DataFrame):
+        done = max(done, partial.height)
+    return RunInterrupted(partial, done, total)
 
 
 @dataclass(frozen=True)
@@ -59,7 +117,11 @@ class Study:
     a run plays in all (cells × seatings × games), known before it runs: the studio shows it with an
     estimated time before Run (:meth:`games_in_all`).  ``replaces`` names the game parameters the
     study's own settings stand in for (the duel's ``battlefields`` setting for its ``battlefield``
-    parameter): the study ignores them, so a form hides them.
+    parameter): the study ignores them, so a form hides them.  ``check(model, settings, params)``
+    refuses a combination of valid fields the study cannot run (a :class:`SettingError` naming the
+    field, in the study's words): part of :meth:`validate`, the one validator.  ``long_run`` are
+    settings of a run that takes long (the stop walk's and the stop benchmark's; default: the most
+    games its ``games`` setting allows, :meth:`long_settings`).
     """
 
     name: str
@@ -71,12 +133,36 @@ class Study:
     game_params: bool = True
     size: Callable[[dict[str, Any], dict[str, Any]], int] | None = None
     replaces: tuple[str, ...] = ()
+    check: Callable[[GameModel, dict[str, Any], dict[str, Any]], None] | None = None
+    long_run: dict[str, Any] | None = None
 
     def games_in_all(self, settings: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> int | None:
         """Games a run of ``settings`` plays in all, before it runs (None: the study does not declare its size)."""
         if self.size is None:
             return None
         return int(self.size(self.resolve(settings), dict(params or {})))
+
+    def long_settings(self) -> dict[str, Any] | None:
+        """Settings of a run that cannot finish in a few seconds (None: the study declares none).
+
+        The declared ``long_run``, else its ``games`` setting raised so the run plays about
+        :data:`LONG_GAMES` games in all (by its declared size; a study of unknown size that many per
+        cell): long on any engine, yet a size a page accepts and plans at once.
+        """
+        if self.long_run is not None:
+            return dict(self.long_run)
+        games = next((p for p in self.settings if p.name == "games"), None)
+        if games is None or games.high is None:
+            return None
+        per = LONG_GAMES
+        if self.size is not None:
+            try:
+                per = LONG_GAMES * 1000 // max(1, self.games_in_all({"games": 1000}))
+            except InputError:
+                pass
+        low = int(games.low) if games.low is not None else 1
+        per = per // 10 * 10 if per >= 10 else per  # a round number (a ladder plays an even number per pairing)
+        return {"games": int(max(low, min(games.high, per, LONG_GAMES)))}
 
     def resolve(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """Every setting validated, defaults filled in; an unknown one is an :class:`InputError`."""
@@ -91,21 +177,55 @@ class Study:
                 params: dict[str, Any] | None = None, *, seed: int = 0, workers: int = 1,
                 on_progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
                 on_partial: Partial | None = None) -> Tables:
-        """Validate everything first, then run; returns the tables.
+        """Validate everything first (:meth:`validate`), then run; returns the tables.
 
         ``on_partial(tables, done, total)``, when given, receives the tables of the cells finished so
         far while the study runs (only a study whose run function takes ``on_partial`` emits them:
         :attr:`streams`).
+
+        The stop protocol, the same for every study: once ``should_stop()`` turns true the run ends at
+        its next safe point (a finished chunk, a finished step of an exact solver: ``core.stopping``)
+        and this raises :class:`RunInterrupted` — never returns tables as if done, never another
+        error — with ``done`` the games finished (the last count the run reported), ``total`` the
+        games asked and ``partial`` what finished: the study's own tables of it (a dict), else the
+        finished games (a frame), else the last partial tables it streamed (:func:`stopped`).
+        """
+        model = get_game(game)
+        resolved, game_params = self.validate(model, settings, params)
+        watch = _Watch(on_progress, should_stop, on_partial)
+        extra = {"on_partial": watch.partial} if on_partial is not None and self.streams else {}
+        with watching(watch.stop if should_stop is not None else None):
+            try:
+                result = self.run(model, resolved, game_params, seed=seed, workers=workers,
+                                  on_progress=watch.progress, should_stop=watch.stop, **extra)
+            except RunInterrupted as exc:
+                raise watch.interrupted(exc.partial, exc.done, exc.total) from None
+            except (KeyboardInterrupt, InputError):
+                if not watch.asked:  # Ctrl-C outside a stop's checks, or a refusal: as before
+                    raise
+                raise watch.interrupted(None, 0, 0) from None
+        if watch.asked and watch.total and watch.done < watch.total:  # a run that returned what finished
+            raise watch.interrupted(result, watch.done, watch.total)
+        return result
+
+    def validate(self, game: str | GameModel, settings: dict[str, Any] | None = None,
+                 params: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The study's one validator (the CLI's, the form's and the run's): ``(settings, game parameters)``.
+
+        Every setting against its declaration, the game parameters against the game, then the
+        combination against the study's own ``check(settings, params)`` — each refusal an
+        :class:`InputError` (a :class:`SettingError` naming the field when one field is wrong) in
+        the study's words, before any game is played.
         """
         model = get_game(game)
         resolved = self.resolve(settings)
-        game_params = model.resolve_params(params) if self.game_params else {}
         if not self.game_params and params:
             raise InputError(f"study {self.name!r} takes no game parameters; give settings: "
                              f"{', '.join(p.name for p in self.settings)}")
-        extra = {"on_partial": on_partial} if on_partial is not None and self.streams else {}
-        return self.run(model, resolved, game_params, seed=seed, workers=workers, on_progress=on_progress,
-                        should_stop=should_stop, **extra)
+        game_params = model.resolve_params(params) if self.game_params else {}
+        if self.check is not None:
+            self.check(model, resolved, game_params)
+        return resolved, game_params
 
     @property
     def streams(self) -> bool:
@@ -290,26 +410,77 @@ GAMES_SETTING = Param("games", 2000, int, "games to play", 1, 10**9)
 
 def _balance(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *, seed: int, workers: int,
              on_progress: Progress | None, should_stop: Callable[[], bool] | None) -> Tables:
-    from workbench.core.balance import auto_balance
+    """Core's auto-balance; stopped, it shows every value tried and the one cut short with its finished games."""
+    from workbench.core import balance
+    from workbench.core.stats import wilson
 
     evals = {"n": 0}
+    total = settings["games"] * settings["evaluations"]
 
     def tick(n: int) -> None:
         evals["n"] += n
         if on_progress is not None:
-            on_progress(evals["n"], settings["games"] * settings["evaluations"])
+            on_progress(evals["n"], total)
 
-    fixed = {k: v for k, v in params.items() if k != settings["param"] and v != model.param(k).default}
-    result = auto_balance(model, settings["param"], settings["low"], settings["high"], fixed,
-                          seat=settings["seat"], agents=settings["agents"], games=settings["games"], seed=seed,
-                          target=settings["target"], max_evals=settings["evaluations"], workers=workers,
-                          on_progress=tick, should_stop=should_stop)
-    estimate = pl.DataFrame({"param": [result.param], "target": [result.target], "found": [result.found],
-                             "value": [result.value], "value_low": [result.value_low],
-                             "value_high": [result.value_high], "best": [result.best],
-                             "best_rate": [result.best_rate], "best_rate_low": [result.best_low],
-                             "best_rate_high": [result.best_high], "summary": [result.summary()]})
-    return {"estimate": estimate, "points": result.points}
+    param, seat = settings["param"], settings["seat"]
+    fixed = {k: v for k, v in params.items() if k != param and v != model.param(k).default}
+    spec = balance._numeric_param(model, param)
+    balance._check_bound(model, spec, "low", settings["low"])
+    balance._check_bound(model, spec, "high", settings["high"])
+    response = balance.win_rate_response(model, param, fixed, seat=seat, agents=settings["agents"],
+                                         games=settings["games"], seed=seed, workers=workers, on_progress=tick,
+                                         should_stop=should_stop)
+    cut: dict[str, Any] = {}  # the value a stop cut short, and its finished games
+
+    def measured(value: Any) -> tuple[int, ...]:
+        try:
+            return response(value)
+        except RunInterrupted as exc:
+            cut.update(value=value, frame=exc.partial)
+            raise
+
+    result = None
+    try:
+        result = balance.search(measured, settings["low"], settings["high"], target=settings["target"],
+                                integer=spec.kind is int, max_evals=settings["evaluations"], param=param,
+                                measure=f"{seat} score" if seat else "first seat score", should_stop=should_stop)
+    except InputError:
+        if not cut:
+            raise
+    points = result.points if result is not None else None
+    frame = cut.get("frame")
+    if frame is not None and frame.height:  # the value cut short: its finished games, as a point of their own
+        k = balance._wins(frame, model, seat)
+        d = balance._draws(frame) if hasattr(balance, "_draws") else 0
+        low, high = wilson(k + d / 2, frame.height)
+        row = {"value": float(cut["value"]), "n": frame.height, "k": k, "draws": d,
+               "rate": (k + d / 2) / frame.height, "low": float(low), "high": float(high)}
+        one = pl.DataFrame({c: [row[c]] for c in (points.columns if points is not None else row)})
+        points = one if points is None else pl.concat([points, one.cast(points.schema)], how="vertical")
+    if result is not None and not cut:
+        return {"estimate": _estimate(result.param, result.target, result), "points": result.points}
+    if points is None:  # stopped before any game finished
+        raise RunInterrupted(None, 0, total)
+    tables = {"estimate": _estimate(param, settings["target"], result, stopped=True), "points": points}
+    raise RunInterrupted(tables, int(points["n"].sum()), total)
+
+
+def _estimate(param: str, target: float, result: Any, stopped: bool = False) -> pl.DataFrame:
+    """The estimate row of an auto-balance (a stopped one: what the values tried so far say)."""
+    def get(name: str) -> Any:
+        return getattr(result, name) if result is not None else None
+
+    summary = result.summary() if result is not None else ""
+    if stopped:
+        summary = ("stopped before the search ended; the values tried so far are below" +
+                   (f" ({summary})" if summary else ""))
+    return pl.DataFrame({"param": [param], "target": [float(target)], "found": [bool(get("found"))],
+                         "value": [get("value")], "value_low": [get("value_low")],
+                         "value_high": [get("value_high")], "best": [get("best")],
+                         "best_rate": [get("best_rate")], "best_rate_low": [get("best_low")],
+                         "best_rate_high": [get("best_high")], "summary": [summary]},
+                        schema_overrides={c: pl.Float64 for c in ("value", "value_low", "value_high", "best",
+                                                                  "best_rate", "best_rate_low", "best_rate_high")})
 
 
 def _balance_charts(tables: Tables) -> dict[str, Any]:
@@ -337,6 +508,9 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                                  Param("param", first, str, "the numeric parameter to search", choices=numeric),
                                  Param("low", float(model.param(first).low), float, "lowest value to try"),
                                  Param("high", float(model.param(first).high), float, "highest value to try"),
+                                 # simultaneous play has no first mover: a seat is named from the start
+                                 Param("seat", "p1", str, "the seat whose win rate is balanced (no seat moves "
+                                       "first in this game)", choices=seats) if model.simultaneous else
                                  Param("seat", None, str, "the seat whose win rate is balanced (none: the first "
                                        "mover's)", choices=seats, optional=True),
                                  Param("target", 0.5, float, "the win rate to reach", 0.0, 1.0),
@@ -345,7 +519,9 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                                  Param("evaluations", 8, int, "values to try at most", 2, 40), agents),
                              _balance_charts, "A bracketing search on common random numbers; the estimate comes "
                              "with the values compatible with the target.",
-                             size=lambda settings, _params: settings["games"] * settings["evaluations"]))
+                             size=lambda settings, _params: settings["games"] * settings["evaluations"],
+                             # a search may end after its two ends (no sign change): those alone make the long run
+                             long_run={"games": LONG_GAMES // 2}))
     from workbench.core.cardplay import dead_cards_study  # these modules never import study.py
     from workbench.core.ladder import study_declaration
     from workbench.core.readings import readings_study

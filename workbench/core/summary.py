@@ -5,7 +5,8 @@ the sentences are generated from the report's own tables, never typed by hand:
 
 * :func:`tier_findings` turns the rows of a :func:`~workbench.core.tiers.tier_verdicts` table into
   sentences (:func:`tier_sentence`): the item's verdict, its score with the 95 % interval and n at
-  the strongest tier measured, and its status across skill (*settled*, *moves with skill* — with
+  the strongest tier whose interval decides it (:func:`quoted_tier`: not a search tier's value on
+  20 games), and its status across skill (*settled*, *moves with skill* — with
   the values at the two strongest tiers — or *undecided: play more* with the games needed).  A
   finding's weight is how far it lies from fair (points: its interval's distance beyond fair plus a
   quarter of the value's, :func:`verdict_weight`) times how settled it is (:data:`SETTLEDNESS`): a
@@ -35,11 +36,11 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.stats import MOVES, SETTLED, UNDECIDED
+from workbench.core.stats import MOVES, SETTLE_MARGIN, SETTLED, UNDECIDED
 
-__all__ = ["FINDS", "FORMAT", "MAX_CHANGES", "MAX_FINDINGS", "SETTLEDNESS", "TO_CHANGE", "number_text", "read_summary",
-           "rebalance_changes", "summary_html", "summary_markdown", "summary_of", "tier_findings", "tier_row_finding",
-           "tier_sentence", "tiers_of", "verdict_weight"]
+__all__ = ["FINDS", "FORMAT", "MAX_CHANGES", "MAX_FINDINGS", "SETTLEDNESS", "SMALL_SAMPLE", "TO_CHANGE", "decides",
+           "number_text", "quoted_tier", "read_summary", "rebalance_changes", "summary_html", "summary_markdown",
+           "summary_of", "tier_findings", "tier_row_finding", "tier_sentence", "tiers_of", "verdict_weight"]
 
 FORMAT = "workbench-summary/1"
 FINDS, TO_CHANGE = "What this report finds", "What to change"
@@ -92,7 +93,9 @@ def tier_row_finding(row: dict[str, Any], tiers: Sequence[str], subject: str, *,
                      n: str = "n", fair: float = 0.5, points: bool | None = None, anchor: str = "") -> dict[str, Any]:
     """One finding from one row of a tier-verdict table: sentence, status, weight and its numbers.
 
-    The number quoted is the strongest tier measured (the status compares it with the next one);
+    The number quoted is the strongest tier whose interval decides the verdict (:func:`quoted_tier`;
+    a stronger tier measured on too few games to decide is named after it, with its interval and n;
+    the status compares the two strongest tiers measured);
     ``value`` is the per-tier column read (``<tier> · <value>`` with ``_low``/``_high`` and
     ``<tier> · <n>``), a percentage — or win-rate points when ``points`` (default: any value but
     ``score``), its fair value ``fair``.
@@ -103,15 +106,75 @@ def tier_row_finding(row: dict[str, Any], tiers: Sequence[str], subject: str, *,
     if not measured:
         return {"sentence": f"{subject}: not measured at any tier.", "status": status or UNDECIDED,
                 "weight": 0.0, "anchor": anchor, "tier": None, "rate": None, "low": None, "high": None, "n": None}
-    tier = measured[-1]
+    fair_value = 0.0 if points else fair
+    tier = quoted_tier(row, measured, value, n, fair_value)
     rate, low, high = (row.get(f"{tier} · {value}{end}") for end in ("", "_low", "_high"))
     count = row.get(f"{tier} · {n}")
     verdict = row.get(f"{tier} · verdict")
     said = tier_sentence(subject, verdict, rate, low, high, count, tier, status, row, measured, value, points)
+    stronger = measured[measured.index(tier) + 1:]  # measured above the quoted tier, on too few games to quote
+    if status == MOVES and stronger and stronger[-1] == measured[-1]:  # the move names it: with its interval and n
+        b = measured[-1]
+        f = _pts if points else _pct
+        unit = " points" if points else " %"
+        full = number_text(*(row.get(f"{b} · {value}{end}") for end in ("", "_low", "_high")), points)
+        said = said.replace(f"→ {b} {f(row[f'{b} · {value}'])}{unit})",
+                            f"→ {b} {full}{_n_text(row.get(f'{b} · {n}'))})", 1)
+        stronger = stronger[:-1]
+    if stronger:
+        said = said.removesuffix(".") + "; " + "; ".join(_small_sample(row, t, value, n, fair_value, points)
+                                                         for t in stronger) + "."
     weight = round(verdict_weight(rate, low, high, 0.0 if points else fair, status), 6)
     return {"sentence": said, "status": status, "weight": weight, "anchor": anchor, "tier": tier, "verdict": verdict,
             "rate": rate, "low": low, "high": high, "n": None if count is None else int(count),
             "measure": "points" if points else "rate"}
+
+
+def decides(low: float | None, high: float | None, fair: float, margin: float = SETTLE_MARGIN) -> bool:
+    """True when an interval decides a verdict.
+
+    It lies wholly on one side of ``fair`` (favoured or disfavoured), or wholly within ``fair ± margin``
+    (fair to within the margin a status allows).
+    """
+    if low is None or high is None:
+        return False
+    return low > fair or high < fair or (low >= fair - margin and high <= fair + margin)
+
+
+SMALL_SAMPLE = 0.1  # a tier that played under a tenth of the row's largest n is a small sample (a search tier's)
+
+
+def quoted_tier(row: dict[str, Any], measured: Sequence[str], value: str = "score", n: str = "n",
+                fair: float = 0.5) -> str:
+    """The tier a summary quotes for a row: the strongest tier whose interval decides the verdict.
+
+    A tier measured on a small sample (under :data:`SMALL_SAMPLE` of the row's largest n: a search
+    tier's 20 games, or 1) is not quoted: its interval is 40 points wide, and its number would hide
+    the verdict the fast tiers decide on thousands of games; the sentence names it after the verdict
+    (:func:`tier_row_finding`).  Among the others the strongest whose interval decides (:func:`decides`)
+    is quoted; when none decides, the one with the most games (the strongest of equals).
+    """
+    most = max(row.get(f"{t} · {n}") or 0 for t in measured)
+    sized = [t for t in measured if (row.get(f"{t} · {n}") or 0) >= SMALL_SAMPLE * most] or list(measured)
+    deciding = [t for t in sized if decides(row.get(f"{t} · {value}_low"), row.get(f"{t} · {value}_high"), fair)]
+    if deciding:
+        return deciding[-1]
+    return max(reversed(sized), key=lambda t: row.get(f"{t} · {n}") or 0)
+
+
+def _small_sample(row: dict[str, Any], tier: str, value: str, n: str, fair: float, points: bool) -> str:
+    """``search reads 20.0 % [8.1, 41.6] (n 20), disfavoured on 20 games only`` (or: too few games to decide)."""
+    rate, low, high = (row.get(f"{tier} · {value}{end}") for end in ("", "_low", "_high"))
+    count = row.get(f"{tier} · {n}")
+    verdict = row.get(f"{tier} · verdict")
+    said = f"{tier} reads {number_text(rate, low, high, points)}{_n_text(count)}"
+    if verdict and decides(low, high, fair) and count is not None:
+        return f"{said}, {verdict} on {int(count):,} game{'s' if int(count) != 1 else ''} only"
+    return f"{said}, too few games to decide"
+
+
+def _n_text(n: Any) -> str:
+    return "" if n is None else f" (n {int(n):,})"
 
 
 def tier_sentence(subject: str, verdict: str | None, rate: float, low: float | None, high: float | None,
@@ -175,8 +238,8 @@ def _tier_word(row: dict[str, Any], tier: str) -> str:
         return f"{tier} not replayed"
     if status == "inside":
         return f"{tier} meets it"
-    if status == "undecided":
-        return f"{tier} undecided ({d:.1f} points outside; too few held-out games to tell)"
+    if status == "undecided":  # its distance on a handful of games says nothing: not quoted
+        return f"{tier} undecided (too few held-out games to tell)"
     return f"{tier} {d:.1f} points outside"
 
 
@@ -185,24 +248,46 @@ def _distances(row: dict[str, Any], tiers: Sequence[str]) -> str:
 
 
 def _effects(result: Any, proposal: int, tiers: Sequence[str]) -> str:
-    """What a proposal does at each tier on held-out seeds: its most-moved targeted item, before → after."""
+    """What a proposal does at each tier on held-out seeds: its most-moved targeted item, before → after.
+
+    The item is named once when every tier's most-moved item is the same one; a tier whose held-out
+    games are a small sample (:data:`SMALL_SAMPLE` of the most any tier played: a search tier's few)
+    is said to be too few to tell, not quoted.
+    """
     v = getattr(result, "verification", None)
     need = {"proposal", "tier", "item_title", "metric_title", "before_score", "after_score", "after_score_low",
             "after_score_high", "after_n"}
     if v is None or not isinstance(v, pl.DataFrame) or not need <= set(v.columns):
         return ""
-    parts = []
+    moved: dict[str, dict[str, Any]] = {}
     for tier in tiers:
         rows = v.filter((pl.col("proposal") == proposal) & (pl.col("tier") == tier)
                         & pl.col("after_score").is_not_null() & pl.col("before_score").is_not_null())
-        if rows.height == 0:
+        if rows.height:
+            moved[tier] = rows.sort((pl.col("after_score") - pl.col("before_score")).abs(), descending=True).row(
+                0, named=True)
+    if not moved:
+        return ""
+    most = max(int(r["after_n"]) for r in moved.values())
+    sized = {t: r for t, r in moved.items() if int(r["after_n"]) >= SMALL_SAMPLE * most}
+    items = {(r["metric_title"], r["item_title"]) for r in sized.values()}
+    one = len(items) == 1
+
+    def what(r: dict[str, Any]) -> str:
+        return f"{r['metric_title'].lower()} on {r['item_title']}"
+
+    parts = []
+    for tier, r in moved.items():
+        if tier not in sized:
+            parts.append(f"{tier}: {int(r['after_n']):,} held-out game{'s' if int(r['after_n']) != 1 else ''}, too "
+                         "few to tell")
             continue
-        r = rows.sort((pl.col("after_score") - pl.col("before_score")).abs(), descending=True).row(0, named=True)
-        parts.append(f"at {tier}, {r['metric_title'].lower()} on {r['item_title']} {_pct(r['before_score'])} % → "
-                     f"{number_text(r['after_score'], r['after_score_low'], r['after_score_high'])} "
-                     f"(n {int(r['after_n']):,})")
-    return ("What it does on held-out seeds (the targeted item it moves most): " + "; ".join(parts) + ".") \
-        if parts else ""
+        after = number_text(r["after_score"], r["after_score_low"], r["after_score_high"])
+        change = f"{_pct(r['before_score'])} % → {after} (n {int(r['after_n']):,})"
+        parts.append(f"{tier} {change}" if one else f"at {tier}, {what(r)} {change}")
+    head = (f"What it does on held-out seeds to {what(next(iter(sized.values())))} (the targeted item it moves most): "
+            if one else "What it does on held-out seeds (the targeted item it moves most): ")
+    return head + "; ".join(parts) + "."
 
 
 def rebalance_changes(rep: Any, result: Any, anchor: str = "rebalance_proposals") -> list[str]:
@@ -267,14 +352,26 @@ def summary_of(rep: Any, anchors: dict[str, tuple[str, str]] | None = None) -> d
         href, label = anchors.get(item["anchor"], ("", ""))
         return {**item, "href": href, "evidence": label}
 
-    findings = sorted(rep.findings, key=lambda f: -f["weight"])[:MAX_FINDINGS]
-    changes = sorted(rep.changes, key=lambda f: -f["weight"])[:MAX_CHANGES]
+    findings = _distinct(sorted(rep.findings, key=lambda f: -f["weight"]))[:MAX_FINDINGS]
+    changes = _distinct(sorted(rep.changes, key=lambda f: -f["weight"]))[:MAX_CHANGES]
     meta = rep.meta
     rules = meta.get("rules_version")
     return {"format": FORMAT, "title": rep.title, "rules_version": rules,
             "workbench_version": meta.get("workbench_version", package_version()),
             "quick": bool(meta.get("quick") or meta.get("settings") == "quick"),
             "findings": [linked(f) for f in findings], "changes": [linked(c) for c in changes]}
+
+
+def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each sentence once (the heaviest kept): two sections stating one verdict say it once in the summary."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = " ".join(item["sentence"].split()).casefold()
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
 
 
 def _md_line(item: dict[str, Any], base: str) -> str:

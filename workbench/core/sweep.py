@@ -41,7 +41,7 @@ import polars as pl
 
 from workbench.core.errors import DataError, InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game, model_ref
-from workbench.core.runner import check_games, check_workers, execute, iter_grid, plan_chunks
+from workbench.core.runner import check_games, check_workers, execute, iter_grid, plan_chunks, watched_chunk
 from workbench.core.seeding import check_master_seed
 from workbench.core.store import (
     OutputLock,
@@ -188,8 +188,10 @@ def _plan(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, l
         for agents in lineups:
             specs = model.resolve_agents(agents, params)
             eng = model.resolve_engine(engine, specs, params)
-            size = chunk_size or max(1, model.chunk_hint(eng) if workers is None else
-                                     min(model.chunk_hint(eng), -(-games // (4 * workers))))
+            hint = model.chunk_hint(eng)
+            if workers is not None:  # in memory, someone may press Stop: shorter chunks (a stored sweep keeps its own)
+                hint = watched_chunk(hint)
+            size = chunk_size or max(1, hint if workers is None else min(hint, -(-games // (4 * workers))))
             label = " vs ".join(map(str, specs)) if labelled else None
             cells.append(_Cell(params, model.params_hash(params), tuple(map(str, specs)), eng, size, label))
     for i, cell in enumerate(cells):
@@ -332,11 +334,11 @@ def _play(model: GameModel, seed: int, cells: list[_Cell], missing: list[_Chunk]
             else:
                 kept[i] = frame
             done += frame.height
-            tick(frame.height, done, total)
             if bar is not None:
                 bar.update(frame.height)
             if on_progress is not None:
                 on_progress(done, total)
+            tick(frame.height, done, total)  # after the report: a stop raised here leaves the count true
             if should_stop is not None and finished < len(missing) and should_stop():
                 raise KeyboardInterrupt
     except KeyboardInterrupt:

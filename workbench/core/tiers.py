@@ -448,9 +448,11 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
     played: dict[str, dict[str, pl.DataFrame]] = {t.label: {} for t in tiers}
     finished: list[str] = []  # cells played at every tier: a partial shows whole rows only
 
-    def tables() -> dict:
-        table = _skill_named(first_seat_table(tiers, {t: {c: cells_of[c] for c in finished}
-                                                      for t, cells_of in played.items()}))
+    def tables(cut: str | None = None) -> dict:  # ``cut``: a cell stopped part-way, with the games it finished
+        shown = [*finished, *([cut] if cut is not None else [])]
+        used = [t for t in tiers if any(c in played[t.label] for c in shown)]
+        table = _skill_named(first_seat_table(used, {t.label: {c: played[t.label][c] for c in shown
+                                                                if c in played[t.label]} for t in used}))
         said = (flips(table, ["cell"], value=SKILL_MEASURE, points=False)
                 or ["Every verdict is settled across the tiers."])
         return {"verdicts": table, "flips": pl.DataFrame({"finding": said})}
@@ -461,13 +463,15 @@ def _skill(model: GameModel, settings: dict[str, Any], params: dict[str, Any], *
             try:
                 played[tier.label][label(cell)] = play_cell(model, cell, tier, tier.games(games), seed=seed,
                                                             workers=workers, on_progress=tick, should_stop=should_stop)
-            except RunInterrupted:
-                kept = len(finished) * per_cell
-                raise RunInterrupted(tables() if finished else None, kept, total) from None
+            except RunInterrupted as exc:  # stopped: every finished game is shown, the cell cut short too
+                if exc.partial is not None and exc.partial.height:
+                    played[tier.label][label(cell)] = exc.partial
+                cut = label(cell) if any(label(cell) in played[t.label] for t in tiers) else None
+                raise RunInterrupted(tables(cut) if finished or cut else None, done[0], total) from None
         finished.append(label(cell))
         kept = len(finished) * per_cell
         if c + 1 < len(cells) and should_stop is not None and should_stop():
-            raise RunInterrupted(tables(), kept, total)
+            raise RunInterrupted(tables(), done[0], total)
         feed.offer(tables, kept)
     return tables()
 
@@ -501,6 +505,9 @@ def skill_study(model: GameModel) -> dict[str, Any] | None:
                          Param("games", 2000, int, "games per cell and fast tier (the same seeds at every tier; a "
                                f"search tier plays 1/{SEARCH_COST:g} of them, at least {MIN_TIER_GAMES})", 10,
                                10**8)),
+            "size": lambda settings, params: sum(t.games(settings["games"]) for t in parse_tiers(
+                model, settings["tiers"] or default_tiers(model, slow=True))) * len(
+                _skill_cells(model, settings["by"], params)),
             "help": "Plays every tier on the same seeds and says, per cell, whether the first seat is favoured, "
                     "fair or disfavoured at each tier (a draw counts half), and whether its score is "
                     f"{STATUS_TEXT}."}

@@ -172,15 +172,23 @@ def _cell_id(source: Source, label: str) -> tuple[int, str]:
 
 
 def _rows(tiers: Sequence[Tier], sources: Sequence[Source], played: dict[str, dict[tuple[int, str], pl.DataFrame]],
-          finished: set[tuple[int, str]]) -> pl.DataFrame | None:
-    """The long rows (``source``, ``tier``, ...) of every source whose cells are all finished."""
+          finished: set[tuple[int, str]], stopped: bool = False) -> pl.DataFrame | None:
+    """The long rows (``source``, ``tier``, ...) of every source whose cells are all finished.
+
+    ``stopped``: a stopped run's rows — every source and tier over its cells with games finished (a
+    cell cut short with the games it finished), so what finished is shown.
+    """
     frames = []
     for source in sources:
         ids = [_cell_id(source, label) for label, _ in source.cells]
-        if not all(i in finished for i in ids):
+        if not stopped and not all(i in finished for i in ids):
             continue
         for tier in tiers:
-            got = source.measure({label: played[tier.label][_cell_id(source, label)] for label, _ in source.cells})
+            have = {label: played[tier.label][i] for (label, _), i in zip(source.cells, ids, strict=True)
+                    if i in played[tier.label] and played[tier.label][i].height}
+            if not have or (not stopped and len(have) < len(ids)):
+                continue  # a stopped run measures the cells with games; a finished one every cell
+            got = source.measure(have)
             se = got["se"] if "se" in got.columns else pl.Series("se", [None] * got.height, dtype=pl.Float64)
             frames.append(got.select(pl.lit(source.name).alias("source"), pl.lit(tier.label).alias("tier"),
                                      *ROW_COLUMNS).with_columns(se.alias("se"), pl.lit(source.value).alias("kind")))
@@ -242,13 +250,16 @@ def _verdicts(model: GameModel, settings: dict[str, Any], params: dict[str, Any]
             try:
                 played[tier.label][cid] = play(model, cell, tier, games_of(source, tier), seed=seed, workers=workers,
                                                on_progress=tick, should_stop=should_stop)
-            except RunInterrupted:
-                kept = sum(per[i] for i in finished)
-                raise RunInterrupted(tables() if finished else None, kept, total) from None
+            except RunInterrupted as exc:  # stopped: every finished game is shown, the cell cut short too
+                if exc.partial is not None and exc.partial.height:
+                    played[tier.label][cid] = exc.partial
+                long = _rows(tiers, sources, played, finished, stopped=True)
+                raise RunInterrupted(_table(tiers, sources, long) if long is not None else None, done[0],
+                                     total) from None
         finished.add(cid)
         kept = sum(per[i] for i in finished)
         if c + 1 < len(cells) and should_stop is not None and should_stop():
-            raise RunInterrupted(tables(), kept, total)
+            raise RunInterrupted(tables(), done[0], total)
         feed.offer(tables, kept)
     out = tables()
     if settings.get("csv"):

@@ -43,6 +43,7 @@ from workbench.core.cardtable import (
     save_cards,
     what_if,
 )
+from workbench.core.charts import display_label
 from workbench.core.compare import paired_verdicts
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
@@ -60,7 +61,8 @@ _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 WHATIF_SETTINGS = (
     Param("games", 2000, int, "games per arm (the same games in both: common random numbers)", 10, 10**8),
-    Param("agents", None, str, "one agent per seat, comma-separated (none: the game's defaults)", optional=True),
+    Param("agents", None, str, "one agent per seat, comma-separated (none: the game's first skill tier, e.g. greedy, "
+          "at every seat; random only when named)", optional=True),
     Param("retune_games", 0, int, "re-tune a weight set for the edited cards: 0 = off; N = each weight set the agents "
           "name (e.g. greedy@tuned) is first re-tuned for the edited cards by N games of self-play, and the edited "
           "cards play the re-tuned weights while the unchanged cards play the set as shipped (it was tuned for "
@@ -78,6 +80,20 @@ def _draws_text(verdicts: pl.DataFrame) -> str:
         return ""
     r = drawn.row(0, named=True)
     return f"; draws {100 * r['base']:.1f}% → {100 * r['variant']:.1f}%"
+
+
+def default_lineup(model: Any, params: dict[str, Any] | None, agents: Any = None) -> Any:
+    """The agents a what-if plays: those given, else the game's first declared tier at every seat.
+
+    Never random unless named; a game that declares no tiers plays its own defaults (None).
+    """
+    if agents:
+        return agents
+    tiers = tuple(getattr(model, "tiers", ()) or ())
+    if not tiers:
+        return None
+    seats = model.players(model.make_config(model.resolve_params(dict(params or {}))))
+    return ",".join([tiers[0]] * seats)
 
 
 def matchup_text(model: Any, params: dict[str, Any] | None, agents: tuple[tuple[str, ...], ...] = ()) -> str:
@@ -355,6 +371,14 @@ class CardEditor:
             edited_cards(self.table, {key: {column: text}}, self.base.value)
         except Exception as exc:  # noqa: BLE001 - the loader's word on this one cell, in the set's terms
             reason = getattr(exc, "reason", None)
+            if isinstance(exc, DataError) and exc.column and exc.column != column:
+                # the edit broke another column's rule (F1's power cost 0 leaves its specific cost 1 too high):
+                # name the column the loader refused, and the edit that made it so
+                shown = self.cards.filter(pl.col(self.table.row_key) == key)
+                was = str(shown[exc.column][0]) if exc.column in shown.columns and shown.height else ""
+                value = self.edits[key].get(exc.column, was)
+                return (f"{self.table.row_key} {key!r}, column {exc.column!r} ({display_label(exc.column)} "
+                        f"{value}): {reason} — with {column!r} ({display_label(column)}) set to {text}")
             return f"{where}: {reason if isinstance(exc, DataError) and reason else error_message(exc)}"
         return None
 
@@ -388,8 +412,8 @@ class CardEditor:
             except InputError:
                 sets = 0  # Run names what is wrong; nothing is re-tuned
         out: dict[str, Any] = {"arms": arms, "retune": retune * sets, "sets": sets, "seconds": None, "rate": None}
-        key = repr((settings["agents"], sorted(params.items())))
-        agents = settings["agents"]
+        agents = default_lineup(self.model, params, settings["agents"])
+        key = repr((agents, sorted(params.items())))
         found = self._pilots.get(key, (lambda: pilot(self.model, params, agents)) if measure else None, wait)
         if found is not None:
             out["seconds"] = found.seconds(arms + out["retune"])
@@ -477,7 +501,8 @@ class CardEditor:
                   "rules_version": model.rules_version}
 
         def task(on_progress: Any, should_stop: Any) -> CardWhatIf:
-            return what_if(model, edits, params=params, agents=settings["agents"], games=settings["games"],
+            return what_if(model, edits, params=params, agents=default_lineup(model, params, settings["agents"]),
+                           games=settings["games"],
                            seed=seed, base=base, on_progress=on_progress, should_stop=should_stop,
                            retune=settings["retune_games"])
 

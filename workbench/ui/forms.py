@@ -196,6 +196,31 @@ class Form:
         for listener in self._listeners:
             listener()
 
+    def refuse_field(self, name: str, why: str) -> None:
+        """Mark ``name`` refused by a check beyond its own declaration (the study's validator), in place.
+
+        The mark goes when :meth:`clear_refused` is called or the field is edited and re-checked.
+        """
+        self.errors[name] = why
+        self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg wb-study-refused" '
+                                   f'data-field="{html.escape(name)}">{html.escape(why)}</div>')
+        self._boxes[name].add_class("wb-field-bad")
+
+    def clear_refused(self, name: str) -> None:
+        """Take back :meth:`refuse_field`'s mark (the field's own check decides again)."""
+        if name in self.fields:
+            self.errors.pop(name, None)
+            self._marks[name].value = ""
+            self._boxes[name].remove_class("wb-field-bad")
+            param, _ = self.fields[name]
+            try:
+                param.validate(self._raw(name), f"field {field_label(name)!r}")
+            except InputError as exc:
+                self.errors[name] = str(exc)
+                self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg" '
+                                           f'data-field="{html.escape(name)}">{html.escape(str(exc))}</div>')
+                self._boxes[name].add_class("wb-field-bad")
+
     def on_check(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after any field was checked (its errors are in :attr:`errors`)."""
         self._listeners.append(callback)

@@ -201,8 +201,9 @@ class _BandRow:
         tip = html.escape(f"{metric.name}: {metric.help}" if metric.help else metric.name)
         title = metric.title.replace("First seat's score", "First seat score")  # a draw counts half: a score
         said = f' <span class="wb-more wb-measured-at">{html.escape(where)}</span>' if where else ""
-        self.label = label = w.HTML(f'<span class="wb-label" title="{tip}">{html.escape(title)} '
-                                    f"<code>{html.escape(metric.name)}</code>{said}</span>",
+        # the title a person reads; the metric's key (for the CLI's --target) only in the tooltip
+        self.label = label = w.HTML(f'<span class="wb-label" title="{tip}" data-metric="{html.escape(metric.name)}">'
+                                    f"{html.escape(title)}{said}</span>",
                                     layout=w.Layout(width="420px"))
         self.error = w.HTML()
         self.error.add_class("wb-field-error")

@@ -12,14 +12,17 @@ from __future__ import annotations
 import html
 import itertools
 import logging
+import re
 from typing import Any
 
 import polars as pl
 
+from workbench.core.charts import RAW_KEY, display_label, known_keys, raw_keys, readable_spec, readable_text
 from workbench.core.errors import WorkbenchError
 from workbench.core.report import LABELS, column_label, display_frame, inline_svg
 
-__all__ = ["CSS", "LABELS", "chart_html", "chart_svg", "column_label", "error_message", "message", "table_html"]
+__all__ = ["CSS", "LABELS", "chart_html", "chart_svg", "column_label", "display_label", "error_message", "message",
+           "readable_table", "table_html"]
 
 log = logging.getLogger("workbench.ui")  # the studio sends it to the server's console
 MAX_ROWS = 200  # rows shown of a long table (the downloads hold every row)
@@ -73,18 +76,51 @@ def _cell(value: str, numeric: bool) -> str:
     return f"<td{cls}>{html.escape(value)}</td>"
 
 
+def readable_table(frame: pl.DataFrame, keys: set[str] | None = None) -> pl.DataFrame:
+    """:func:`display_frame` of ``frame`` with every raw key in its cells read by :func:`display_label`.
+
+    Column names stay the keys (the header labels them).  A cell that is a raw key (``second_auction``)
+    reads ``a second auction``; a key inside a cell's text (``max_turns: no value …``,
+    ``builders_of_babel vs night_raid``) reads in words when it is a key of this table, of ``keys`` (the
+    run's other tables) or one the loaded games name (:func:`workbench.core.charts.known_keys`).
+    """
+    shown = display_frame(frame)
+    known = raw_keys([frame]) | known_keys() | set(keys or ())
+    mapped = []
+    for column in shown.columns:
+        values = [v for v in shown.get_column(column).unique().to_list() if v is not None]
+        changed = {v: display_label(v, column) if RAW_KEY.match(v) else readable_text(v, known) for v in values
+                   if RAW_KEY.match(v) or (_KEYISH.search(v) and not v.startswith(("{", "[")))}
+        changed = {k: v for k, v in changed.items() if k != v}
+        if changed:
+            mapped.append(pl.col(column).replace(changed))
+    return shown.with_columns(mapped) if mapped else shown
+
+
+_KEYISH = re.compile(r"[a-z0-9]_[a-z0-9]")
+
+
+def header_label(column: str) -> str:
+    """A table's header for ``column``: the report's label, else the one label function's."""
+    label = column_label(column)
+    return display_label(column) if label == column.replace("_", " ") and RAW_KEY.match(column) else label
+
+
 def table_html(name: str, frame: pl.DataFrame, title: str = "", highlight: set[int] | None = None,
-               max_rows: int = MAX_ROWS) -> str:
-    """A table as people read it: rates merged with their intervals; rows in ``highlight`` marked changed."""
-    shown = display_frame(frame.head(max_rows))
+               max_rows: int = MAX_ROWS, keys: set[str] | None = None) -> str:
+    """A table as people read it: rates merged with their intervals; rows in ``highlight`` marked changed.
+
+    Keys read in words (``keys``: the run's other tables' raw keys, read in words in this one's text too).
+    """
+    shown = readable_table(frame.head(max_rows), keys)
     numeric = {c for c, t in frame.schema.items() if t.is_numeric()}
-    head = "".join(f'<th data-column="{html.escape(c)}">{html.escape(column_label(c))}</th>' for c in shown.columns)
+    head = "".join(f'<th data-column="{html.escape(c)}">{html.escape(header_label(c))}</th>' for c in shown.columns)
     rows = []
     for i, row in enumerate(shown.iter_rows()):
         cls = ' class="wb-changed"' if highlight and i in highlight else ""
         rows.append(f"<tr{cls}>" + "".join(_cell(v, c in numeric) for c, v in zip(shown.columns, row, strict=True))
                     + "</tr>")
-    cap = f"<caption>{html.escape(title or name.replace('_', ' '))}</caption>"
+    cap = f"<caption>{html.escape(readable_text(title) if title else display_label(name))}</caption>"
     more = (f'<div class="wb-more">showing {min(frame.height, max_rows):,} of {frame.height:,} rows; '
             "the downloads hold every row</div>") if frame.height > max_rows else ""
     return (f'<div class="wb-table-block" data-table="{html.escape(name)}"><table class="wb-table">{cap}'
@@ -94,7 +130,7 @@ def table_html(name: str, frame: pl.DataFrame, title: str = "", highlight: set[i
 def chart_svg(chart: Any) -> str:
     """An altair chart (or Vega-Lite dict) as an inline SVG, its ids made unique on the page."""
     spec = chart.to_dict() if hasattr(chart, "to_dict") else chart
-    return inline_svg(spec, f"wb{next(_IDS)}-")
+    return inline_svg(readable_spec(spec), f"wb{next(_IDS)}-")
 
 
 def chart_html(name: str, chart: Any) -> str:

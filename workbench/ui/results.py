@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from workbench.core.charts import raw_keys
 from workbench.core.report import Report, csv_safe, meta_from_frame
 from workbench.core.store import write_atomic
 from workbench.ui.common import require_widgets
@@ -142,14 +143,15 @@ class ResultsView:
         self.header.value = (message(note, kind) if note else "") + self._summary(record)
         self.downloads.value = '<span class="wb-more">preparing downloads…</span>'
         titles = table_titles or {}
-        parts = [table_html(name, frame, titles.get(name, "")) for name, frame in tables.items()
+        keys = raw_keys(f for n, f in tables.items() if n != "games")  # a key of one table reads in words in all
+        parts = [table_html(name, frame, titles.get(name, ""), keys=keys) for name, frame in tables.items()
                  if name != "games" and frame.height <= LONG]
         games = tables.get("games")
         if games is not None:
             parts.insert(0, f'<p class="wb-games" data-games="{games.height}">{games.height:,} games played</p>')
         self.body.value = "".join(parts)
-        self.long.value = "".join(table_html(name, frame, titles.get(name, "")) for name, frame in tables.items()
-                                  if name != "games" and frame.height > LONG)
+        self.long.value = "".join(table_html(name, frame, titles.get(name, ""), keys=keys)
+                                  for name, frame in tables.items() if name != "games" and frame.height > LONG)
         self.charts.value = '<span class="wb-more">drawing charts…</span>'
         # not a daemon: vl-convert's engine runs without the GIL, and a daemon thread still drawing when the
         # interpreter finalizes would crash the process on its way back

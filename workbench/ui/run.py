@@ -152,8 +152,9 @@ class RunPanel:
             took = time.perf_counter() - self._started
             self._show_progress(exc.done, exc.total)
             self.progress.bar_style = "warning"
-            self.status.value = state_html("stopped", f"stopped · {exc.done:,} of {exc.total:,} {self.unit} · "
-                                                      "finished ones kept", exc.done, exc.total, self._stop_took())
+            text = (f"stopped · {exc.done:,} of {exc.total:,} {self.unit} · finished ones kept" if exc.total else
+                    "stopped · nothing had finished")  # an exact computation stopped between its steps
+            self.status.value = state_html("stopped", text, exc.done, exc.total, self._stop_took())
             if on_stopped is not None:
                 on_stopped(exc, took)
         except BaseException as exc:  # noqa: BLE001 - a thread has nobody else to tell; the panel says it

@@ -27,7 +27,7 @@ from workbench.core import charts
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, game_names, get_game
 from workbench.core.stream import Pilot, memory_refusal, pilot
-from workbench.core.study import Study, outcome_tables, studies
+from workbench.core.study import SettingError, Study, outcome_tables, studies
 from workbench.ui.common import Pilots, duration_text, require_widgets, show_here, size_estimate, size_line
 from workbench.ui.forms import Form, ignored_params, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
@@ -79,6 +79,14 @@ def partial_header(done: int, total: int) -> str:
             "the run is done (charts then)")
     return (f'<div class="wb-partial" data-status="partial" data-done="{done}" data-total="{total}">'
             f"{message(text, 'info')}</div>")
+
+
+def _stopped_charts(study: Study, tables: Tables) -> dict[str, Any]:
+    """A stopped run's charts: the study's own where its tables of what finished allow them, else none."""
+    try:
+        return study.make_charts(tables)
+    except Exception:  # noqa: BLE001 - part of the tables: the tables are shown, a chart that needs all is not
+        return {}
 
 
 class StudyPanel:
@@ -181,18 +189,53 @@ class StudyPanel:
             self.params = None
             self.params_box.children = []
         self.note.value = ""
+        self._study_check()  # settings given with the page (a link) are checked by the study's validator at once
         self._show_size(measure=False)  # a page being built plays no pilot games (its first edit or Run measures)
 
     def _form_changed(self) -> None:
         """A field was edited: the last run's status line and a refusal no longer describe the form."""
         if self.job.running:
             return
+        self._study_check()
         self.job.reset("settings changed: press Run" if self.tables else "ready")
         wrong = {**self.settings.errors, **(self.params.errors if self.params is not None else {})}
         if not wrong:
             self.note.value = ""
         self._confirmed = ""
         self._show_size()
+
+    def _study_check(self) -> None:
+        """The study's own validator over the whole form (``Study.validate``): its refusal marks the field it names.
+
+        Run by every edit, so a combination the study cannot run (a suit too big for its players) is
+        refused in the field, in the study's words, before Run; a refusal naming no field goes to the note.
+        """
+        if getattr(self, "_checking", False) or self.settings is None:
+            return
+        self._checking = True
+        try:
+            marked = getattr(self, "_study_marked", None)
+            if marked is not None:  # the last refusal is taken back; the validator decides again
+                form, name = marked
+                self._study_marked = None
+                form.clear_refused(name)
+            own = {**self.settings.errors, **(self.params.errors if self.params is not None else {})}
+            if own:  # a field its own declaration refuses is named already
+                return
+            try:
+                self.study.validate(self.model, self.settings.values(),
+                                    self.params.changed() if self.params is not None else {})
+            except SettingError as exc:
+                form = self.settings if exc.field in self.settings else self.params
+                if form is not None and exc.field in form:
+                    form.refuse_field(exc.field, str(exc))
+                    self._study_marked = (form, exc.field)
+                else:
+                    self.note.value = message(f"not runnable: {exc}", "error")
+            except InputError as exc:
+                self.note.value = message(f"not runnable: {exc}", "error")
+        finally:
+            self._checking = False
 
     # -- the size of a run, before Run -----------------------------------------------------------------
     def _pilot_key(self, settings: dict[str, Any], params: dict[str, Any]) -> str:
@@ -258,10 +301,9 @@ class StudyPanel:
     def values(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The form's settings (every one, validated) and the game parameters that differ from the defaults."""
         refuse(self.settings, self.params, self.run_form)  # every refused field at once
-        settings = self.study.resolve(self.settings.values())
         params = self.params.changed() if self.params is not None else {}
-        if self.study.game_params:
-            self.model.resolve_params(params)  # an impossible combination is named here, before any game
+        # the study's one validator (the CLI's and the run's): an impossible combination is named here
+        settings, _ = self.study.validate(self.model, self.settings.values(), params)
         return settings, params
 
     # -- running ----------------------------------------------------------------------------------------
@@ -293,11 +335,19 @@ class StudyPanel:
                 raise InputError(size["refused"])
             return None
         key = repr((self.study.name, sorted(settings.items()), sorted(params.items()), self.run_form.values()))
-        if not wait and (size["seconds"] or 0) > CONFIRM_SECONDS and self._confirmed != key:
+        # a long run, or one whose size is known only once it runs (a study that can run long), waits for a
+        # second press, as a person would give it
+        unknown = size["games"] is None and self.study.long_settings() is not None
+        if not wait and (unknown or (size["seconds"] or 0) > CONFIRM_SECONDS) and self._confirmed != key:
             self._confirmed = key
-            self.note.value = message(f"This run plays {size['games']:,} games: about "
-                                      f"{duration_text(size['seconds'])} on this machine. Press Run again to start "
-                                      "it, or choose fewer games.", "info")
+            if unknown:
+                self.note.value = message("How many games this run plays is known only once it runs, so it may "
+                                          "take long. Press Run again to start it (Stop keeps what finished).",
+                                          "info")
+            else:
+                self.note.value = message(f"This run plays {size['games']:,} games: about "
+                                          f"{duration_text(size['seconds'])} on this machine. Press Run again to "
+                                          "start it, or choose fewer games.", "info")
             self.job.reset("waiting: press Run again to start the long run", "confirm")
             return None
         self._confirmed = ""
@@ -374,7 +424,7 @@ class StudyPanel:
             tables, study = exc.partial, self.study
             record = self._keep({**record, "status": "stopped", "done": exc.done, "total": exc.total,
                                  "seconds": round(took, 3)}, tables)
-            self.tables, self._charts = tables, lambda: study.make_charts(tables)
+            self.tables, self._charts = tables, lambda: _stopped_charts(study, tables)
             kept = ", kept as an earlier run" if "id" in record else ""
             self.results.show(record, tables, self._charts, f"stopped · {exc.done:,} of {exc.total:,} games "
                               f"finished — their tables below{kept}", "info")
@@ -382,7 +432,8 @@ class StudyPanel:
         partial = exc.partial if isinstance(exc.partial, pl.DataFrame) else None
         if partial is None or partial.height == 0:
             self.tables = {}
-            self.results.clear(f"stopped before any game finished ({exc.total:,} asked); nothing to show")
+            self.results.clear(f"stopped before any game finished ({exc.total:,} asked); nothing to show"
+                               if exc.total else "stopped before its computation finished a step; nothing to show")
             return
         tables, keys = partial_tables(self.model, partial)
         record = self._keep({**record, "status": "stopped", "done": partial.height, "total": exc.total, "keys": keys,

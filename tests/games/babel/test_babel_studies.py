@@ -10,7 +10,6 @@ from scipy.stats import binomtest
 
 from tests.independent import wilson
 from tests.independent import wilson as formula_wilson
-from tests.scipy_intervals import wilson as scipy_wilson
 from tests.summary_checks import check_summary
 from workbench.core.errors import InputError
 from workbench.core.runner import simulate
@@ -94,17 +93,18 @@ def test_hand_sizes_covers_every_pair_and_marks_the_fair_ones():
         config = MODEL.make_config(MODEL.resolve_params({"hand_start": a, "hand_other": b, "first": "p1"}))
         state = MODEL.initial_state(config, seeds[0])
         assert (sum(state.hands[0]), sum(state.hands[1])) == (a + 3, b)  # the start player has drawn 3 more
-        # the start player's wins recounted; the interval is scipy's Wilson interval; fair: 50 % inside it
-        k = int((cell["winner"] == cell["first_seat"]).sum())
-        low, high = scipy_wilson(k, 12)
-        assert (row["first_mover_all_n"], row["first_mover_all"]) == (12, pytest.approx(k / 12))
-        assert (row["first_mover_all_low"], row["first_mover_all_high"]) == pytest.approx((low, high), abs=1e-12)
+        # the start player's score recounted (a draw counts half); the interval is Wilson's formula on that
+        # count; fair: 50 % inside it
+        k = int((cell["winner"] == cell["first_seat"]).sum()) + int((cell["winner"] == "draw").sum()) / 2
+        low, high = formula_wilson(k, 12)
+        assert (row["first_seat_score_n"], row["first_seat_score"]) == (12, pytest.approx(k / 12))
+        assert (row["first_seat_score_low"], row["first_seat_score_high"]) == pytest.approx((low, high), abs=1e-9)
         assert row["fair_within_ci"] == (low <= 0.5 <= high)
     # the heat map plots the table, and writes "fair" on exactly the fair pairs
     spec = study.make_charts(tables)["hand_sizes"].to_dict()
     heat, marks = (spec["datasets"][layer["data"]["name"]] for layer in spec["layer"])
-    key = ("hand_start", "hand_other", "first_mover_all", "first_mover_all_low", "first_mover_all_high",
-           "first_mover_all_n")
+    key = ("hand_start", "hand_other", "first_seat_score", "first_seat_score_low", "first_seat_score_high",
+           "first_seat_score_n")
     assert sorted(tuple(r[c] for c in key) for r in heat) == sorted(t.select(key).rows())
     assert sorted((r["hand_start"], r["hand_other"]) for r in marks) == sorted(
         t.filter(pl.col("fair_within_ci")).select("hand_start", "hand_other").rows())
@@ -129,6 +129,16 @@ def test_quick_report_answers_each_question(tmp_path):
     md = (out / "index.md").read_text(encoding="utf-8")
     summary = check_summary(out, changes=True)  # it opens with what it finds, each number from its table
     assert any(f["anchor"].endswith("_tiers") and f["status"] for f in summary["findings"])  # verdicts per tier
+    # the deals' verdicts are section 6's: section 5b does not state them again, and no sentence repeats
+    assert not any("start player 3 / other 5" in f["sentence"] or "start player 5 / other 5" in f["sentence"]
+                   for f in summary["findings"])
+    assert len({f["sentence"] for f in summary["findings"]}) == len(summary["findings"])
+    # the last section: every step's size and real seconds, the same seconds as the header's
+    sizes = pl.read_parquet(out / "run_sizes.parquet")
+    meta = json.loads((out / "report.json").read_text(encoding="utf-8"))["meta"]
+    assert dict(sizes.select("step", "seconds").rows()) == meta["seconds"]
+    assert {"deals", "start hands", "deals at tiers", "readings", "rebalance"} <= set(sizes["step"])
+    assert all(sizes["bigger run"].str.len_chars() > 0) and "## Sizes of this run" in md
     for heading in ("## 1. Is the start player's handicap fair?", "## 2. How games end", "## 3. Which nation",
                     "## 4. Temple value per turn", "## 5. Which start hands make the start seat 50 %?",
                     "## 6. Is the start seat's verdict settled across skill levels?"):
@@ -172,14 +182,15 @@ def test_quick_report_answers_each_question(tmp_path):
         games = simulate("babel", n, params={"start_hands": row["start_hands"]},
                          agents=row["pairing"].replace(" vs ", ","), seed=2, progress=False)
         k = int((games["winner"] == games["first_seat"]).sum())
+        draws = int((games["winner"] == "draw").sum())
         decisive = games.filter(pl.col("winner") != "draw")
         k_decisive = int((decisive["winner"] == decisive["first_seat"]).sum())
-        low, high = scipy_wilson(k, n)
-        assert (row["first_mover_all_n"], row["first_mover_all"]) == (n, pytest.approx(k / n))
-        assert (row["first_mover_all_low"], row["first_mover_all_high"]) == pytest.approx((low, high), abs=1e-12)
+        low, high = formula_wilson(k + draws / 2, n)  # the start seat's score: a draw counts half
+        assert (row["first_seat_score_n"], row["first_seat_score"]) == (n, pytest.approx((k + draws / 2) / n))
+        assert (row["first_seat_score_low"], row["first_seat_score_high"]) == pytest.approx((low, high), abs=1e-9)
+        assert row["first_seat_draws"] == pytest.approx(draws / n)  # the draws beside it
         assert row["first_mover_p"] == pytest.approx(binomtest(k_decisive, decisive.height, 0.5).pvalue, abs=1e-12)
-        assert (f"| {row['start_hands']} | {row['pairing']} | {_shown(k / n, low, high)} | {n} | "
-                f"{row['first_mover_p']:.4g} |") in md
+        assert f"| {row['start_hands']} | {row['pairing']} | {_shown((k + draws / 2) / n, low, high)} | {n} | " in md
         cell = ends.filter(pl.col("start_hands") == row["start_hands"], pl.col("pairing") == row["pairing"])
         assert dict(cell.select("reason", "k").rows()) == {r: int((games["reason"] == r).sum())
                                                             for r in games["reason"].unique()}
@@ -187,8 +198,8 @@ def test_quick_report_answers_each_question(tmp_path):
     spec = json.loads((out / "start_seat_chart.vl.json").read_text(encoding="utf-8"))
     plotted = [r for rows in spec["datasets"].values() for r in rows if "rate" in r]
     assert sorted((r["start_hands"], r["pairing"], r["rate"], r["low"], r["high"], r["n"]) for r in plotted) == sorted(
-        seats.select("start_hands", "pairing", "first_mover_all", "first_mover_all_low", "first_mover_all_high",
-                     "first_mover_all_n").rows())
+        seats.select("start_hands", "pairing", "first_seat_score", "first_seat_score_low", "first_seat_score_high",
+                     "first_seat_score_n").rows())
     # section 5: each pair's interval is scipy's Wilson interval; the sentence names exactly the fair pairs
     hands = pl.read_parquet(out / "hand_sizes.parquet")
     low_hand, high_hand = size["hands"]
@@ -196,16 +207,16 @@ def test_quick_report_answers_each_question(tmp_path):
         (a, b) for a in range(low_hand, high_hand + 1) for b in range(low_hand, high_hand + 1)]
     fair = []
     for row in hands.iter_rows(named=True):
-        k = round(row["first_mover_all"] * size["hand_games"])
-        low, high = scipy_wilson(k, size["hand_games"])
-        assert row["first_mover_all_n"] == size["hand_games"] and row["first_mover_all"] == pytest.approx(
+        k = round(row["first_seat_score"] * size["hand_games"] * 2) / 2  # a draw counts half
+        low, high = formula_wilson(k, size["hand_games"])
+        assert row["first_seat_score_n"] == size["hand_games"] and row["first_seat_score"] == pytest.approx(
             k / size["hand_games"], abs=1e-12)
-        assert (row["first_mover_all_low"], row["first_mover_all_high"]) == pytest.approx((low, high), abs=1e-12)
+        assert (row["first_seat_score_low"], row["first_seat_score_high"]) == pytest.approx((low, high), abs=1e-9)
         assert row["fair_within_ci"] == (low <= 0.5 <= high)
         fair += [f"{row['hand_start']}/{row['hand_other']}"] if low <= 0.5 <= high else []
     assert f"Pairs whose 95 % interval contains 50 %: {', '.join(fair) or 'none'}." in md
     spec = json.loads((out / "hand_sizes_chart.vl.json").read_text(encoding="utf-8"))
     heat = max(spec["datasets"].values(), key=len)
-    key = ("hand_start", "hand_other", "first_mover_all", "first_mover_all_low", "first_mover_all_high")
+    key = ("hand_start", "hand_other", "first_seat_score", "first_seat_score_low", "first_seat_score_high")
     assert sorted(tuple(r[c] for c in key) for r in heat) == sorted(hands.select(key).rows())
     assert (out / "hand_sizes_chart.svg").exists() and (out / "trajectories_chart.png").exists()

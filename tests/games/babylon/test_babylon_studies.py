@@ -362,6 +362,15 @@ def test_quick_report_shows_the_matrix_it_played_with_deck_names_and_intervals(t
         assert heading in md
     info = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert info["meta"]["games"]["matrix, per deck pairing and first seat"] == QUICK.matrix
+    # the last section: each step's size and real seconds, one per step (the header once mixed three into "tiers")
+    sizes = pl.read_parquet(out / "run_sizes.parquet")
+    assert dict(sizes.select("step", "seconds").rows()) == info["meta"]["seconds"]
+    assert sizes["step"].to_list()[:5] == ["matrix", "compensation", "TP search", "what-if", "tier matrix"]
+    assert {"tier compensation", "tier card flags", "dead cards", "readings", "rebalance"} <= set(sizes["step"])
+    assert (sizes["bigger run"].str.len_chars() > 0).all()
+    # the first seat's score per compensation arm: wins and half the draws of the arm's games
+    arms = pl.read_parquet(out / "compensation.parquet")
+    assert ((arms["first_seat_score"] - arms["first_mover_all"] - arms["first_seat_draws"] / 2).abs() < 1e-9).all()
     # the matrix recounted from the same games played again (the report's seed and decks)
     decks, names = list(QUICK.decks), {d.key: d.name for d in load_decks().values()}
     games = st.play(MODEL, decks, QUICK.matrix, list(AGENTS), {}, seed=2, workers=1)

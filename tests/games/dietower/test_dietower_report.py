@@ -110,7 +110,12 @@ def test_quick_report_is_written_offline_with_every_chart_and_table(report, md):
     assert meta["charts"] == ["streak_points", "streak_six_win", "streak_length", "streak_longest", "convergence",
                               "equilibrium_strategy", "heuristic_losses_chart", "readings_chart"]
     assert meta["tables"] == ["streak_six_win_by_round", "full_deck_2p", "full_deck_3p", "agents_vs_random",
-                              "reduced_exact", "reduced_exact_d3", "equilibrium_facts", "heuristic_losses", "readings"]
+                              "reduced_exact", "reduced_exact_d3", "equilibrium_facts", "heuristic_losses", "readings",
+                              "run_sizes"]
+    # the last table: each step's size and real seconds, the header's seconds
+    sizes = _table(report, "run_sizes")
+    assert dict(sizes.select("step", "seconds").rows()) == meta["meta"]["seconds"]
+    assert sizes["step"].to_list() == ["streak model", "full deck", "reduced decks", "equilibrium", "readings"]
     html = (report / "index.html").read_text()
     assert "http://cdn" not in html and "https://cdn" not in html and "<script" not in html.lower()
     assert html.count("<svg") == len(meta["charts"])

@@ -48,6 +48,14 @@ def _shown(rate: float, low: float, high: float) -> str:
     return f"{100 * rate:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
 
 
+def _check_score(rate: float, low: float, high: float, n: int) -> str:
+    """A saved score (a win 1, a draw ½) is (wins + draws / 2) / n with the Wilson interval of that count."""
+    half = round(rate * n * 2)
+    assert rate == pytest.approx(half / 2 / n, abs=1e-12), (rate, n)
+    assert (low, high) == pytest.approx(_wilson(half / 2, n), abs=1e-12)
+    return _shown(half / 2 / n, low, high)
+
+
 def _check_rate(rate: float, low: float, high: float, n: int) -> str:
     """A saved rate with its interval is k/n with the Wilson interval of (k, n); returns how it reads."""
     k = _count(rate, n)
@@ -94,8 +102,15 @@ def test_quick_report_states_its_settings_and_its_time(built):
     assert meta["settings"] == "quick" and meta["battlefields"] == list(QUICK.battlefields)
     assert meta["games"] == {"per battlefield × deck (greedy vs greedy)": QUICK.main_games,
                              "other pairings": QUICK.other_games, "miss rule": QUICK.miss_games,
-                             "what-if": QUICK.whatif_games, "auto-balance per value": QUICK.balance_games}
+                             "what-if": QUICK.whatif_games, "auto-balance per value": QUICK.balance_games,
+                             "search tier": "not played (quick)", "rebalance budget": "quick"}
     assert 0 < meta["seconds"]["total before writing"] <= seconds
+    # every step's real seconds: the header's are the sizes section's (one number per step, not a mix)
+    sizes = _table(out, "run_sizes")
+    assert dict(sizes.select("step", "seconds").rows()) == {k: v for k, v in meta["seconds"].items()
+                                                            if k != "total before writing"}
+    assert {"battlefields greedy", "tiers", "readings", "rebalance"} <= set(sizes["step"])
+    assert sum(sizes["seconds"]) <= meta["seconds"]["total before writing"] + 0.5
 
 
 def test_html_is_self_contained_and_shows_every_chart(built, md):
@@ -166,11 +181,11 @@ def test_battlefield_tables_rates_intervals_and_n(built, md):
         (b, d) for b in QUICK.battlefields for d in DECKS)  # one row per battlefield × deck, each with its n
     assert (table.get_column("games") == QUICK.main_games).all()
     for row in table.iter_rows(named=True):
-        first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"],
-                            QUICK.main_games)
+        first = _check_score(row["first_seat_score"], row["first_seat_score_low"], row["first_seat_score_high"],
+                             QUICK.main_games)
         draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], QUICK.main_games)
-        assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {QUICK.main_games} | {first} | "
-                f"{row['first_seat_p']:.4g} | {draws} | {row['length_mean']:.4g} | {row['length_median']:g} |") in md
+        assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {QUICK.main_games} | {first} | {draws} | "
+                f"{row['first_seat_p']:.4g} | {row['length_mean']:.4g} | {row['length_median']:g} |") in md
     _ends_checked(md, _table(out, "battlefields_greedy_ends"), ("battlefield", "deck"), QUICK.main_games)
     lengths = _table(out, "length_all")
     assert lengths.height == len(QUICK.battlefields) * len(DECKS) * (1 + len(QUICK.other_pairings))
@@ -197,14 +212,15 @@ def test_other_pairings_show_each_agents_win_rate(built, md):
         shown = {seat: _check_rate(row[f"{seat}_win"], row[f"{seat}_win_low"], row[f"{seat}_win_high"], n)
                  for seat in ("p1", "p2")}
         assert (_count(row["p1_win"], n), _count(row["p2_win"], n)) == (wins["p1"], wins["p2"])
-        assert _count(row["first_seat_win"], n) == first_wins
-        first = _check_rate(row["first_seat_win"], row["first_seat_win_low"], row["first_seat_win_high"], n)
+        drawn = int((cell.get_column("winner") == "draw").sum())
+        assert row["first_seat_score"] == pytest.approx((first_wins + drawn / 2) / n)  # a draw counts half
+        first = _check_score(row["first_seat_score"], row["first_seat_score_low"], row["first_seat_score_high"], n)
         draws = _check_rate(row["draws"], row["draws_low"], row["draws_high"], n)
         assert (f"| {NAMES[row['battlefield']]} | {row['deck']} | {row['pairing']} | {n} | {shown['p1']} | "
                 f"{shown['p2']} | "
                 f"{first} | {draws} |") in md
         if row["pairing"] == "greedy vs random":  # the stronger agent's rate, not hidden behind the seat's
-            assert row["p1_win"] > row["p2_win"] and row["p1_win"] > row["first_seat_win"]
+            assert row["p1_win"] > row["p2_win"] and row["p1_win"] > row["first_seat_score"]
     _ends_checked(md, _table(out, "battlefields_other_ends"), ("battlefield", "deck", "pairing"), n)
 
 
@@ -234,7 +250,7 @@ def test_first_seat_charts_zoom_to_the_data_and_show_the_fair_line(built):
         low, high = bars["encoding"]["y"]["scale"]["domain"]
         assert points["encoding"]["y"]["scale"]["domain"] == [low, high]  # one axis for bars and points
         rows = _chart_rows(out, name)
-        lows, highs = [r["first_seat_win_low"] for r in rows], [r["first_seat_win_high"] for r in rows]
+        lows, highs = [r["first_seat_score_low"] for r in rows], [r["first_seat_score_high"] for r in rows]
         assert low <= min(lows) and max(highs) <= high and low <= 0.5 <= high  # all data and the 50 % line
         assert 0 < low and high < 1  # zoomed in, not 0–100 %
         assert min(lows) - low <= 0.02 and high - max(highs) <= 0.02  # by at most a point of margin (and rounding)
@@ -243,16 +259,17 @@ def test_first_seat_charts_zoom_to_the_data_and_show_the_fair_line(built):
 def test_first_seat_summary_sentence_matches_the_table(built, md):
     out, _ = built
     table = _table(out, "battlefields_greedy")
-    said = re.search(r"favoured \(interval above 50 %\) in (\d+) of (\d+) cells; the rate runs from "
-                     r"(\w+) / (\w+): ([\d.]+) % \[[^]]*\] to (\w+) / (\w+): ([\d.]+) %", md)
+    said = re.search(r"favoured \(its score's interval above 50 %, a draw counting half\) in (\d+) of (\d+) cells; the "
+                     r"score runs from (\w+) / (\w+): ([\d.]+) % \[[^]]*\], draws [\d.]+ % to (\w+) / (\w+): "
+                     r"([\d.]+) %", md)
     assert said, "the summary sentence is missing"
-    favoured = int((table.get_column("first_seat_win_low") > 0.5).sum())
+    favoured = int((table.get_column("first_seat_score_low") > 0.5).sum())
     assert (int(said.group(1)), int(said.group(2))) == (favoured, table.height)
-    lowest, highest = table.get_column("first_seat_win").min(), table.get_column("first_seat_win").max()
+    lowest, highest = table.get_column("first_seat_score").min(), table.get_column("first_seat_score").max()
     for field, deck, shown, rate in ((said.group(3), said.group(4), said.group(5), lowest),
                                      (said.group(6), said.group(7), said.group(8), highest)):
         row = table.filter((pl.col("battlefield") == field) & (pl.col("deck") == deck)).row(0, named=True)
-        assert row["first_seat_win"] == rate and shown == f"{100 * rate:.1f}"
+        assert row["first_seat_score"] == rate and shown == f"{100 * rate:.1f}"
 
 
 def test_miss_rule_table_is_the_rate_change_against_no_misses(built, md):
@@ -315,9 +332,11 @@ def test_auto_balance_table_and_summary(built, md):
     values = points.get_column("value").to_list()
     assert values[0] == low and values[-1] == high  # both ends are evaluated first
     for row in points.iter_rows(named=True):
-        assert row["n"] == QUICK.balance_games and row["k"] == _count(row["rate"], row["n"])
-        shown = _check_rate(row["rate"], row["low"], row["high"], row["n"])
-        assert f"| {row['value']:g} | {row['n']} | {row['k']} | {shown} |" in md
+        # the first seat's score: its wins and half its draws (shown beside it)
+        assert row["n"] == QUICK.balance_games
+        assert row["rate"] == pytest.approx((row["k"] + row["draws"] / 2) / row["n"])
+        shown = _check_score(row["rate"], row["low"], row["high"], row["n"])
+        assert f"| {row['value']:g} | {row['n']} | {row['k']} | {row['draws']} | {shown} |" in md
     # the estimate: where the straight line between two evaluated neighbours crosses 50 %
     rates = points.get_column("rate").to_list()
     crossing = next(x0 + (0.5 - r0) * (x1 - x0) / (r1 - r0) for x0, x1, r0, r1 in
@@ -330,7 +349,7 @@ def test_auto_balance_table_and_summary(built, md):
 
 def test_charts_plot_the_saved_tables(built):
     out, _ = built
-    key = ("battlefield", "deck", "first_seat_win", "first_seat_win_low", "first_seat_win_high", "games")
+    key = ("battlefield", "deck", "first_seat_score", "first_seat_score_low", "first_seat_score_high", "games")
     for chart, table in (("first_seat_greedy", "battlefields_greedy"), ("first_seat_other", "battlefields_other")):
         plotted = sorted(tuple(r[k] for k in key) for r in _chart_rows(out, chart))
         assert plotted == sorted(_table(out, table).select(key).rows())
@@ -339,7 +358,10 @@ def test_charts_plot_the_saved_tables(built):
     plotted = sorted((r["cell"], r["diff"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "miss_rule_delta"))
     assert plotted == sorted(_table(out, "miss_rule").select("battlefield", "diff", "low", "high", "n").rows())
     plotted = sorted((r["metric"], r["diff"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "whatif_delta"))
-    assert plotted == sorted(_table(out, "whatif_outcomes").select("metric", "diff", "low", "high", "n").rows())
+    # the first seat as its score beside the draws: its win share (draws as losses) is in the table only
+    outcomes = _table(out, "whatif_outcomes").filter(pl.col("metric") != "first_seat_win")
+    assert plotted == sorted(outcomes.select("metric", "diff", "low", "high", "n").rows())
+    assert {"first_seat_score", "draw"} <= {m for m, *_ in plotted}
     param = BALANCE[0]
     plotted = sorted((r[param], r["rate"], r["low"], r["high"], r["n"]) for r in _chart_rows(out, "auto_balance_curve"))
     assert plotted == sorted(_table(out, "auto_balance").select("value", "rate", "low", "high", "n").rows())

@@ -198,11 +198,14 @@ def test_the_study_reports_progress_and_a_stop_keeps_the_finished_games_tables(n
     study = get_study("rescue", name)
     ticks = []
     settings = {"players": 3, "games": 3000}
-    tables = study.execute("rescue", settings, seed=1, on_progress=lambda done, total: ticks.append((done, total)),
-                           should_stop=lambda: len(ticks) >= 2)
+    with pytest.raises(RunInterrupted) as stopped:  # a stopped study says so, handing over what finished
+        study.execute("rescue", settings, seed=1, on_progress=lambda done, total: ticks.append((done, total)),
+                      should_stop=lambda: len(ticks) >= 2)
+    tables = stopped.value.partial
     done = ticks[-1][0]
     assert [t for _, t in ticks] == [3000] * len(ticks) and [d for d, _ in ticks] == sorted({d for d, _ in ticks})
     assert len(ticks) == 2 and 0 < done < 3000  # stopped after the second chunk
+    assert (stopped.value.done, stopped.value.total) == (done, 3000)  # the true count of finished games
     per_game = 4 if name == "trophies" else 1  # the trophies study pools its 4 colours
     assert tables["games"]["game_index"].n_unique() == done
     assert tables["trophy"]["n"].to_list() == [done * per_game] * 4

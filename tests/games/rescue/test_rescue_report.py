@@ -58,6 +58,15 @@ def test_the_report_opens_with_what_it_finds(built):
     assert all(f"n {f['n']:,}" in f["sentence"] and "99.9 % interval" in f["sentence"] for f in trophy)
 
 
+def test_the_report_ends_with_each_steps_size_and_real_seconds(built):
+    """The sizes section: one row per step in run order, the same seconds as the header's (not a mix of steps)."""
+    sizes = _table(built, "run_sizes")
+    assert sizes["step"].to_list() == ["auction", "equilibrium", "control", "dragon", "trophies", "readings"]
+    assert dict(sizes.select("step", "seconds").rows()) == built[1]["meta"]["seconds"]
+    assert (sizes["seconds"] >= 0).all() and (sizes["bigger run"].str.len_chars() > 0).all()
+    assert "## Sizes of this run, and what a bigger run would decide" in (built[0] / "index.md").read_text()
+
+
 def test_a_reader_sees_each_section_its_cases_and_values_worked_by_hand(built):
     out, meta = built
     md = (out / "index.md").read_text()

@@ -29,8 +29,23 @@ _CODES = outcome_codes(("", *REASONS))  # reason code 0: still running (never in
 _DECLS = {d.name: d for d in babel_agents.DECLS}
 
 
+_ARRAYS: dict[tuple[AgentSpec, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
 def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per seat: the agent kind (``K.AGENT_*``), the random agent's cap and greedy's weights."""
+    """Per seat: the agent kind (``K.AGENT_*``), the random agent's cap and greedy's weights.
+
+    Worked out once per pair of specs (a search asks at every decision); the caller gets copies.
+    """
+    key = tuple(agents)
+    if key not in _ARRAYS:
+        if len(_ARRAYS) > 256:
+            _ARRAYS.clear()
+        _ARRAYS[key] = _agent_arrays(agents)
+    return tuple(a.copy() for a in _ARRAYS[key])  # type: ignore[return-value]
+
+
+def _agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     kinds = np.zeros(2, np.int64)
     caps = np.zeros(2, np.int64)
     weights = np.zeros((2, len(babel_agents.Weights._fields)), np.float64)
@@ -212,8 +227,10 @@ def encode_worlds(worlds: Sequence[Any]) -> np.ndarray:
 
 def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) -> list[float]:
     """``agents.search_prior`` (greedy's score of every legal action) in the kernel: the search's prior."""
-    greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else babel_agents.GreedyAgent()
-    weights = np.array([tuple(greedy.weights)] * 2, np.float64)
+    if policy.name == "greedy":
+        weights = agent_arrays((policy, policy))[2]
+    else:
+        weights = np.array([tuple(babel_agents.GreedyAgent().weights)] * 2, np.float64)
     acts = np.array([ACTION_INDEX[tuple(a)] for a in legal], np.int64)
     out = np.zeros(len(acts), np.float64)
     K.action_scores(encode_state(babel_agents.public_world(view)), acts, int(view.me), weights, bool(config.run_any),

@@ -80,11 +80,11 @@ def _start_seat(model: GameModel, settings: dict[str, Any], params: dict[str, An
 
 
 def _start_seat_charts(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
-    table = tables["start_seat"].rename({"first_mover_all": "rate", "first_mover_all_low": "low",
-                                         "first_mover_all_high": "high", "first_mover_all_n": "n"})
+    table = tables["start_seat"].rename({"first_seat_score": "rate", "first_seat_score_low": "low",
+                                         "first_seat_score_high": "high", "first_seat_score_n": "n"})
     return {"start_seat": charts.rate_chart(table, "pairing", color="start_hands", reference=0.5, zoom=True,
-                                            title="Start player's win rate (95 % interval)",
-                                            y_title="start player wins")}
+                                            title="Start player's score, a draw counting half (95 % interval)",
+                                            y_title="start seat score")}
 
 
 # -- endings --------------------------------------------------------------------------------------------
@@ -203,7 +203,7 @@ def _hand_sizes(model: GameModel, settings: dict[str, Any], params: dict[str, An
                      settings["games"], params=fixed, agents=settings["agents"], seed=seed, workers=workers,
                      progress=False, on_progress=on_progress, should_stop=should_stop)
     table = metrics.first_mover(frame, ["hand_start", "hand_other"]).with_columns(
-        ((pl.col("first_mover_all_low") <= 0.5) & (pl.col("first_mover_all_high") >= 0.5)).alias("fair_within_ci"))
+        ((pl.col("first_seat_score_low") <= 0.5) & (pl.col("first_seat_score_high") >= 0.5)).alias("fair_within_ci"))
     return {"hand_sizes": table, "games": frame}
 
 
@@ -212,23 +212,24 @@ def _hand_size_charts(tables: dict[str, pl.DataFrame]) -> dict[str, Any]:
     heat = alt.Chart(t).mark_rect().encode(
         x=alt.X("hand_other:O", title="cards dealt to the other player"),
         y=alt.Y("hand_start:O", title="cards dealt to the start player", sort="descending"),
-        color=alt.Color("first_mover_all:Q", title="start player wins",
+        color=alt.Color("first_seat_score:Q", title="start seat score",
                         scale=alt.Scale(scheme="redblue", domainMid=0.5, reverse=True)),
-        tooltip=["hand_start", "hand_other", *(alt.Tooltip(f"first_mover_all{s}:Q", format=".1%")
-                                                for s in ("", "_low", "_high")), "first_mover_all_n"])
+        tooltip=["hand_start", "hand_other", *(alt.Tooltip(f"first_seat_score{s}:Q", format=".1%")
+                                                for s in ("", "_low", "_high")), "first_seat_score_n",
+                 alt.Tooltip("first_seat_draws:Q", format=".1%")])
     marks = alt.Chart(t.filter(pl.col("fair_within_ci"))).mark_text(text="fair", fontSize=11).encode(
         x="hand_other:O", y=alt.Y("hand_start:O", sort="descending"))
     return {"hand_sizes": (heat + marks).properties(
         width=alt.Step(48), height=alt.Step(40),
-        title=alt.Title("Start player's win rate per pair of start hands",
+        title=alt.Title("Start player's score per pair of start hands (a draw counts half)",
                         subtitle="fair: 50 % lies inside the 95 % interval"))}
 
 
 STUDIES = (
     Study("start_seat", "Is the start player's 3-vs-5 handicap fair? Start-seat win rate per variant and pairing",
           _start_seat, (GAMES, PAIRINGS, VARIANTS), _start_seat_charts,
-          "The start player's win rate over all games (draws count as not won) with its 95 % interval and the "
-          "exact binomial p against 50 %."),
+          "The start player's score over all games (a draw counts half) with its 95 % interval, the draws beside "
+          "it, and the exact binomial p of its wins against its losses at 50 %."),
     Study("endings", "How games end and how long they take", _endings, (GAMES, PAIRINGS, VARIANTS), _endings_charts,
           "Shares of 15 vs ≤9, the end phase at 20 or a drop to ≤9, the quarry running out and the turn cap."),
     Study("nations", "Which nation abilities decide games", _nations,

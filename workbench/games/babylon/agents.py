@@ -436,12 +436,20 @@ def _greedy(**options: float) -> GreedyAgent:
 
 
 # core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
-# half of it is a win.  Rollouts and prior: the best fast policy (rollout=best, the strongest declared fast tier)
+# half of it is a win.  Rollouts (and the cut rollouts' value): default greedy, prior greedy@tuned, not the best fast
+# tier (rollout=best, greedy@raised): measured on benchmarks/search.py's setting (seed 31, n=160, both seats, against
+# greedy@tuned) rollout=best scored 71.9 % [64.5, 78.3] and these 89.1 % [82.9, 92.8], paired -17.2 points
+# [-24.3, -10.1], and head to head the search rolling out with greedy@raised (its prior too) scored 36.5 % [27.7,
+# 46.3] against this one (benchmarks/raise.py, seed 2027, n=100): greedy@raised wins fast games, but as the rollouts'
+# player and a cut rollout's value it is the weaker guide.  Budget and horizon: halving the work (budget 24, horizon
+# 2) scored 33.4 % [26.6, 41.1] against these (n=160), so the search keeps them and is made faster by the compiled
+# deal (SearchHooks.deal) instead
 SEARCH = SearchHooks(prior="workbench.games.babylon.fast:prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
-                     rollout="workbench.games.babylon.fast:rollouts",
+                     rollout="workbench.games.babylon.fast:rollouts", deal="workbench.games.babylon.fast:deal",
                      policies=("random", "greedy"), win=WIN_VALUE / 2,
-                     options=(("budget", 48), ("width", 3), ("horizon", 4), ("z", 1.0)))
+                     options=(("budget", 48), ("width", 3), ("horizon", 4), ("z", 1.0), ("rollout", "greedy"),
+                              ("prior", "greedy@tuned")))
 
 _DECL_GREEDY = AgentDecl("greedy", _greedy, "one step ahead by a weighted position score (weights are options)",
                          tuple(Param(f, getattr(Weights(), f), float, f"weight: {f}", -1e6, 1e6)

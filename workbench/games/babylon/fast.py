@@ -16,12 +16,16 @@ from collections.abc import Sequence
 from math import comb
 from typing import Any
 
+import numba as nb
 import numpy as np
 import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
 from workbench.core.play import RunawayGame
 from workbench.core.results import kernel_frame, list_column, outcome_codes, padded
+from workbench.core.rng_numba import JIT
+from workbench.core.rng_numba import next_u64 as _next_u64
+from workbench.core.rng_numba import shuffle as _shuffle
 from workbench.games.babylon import agents as babylon_agents
 from workbench.games.babylon import kernel as K
 from workbench.games.babylon.results import RESULT_SCHEMA, SEATS, STEPS_PER_TURN
@@ -149,6 +153,19 @@ def weight_rows(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+_WEIGHTS: dict[AgentSpec, tuple[float, ...]] = {}
+
+
+def greedy_weights(spec: AgentSpec) -> tuple[float, ...]:
+    """Greedy's weights of ``spec`` (``agents.Weights`` order), checked once per spec (a search asks often)."""
+    found = _WEIGHTS.get(spec)
+    if found is None:
+        if len(_WEIGHTS) > 256:
+            _WEIGHTS.clear()
+        found = _WEIGHTS[spec] = tuple(_DECLS["greedy"].build(spec).weights)
+    return found
+
+
 def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
     """Per seat: the agent kind (``K.AGENT_*``) and greedy's weights (``agents.Weights`` order)."""
     kinds = np.zeros(2, np.int64)
@@ -156,7 +173,7 @@ def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
     for seat, spec in enumerate(agents):
         if spec.name == "greedy":
             kinds[seat] = K.AGENT_GREEDY
-            weights[seat, :K.N_WEIGHTS] = tuple(_DECLS["greedy"].build(spec).weights)
+            weights[seat, :K.N_WEIGHTS] = greedy_weights(spec)
         elif spec.name == "random":
             kinds[seat] = K.AGENT_RANDOM
         else:
@@ -365,18 +382,82 @@ def _scratch(config: Config) -> tuple[np.ndarray, ...]:
     return found[1]
 
 
-def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
-                  horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@nb.njit(**JIT)
+def _deal_worlds(base, me, unseen, lens, n_hand, n_cards, work, out, seeds, state):
+    """``agents.determinise`` then two ``next_u64``, ``out.shape[0]`` times, on the encoded view ``base``.
+
+    ``unseen[seat, :lens[seat]]``: the seat's unseen cards, sorted (``agents.unseen``); ``n_hand``: the
+    opponent's hand size.  Each world: seat 0's unseen cards shuffled, then seat 1's (stream ``state[0]``);
+    ``me``'s become its deck, the opponent's first ``n_hand`` its hand (sorted, and drawn) and the rest
+    its deck; then the world's two rollout seeds.  The same draws as the Python deal, bit for bit.
+    """
+    size = base.shape[0]
+    for wi in range(out.shape[0]):
+        for i in range(size):
+            out[wi, i] = base[i]
+        for seat in range(2):
+            n = lens[seat]
+            for i in range(n):
+                work[i] = unseen[seat, i]
+            _shuffle(state, 0, work, n)
+            deck = K.B_DECK + seat * K.HCAP
+            if seat == me:
+                for i in range(n):
+                    out[wi, deck + i] = work[i]
+                continue
+            for i in range(1, n_hand):  # the hand sorted (insertion sort: a few cards)
+                card = work[i]
+                j = i - 1
+                while j >= 0 and work[j] > card:
+                    work[j + 1] = work[j]
+                    j -= 1
+                work[j + 1] = card
+            hand = K.B_HAND + seat * K.HCAP
+            for i in range(n_hand):
+                out[wi, hand + i] = work[i]
+                out[wi, K.B_FLAGS + seat * n_cards + work[i]] = 1  # drawn (flags: drawn [seat], then played)
+            for i in range(n - n_hand):
+                out[wi, deck + i] = work[n_hand + i]
+        seeds[wi, 0] = _next_u64(state, 0)
+        seeds[wi, 1] = _next_u64(state, 0)
+
+
+def deal(config: Config, view: Any, rng: Any, count: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The search's worlds dealt in one compiled call (``SearchHooks.deal``): ``(seat, encoded worlds, seeds)``.
+
+    Equal to ``count`` times ``agents.determinise`` and two ``rng.next_u64()`` (each world's rollout seeds),
+    encoded (``encode_state``), and ``rng`` advanced alike: the search decides the same, at a fraction of
+    the Python work.
+    """
+    me = view.me
+    them = view.state.sides[1 - me]
+    unseen = [babylon_agents.unseen(config, view, seat) for seat in (0, 1)]
+    lens = np.array([len(u) for u in unseen], np.int64)
+    cards = np.zeros((2, max(1, int(lens.max()))), np.int64)
+    for seat, u in enumerate(unseen):
+        cards[seat, :len(u)] = u
+    base = encode_state(config, view.state)
+    out = np.empty((count, base.shape[0]), np.int64)
+    seeds = np.empty((count, 2), np.uint64)
+    state = np.array([rng.state], np.uint64)
+    _deal_worlds(base, int(me), cards, lens, len(them.hand), len(config.cards), np.empty(cards.shape[1], np.int64),
+                 out, seeds, state)
+    rng.state = int(state[0])
+    return me, out, seeds
+
+
+def continue_from(config: Config, worlds: Sequence[Any] | np.ndarray, actions: Sequence[Any], seat: int,
+                  policy: AgentSpec, horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(values[world, action], results[world * len(actions) + action])`` of ``kernel.continue_games``.
 
-    Each world plays each action (a ``rules.Action`` for the decision due, its payment included, or None: the
-    agents decide),
+    Each world (a ``rules.State``, or already encoded: :func:`deal`) plays each action (a ``rules.Action`` for
+    the decision due, its payment included, or None: the agents decide),
     then ``policy`` plays both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
     """
     kinds, weights = agent_arrays((policy, policy))
     ew = weights.copy() if policy.name == "greedy" else weight_rows(np.array([tuple(babylon_agents.Weights())] * 2))
     tab = _table(config)
-    encoded = np.stack([encode_state(config, w) for w in worlds])
+    encoded = worlds if isinstance(worlds, np.ndarray) else np.stack([encode_state(config, w) for w in worlds])
     wrng = np.array([(int(seeds[i][0]), int(seeds[i][1])) for i in range(len(worlds))], np.uint64)
     acts = np.array([(-1, 0, 0, 0) if a is None else _row(a) for a in actions], np.int64).reshape(-1, 4)
     n_cards, count = len(config.cards), len(worlds) * len(acts)
@@ -410,8 +491,8 @@ def prior(config: Config, view: Any, legal: Sequence[Any], policy: AgentSpec) ->
     """``GreedyAgent.rank``'s score of every legal action on the seat's view, in the kernel: the search's prior."""
     if legal[0][0] == K.K_MULLIGAN:
         return babylon_agents.search_prior(config, view, legal, policy)
-    greedy = _DECLS["greedy"].build(policy) if policy.name == "greedy" else babylon_agents.GreedyAgent()
-    weights = weight_rows(np.array([tuple(greedy.weights)] * 2, np.float64))
+    chosen = greedy_weights(policy) if policy.name == "greedy" else tuple(babylon_agents.Weights())
+    weights = weight_rows(np.array([chosen] * 2, np.float64))
     acts = np.array([_row(a) for a in legal], np.int64).reshape(-1, 4)
     out = np.zeros(len(acts), np.float64)
     v, w, x, lg = _scratch(config)

@@ -4,8 +4,14 @@ One grid of greedy games (every precon against every precon, in both seats, movi
 second, every cell on the same master seed) answers the matchup, card and ending questions; the
 compensation arms and the what-if replay the same games with one thing changed (common random
 numbers), so every comparison is paired game by game.  Sizes follow the engine: with the compiled
-engine the matrix holds 2,000 games per matchup and seat; on the reference engine alone it plays
-far fewer and says so in its header (the intervals say how little that is).
+engine the matrix holds 500 games per matchup and seat (:data:`FAST`); on the reference engine alone
+it plays far fewer and says so in its header (the intervals say how little that is).
+
+The full report is sized for ``make report`` (every report within about 8 minutes on 2 cores): the
+search tier plays one game per matrix cell without a mirror match (its verdicts read *undecided:
+play more*, with the games needed), the dead-card count 30 games per fast tier on the reference loop,
+the readings 200 games per cell, the rebalance a short search at the fast tiers; the last section
+states every step's size, its real seconds and what a bigger run would decide.
 """
 
 from __future__ import annotations
@@ -18,16 +24,17 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from workbench.core import metrics
 from workbench.core.balance import balance_chart
 from workbench.core.charts import rate_chart
 from workbench.core.metagame import RESAMPLES, metagame, metagame_sentence, metagame_table, pair_counts
 from workbench.core.model import AgentSpec
-from workbench.core.progress import step
-from workbench.core.readings import add_report_section as add_readings_section
+from workbench.core.readings import readings_table
+from workbench.core.readings import report_section as readings_section
 from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import wilson
-from workbench.core.study import get_study
+from workbench.core.study import get_study, play_grid
 from workbench.core.summary import rebalance_changes, tier_findings
 from workbench.core.tiers import (
     Tier,
@@ -63,15 +70,28 @@ class Settings:
     whatif: int  # the edited arm; the baseline is the matrix's first games
     decks: tuple[str, ...]
     search: int = 0  # per cell at the declared search tier (0: the fast tiers only); a search game costs ~1,700 greedy
+    dead: int = 30  # games per fast tier of the dead-card count (the reference loop: a few games a second)
+    readings: int = 200  # games per target cell and reading
+    tier_compensation: int = 50  # per pairing, arm and fast tier (section 6b)
 
 
-FAST = Settings(1000, 200, 150, 5, 500, DECK_KEYS, search=4)
-REFERENCE = Settings(16, 8, 6, 3, 8, DECK_KEYS)
-QUICK = Settings(3, 2, 2, 2, 2, DECK_KEYS[:3])
+# sized for make report (issue 38: every report within about 8 minutes on 2 cores): 500 games a cell reads a deck
+# against the field to ±1.1 points and a pairing to ±2.2 at each fast tier; one search game a cell (a search game
+# costs ~1,700 greedy games: the 40 cells without a mirror match, ~1 min on 2 cores) leaves the search tier's
+# verdicts undecided, said so
+FAST = Settings(500, 100, 100, 5, 250, DECK_KEYS, search=1)
+REFERENCE = Settings(16, 8, 6, 3, 8, DECK_KEYS, dead=20, readings=40, tier_compensation=8)
+QUICK = Settings(3, 2, 2, 2, 2, DECK_KEYS[:3], dead=10, readings=40, tier_compensation=2)
 
 
-# the report-sized rebalance (full report): search and held-out check within 160,000 games, ±4 points held out
-REBALANCE_SIZES = {"budget": 160_000, "margin": 0.04}
+# the report-sized rebalance (full report, sized for make report): search and held-out check within 48,000 games
+# (two racing stages, 40 % kept for the held-out check of the best proposal at the three fast tiers, ±4 points); no
+# re-tune and no search tier here (a search-tier game costs ~1,700 greedy ones; make report's 160,000-game rebalance
+# with re-tunes failed after 3.5 min on a re-tune of cells with different card sets): the full search
+# (`workbench rebalance babylon`) does both
+REBALANCE_SIZES = {"budget": 48_000, "margin": 0.04, "verify": 1, "retune": 0, "stages": 2, "verify_share": 0.4,
+                   "tiers": "greedy,greedy@tuned,greedy@raised"}
+REBALANCE_SIZES_QUICK: dict[str, Any] = {}  # the quick report: core's quick sizes (REPORT_SEARCH["quick"])
 
 def settings_for(quick: bool, engine: str, games: int | None = None) -> Settings:
     """The sizes for the engine that will play; ``games`` overrides the matrix's (the others scale with it)."""
@@ -80,7 +100,8 @@ def settings_for(quick: bool, engine: str, games: int | None = None) -> Settings
         return s
     scale = games / s.matrix
     return Settings(games, *(max(1, round(n * scale)) for n in (s.compensation, s.balance)), s.evaluations,
-                    max(1, round(s.whatif * scale)), s.decks, s.search)
+                    max(1, round(s.whatif * scale)), s.decks, s.search, s.dead, s.readings,
+                    max(1, round(s.tier_compensation * scale)))
 
 
 def whatif_edit(costing: pl.DataFrame) -> dict[str, dict[str, int]]:
@@ -105,30 +126,41 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     engine = MODEL.resolve_engine(None, tuple(AgentSpec(a) for a in AGENTS), params)
     s = settings_for(quick, engine, games)
     decks = list(s.decks)
-    timings: dict[str, float] = {}
     rep = Report("Towers of Babylon (TCG): precon matchups, second-player compensation, card costs, endings", {})
-    frame = _timed(timings, f"matrix: {s.matrix:,} games × {2 * len(decks) ** 2} cells", st.play, MODEL, decks,
+    frame = _timed(rep, f"matrix: {s.matrix:,} games × {2 * len(decks) ** 2} cells", st.play, MODEL, decks,
                    s.matrix, list(AGENTS), {}, seed=seed, workers=workers)
     _matchups(rep, frame, decks, s)
-    _compensation(rep, frame, decks, s, seed, workers, timings)
+    _compensation(rep, frame, decks, s, seed, workers)
     costing = _cards(rep, frame)
-    _whatif(rep, frame, decks, s, costing, seed, workers, timings)
+    _whatif(rep, frame, decks, s, costing, seed, workers)
     _endings(rep, frame)
-    played = _tiers(rep, frame, decks, s, seed, workers, timings)
-    _metagame(rep, played, decks, s, seed, timings)
-    _dead_cards(rep, 10 if quick else 200, seed, timings)
-    _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=workers)
-    # 20 pairings: a short search, ±4 points held out
-    rebalance_changes(rep, _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed,
-                                  workers=workers, **({} if quick else REBALANCE_SIZES)))
+    played = _tiers(rep, frame, decks, s, seed, workers)
+    _metagame(rep, played, decks, s, seed)
+    _dead_cards(rep, s.dead, seed)
+    table = _timed(rep, f"readings: {s.readings:,} games per target cell and reading", readings_table, MODEL,
+                   games=s.readings, seed=seed, workers=workers)
+    readings_section(rep, table)
+    # 20 pairings: a short search, held out at the fast tiers (its own progress line: games of the budget, ETA)
+    started = time.perf_counter()
+    sizes = REBALANCE_SIZES_QUICK if quick else REBALANCE_SIZES
+    rebalanced = add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=workers, **sizes)
+    rep.record("rebalance", time.perf_counter() - started, games=f"a budget of {sizes.get('budget', 0):,} games "
+               "(search and held-out check)" if sizes else "the quick search", bigger=BIGGER["rebalance"])
+    rebalance_changes(rep, rebalanced)
     rep.meta.update({
         "rules_version": MODEL.rules_version, "seed": seed,
         "games": {"matrix, per deck pairing and first seat": s.matrix, "compensation, per cell and arm":
-                  s.compensation, "TP search, per cell and value": s.balance, "what-if, per cell": s.whatif},
+                  s.compensation, "TP search, per cell and value": s.balance, "what-if, per cell": s.whatif,
+                  "search tier, per cell (mirror matches left out)": s.search, "dead cards, per tier": s.dead,
+                  "compensation at the tiers, per pairing, arm and fast tier": s.tier_compensation,
+                  "readings, per cell and reading": s.readings,
+                  "rebalance budget": sizes.get("budget", "quick")},
         "agents": " vs ".join(AGENTS),
         "engine": "compiled (numba)" if engine == "fast" else
                   "reference (no compiled engine for these agents here: small sizes, wide intervals)",
-        "decks": decks, "workers": workers, "quick": quick, "seconds": timings})
+        "decks": decks, "workers": workers, "quick": quick})
+    rep.sizes_section("The report is sized for `make report` (about 8 minutes for every game's report on 2 cores); "
+                      "`workbench report babylon` plays these sizes, the commands named play any size.")
     return rep.write(Path(out_dir))
 
 
@@ -149,8 +181,8 @@ def deck_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
         side_of(pl.col("low"), pl.col("high")).alias("verdict"))
 
 
-def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int,
-           timings: dict[str, float]) -> dict[str, pl.DataFrame]:
+def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int,
+           workers: int) -> dict[str, pl.DataFrame]:
     """Deck against the field, each pairing, the first seat per compensation arm and the cost flags, per tier.
 
     The declared tiers (greedy, greedy@tuned, search): the search tier plays ``s.search`` games per matrix
@@ -161,14 +193,20 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
     played: dict[str, pl.DataFrame] = {}  # the matrix's games at each tier (greedy's are the report's own)
 
     def field(tier: Tier) -> pl.DataFrame:
-        games = s.search if tier.slow else s.matrix
-        played[tier.label] = frame if tier.agent == AGENTS[0] else st.play(
-            MODEL, decks, games, [tier.agent] * 2, {}, seed=seed, workers=workers)
+        if tier.slow:  # no mirror match: its games count toward no deck against the field and no pairing
+            played[tier.label] = pl.concat([play_grid(
+                MODEL, {"deck_p1": [a], "deck_p2": [b for b in decks if b != a], "first": ["p1", "p2"]}, s.search,
+                agents=[tier.agent] * 2, seed=seed, workers=workers) for a in decks], how="vertical_relaxed")
+        else:
+            played[tier.label] = frame if tier.agent == AGENTS[0] else st.play(
+                MODEL, decks, s.matrix, [tier.agent] * 2, {}, seed=seed, workers=workers)
         return deck_scores(played[tier.label], decks)
 
-    search = (f" and the search agent ({s.search:,} games per cell: a small sample)" if s.search else
+    search = (f" and the search agent ({s.search:,} game{'s' if s.search > 1 else ''} per cell: a small sample whose "
+              "verdicts read *undecided: play more* with the games needed)" if s.search else
               "; this build leaves the search tier out")
-    table = _timed(timings, f"tiers: the matrix at {len(tiers)} tiers", by_tier, tiers, field)
+    table = _timed(rep, f"tier matrix: the matrix at {len(tiers)} tiers ({s.matrix:,} games a cell at a fast tier, "
+                        f"{s.search:,} at search)", by_tier, tiers, field)
     report_section(rep, "decks_tiers", tier_verdicts(table, ["cell"], shown=("rate", "low", "high", "n", "draws")),
                    "6. Are the deck verdicts settled across skill levels?",
                    "Each precon against the field (mirror matches left out), played by the hand-tuned greedy agent, "
@@ -186,13 +224,13 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
              for c, t in COMPENSATION_ARMS.values()]
     arm_of = {bonus: name for name, bonus in COMPENSATION_ARMS.items()}
     fast = [t for t in tiers if not t.slow]
-    comp = _timed(timings, f"tiers: compensation, {s.compensation:,} games per pairing, arm and tier",
-                  first_seat_by_tier, MODEL, fast, cells, s.compensation, seed=seed, workers=workers,
+    comp = _timed(rep, f"tier compensation: {s.tier_compensation:,} games per pairing, arm and fast tier",
+                  first_seat_by_tier, MODEL, fast, cells, s.tier_compensation, seed=seed, workers=workers,
                   label=lambda p: arm_of[(p["second_cards"], p["second_tp"])])
     report_section(rep, "compensation_tiers", comp, "6b. Second-player compensation at every skill level",
                    "The first seat's score per compensation arm (the second player's extra card and TP), pooled "
                    "over every deck pairing, at the fast tiers (20 pairings × 4 arms is too many for the search "
-                   "tier here).", s.compensation * len(decks) ** 2)
+                   "tier here).", s.tier_compensation * len(decks) ** 2)
     tier_findings(rep, "compensation_tiers", "First seat score with second-player compensation {cell}", top=2)
     pool, deck_lists = load_cards(), load_decks()
     cards = cardstats.card_rates(frame, pool, deck_lists).height  # every card of the played precons
@@ -200,8 +238,8 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
     def rates(games: pl.DataFrame, alpha: float) -> pl.DataFrame:
         return cardstats.card_rates(games, pool, deck_lists, alpha).with_columns(pl.col("name").alias("card"))
 
-    flags = _timed(timings, "tiers: card flags", cost_flags_by_tier, tiers, {t: {"matrix": f} for t, f in
-                                                                              played.items()}, rates, cards)
+    flags = _timed(rep, "tier card flags: the matrix's games at each tier", cost_flags_by_tier, tiers,
+                   {t: {"matrix": f} for t, f in played.items()}, rates, cards)
     cost_flags_section(rep, "card_flags_tiers", flags, "6c. Are the cards' cost flags settled across skill levels?",
                        "Each card's empirical view (as in section 5) from the matrix's games at each tier, over the "
                        "seat-games of the decks that hold it.", s.matrix * 2 * len(decks) ** 2)
@@ -211,7 +249,7 @@ def _tiers(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed
 
 
 def _metagame(rep: Report, played: dict[str, pl.DataFrame], decks: list[str], s: Settings, seed: int,
-              timings: dict[str, float], resamples: int = RESAMPLES) -> None:
+              resamples: int = RESAMPLES) -> None:
     """The equilibrium mix of precons from the pairings at the strongest fast tier (section 6a's games, none more).
 
     Not the search tier: it plays ``s.search`` games per cell (4 × that per pairing), too few for a
@@ -219,12 +257,13 @@ def _metagame(rep: Report, played: dict[str, pl.DataFrame], decks: list[str], s:
     """
     tier = fast_tiers(MODEL)[-1]
     names = {deck.key: deck.name for deck in load_decks().values()}
-    game = _timed(timings, f"metagame: {resamples:,} resamples", metagame, pair_counts(played[tier.label]), decks,
+    game = _timed(rep, f"metagame: {resamples:,} resamples", metagame, pair_counts(played[tier.label]), decks,
                   names, resamples=resamples, seed=seed)
     table = metagame_table(game)
     sentence = metagame_sentence(table, game.resamples)
     pairing = int(game.games[~np.eye(len(decks), dtype=bool)].min())  # every pairing plays as many (the grid's)
-    search = (f"The search tier plays {s.search:,} games per cell ({4 * s.search:,} per pairing: one game moves a "
+    search = (f"The search tier plays {s.search:,} game{'s' if s.search > 1 else ''} per cell ({4 * s.search:,} per "
+              "pairing: one game moves a "
               f"pairing's score by {100 / (4 * s.search):.1f} points), too few for a stable matrix, so the metagame "
               "is read at the strongest fast tier." if s.search else "This build leaves the search tier out.")
     rep.section("6d. The metagame: which precons would a competitive field play?", (
@@ -271,11 +310,11 @@ def pairing_scores(frame: pl.DataFrame, decks: list[str]) -> pl.DataFrame:
     return table.with_columns(side_of(pl.col("low"), pl.col("high")).alias("verdict"))
 
 
-def _dead_cards(rep: Report, games: int, seed: int, timings: dict[str, float]) -> None:
+def _dead_cards(rep: Report, games: int, seed: int) -> None:
     """Cards no tier plays when it could, and whether the search agent plays each when offered the chance."""
     study = get_study(MODEL, "dead_cards")
     tiers = default_tiers(MODEL)  # the fast tiers: the search agent is asked about each dead card instead (below)
-    tables = _timed(timings, f"dead cards: {games:,} games per tier on the reference loop", study.execute, MODEL,
+    tables = _timed(rep, f"dead cards: {games:,} games per fast tier on the reference loop", study.execute, MODEL,
                     {"games": games, "tiers": tiers}, seed=seed)
     dead = tables["dead"]
     rep.section("7. Dead cards: which cards does no agent play when it could?", (
@@ -289,12 +328,30 @@ def _dead_cards(rep: Report, games: int, seed: int, timings: dict[str, float]) -
         rep.table("dead_cards_offered", tables["offered"])
 
 
-def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    started = time.perf_counter()
-    with step(f"babylon report: {name}"):
-        out = fn(*args, **kwargs)
-    timings[name.split(":")[0]] = round(time.perf_counter() - started, 2)
-    return out
+def _timed(rep: Report, name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """One step of the build: its progress line, its real seconds in the header and the sizes section.
+
+    ``name`` is ``"<step>: <size in words>"``; what a bigger run of the step would decide is :data:`BIGGER`'s.
+    """
+    key, _, games = name.partition(": ")
+    return rep.timed(key, f"babylon report: {name}", fn, *args, step_games=games, step_bigger=BIGGER.get(key, ""),
+                     **kwargs)
+
+
+BIGGER = {  # what a bigger run of each step would decide (the sizes section's last column)
+    "matrix": "2,000 games a cell halve every interval (`workbench study babylon matchups --games 2000`)",
+    "compensation": "more games a cell narrow each arm's first-seat score (`workbench study babylon compensation`)",
+    "TP search": "more games a value pin the TP bonus between two values",
+    "what-if": "more games a cell show smaller changes as significant (`workbench study babylon whatif`)",
+    "tier matrix": "the search tier's verdicts need the games its *games needed* column says "
+                   "(`workbench study babylon verdicts --games N`); the fast tiers settle more rows with more games",
+    "tier compensation": "more games per arm and tier settle the arms that read *undecided*",
+    "tier card flags": "more matrix games flag more cards (Bonferroni over every card)",
+    "metagame": "more resamples steady the mix's intervals; more matrix games narrow them",
+    "dead cards": "more games per tier flag rarer dead cards (`workbench study babylon dead_cards --games 200`)",
+    "readings": "more games show smaller changes of a verdict (`workbench study babylon readings --games 1000`)",
+    "rebalance": "the full search (`workbench rebalance babylon`, 2.5 M games) tries every edit at every tier",
+}
 
 
 def _named(frame: pl.DataFrame) -> pl.DataFrame:
@@ -338,32 +395,36 @@ def _matchups(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings) -
     rep.chart("matrix_seats_chart", charts["seats"], caption="Row deck's win rate moving first and second")
 
 
-def _compensation(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int,
-                  timings: dict[str, float]) -> None:
+def _compensation(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, seed: int, workers: int) -> None:
     def arms() -> pl.DataFrame:  # the rules' arm (+1 card, +1 TP) is the matrix's first games
         grids = ({"second_cards": [1], "second_tp": [0]}, {"second_cards": [0], "second_tp": [1, 0]})
         return pl.concat([st.play(MODEL, decks, s.compensation, list(AGENTS), {}, seed=seed, workers=workers, grid=g)
                           for g in grids], how="diagonal_relaxed")
 
-    others = _timed(timings, f"compensation: {s.compensation:,} games × {2 * len(decks) ** 2} cells × 3 arms", arms)
+    others = _timed(rep, f"compensation: {s.compensation:,} games × {2 * len(decks) ** 2} cells × 3 arms", arms)
     rules = frame.filter(pl.col("game_index") < s.compensation)
-    tables = st.compensation_tables(pl.concat([rules, others], how="diagonal_relaxed"))
+    games = pl.concat([rules, others], how="diagonal_relaxed")
+    tables = st.compensation_tables(games)
+    tables["arms"] = arm_scores(tables["arms"], games)
     rule = tables["arms"].row(0, named=True)
-    with_card = tables["arms"].filter(pl.col("arm") == "+1 card")["first_mover_all"].item()
+    with_card = tables["arms"].filter(pl.col("arm") == "+1 card")["first_seat_score"].item()
     cards = 0 if with_card < 0.5 else 1  # TP only helps the second seat: search it where 50 % is still ahead
-    result = _timed(timings, f"TP search: {s.balance:,} games × {2 * len(decks) ** 2} cells × ≤{s.evaluations} "
+    result = _timed(rep, f"TP search: {s.balance:,} games × {2 * len(decks) ** 2} cells × ≤{s.evaluations} "
                     "values", st.balance_tp, MODEL, decks, s.balance, list(AGENTS), {"second_cards": cards}, low=0,
                     high=6, evaluations=s.evaluations, seed=seed, workers=workers)
     rep.section("2. Second-player compensation", (
-        "The second player draws one more card and starts with 1 Transformed Power. The first seat's win rate "
-        f"over all games (draws are not wins) in four arms, {s.compensation:,} games per deck pairing and first "
+        "The second player draws one more card and starts with 1 Transformed Power. The first seat's score "
+        "over all games (a win counts 1, a draw half; its win share and the draws beside it) in four arms, "
+        f"{s.compensation:,} games per deck pairing and first "
         f"seat each, the same games in every arm (common random numbers): the rules' arm is the matrix's first "
         f"{s.compensation:,} games of each cell. Each arm is compared with the rules' game by game (McNemar's exact "
-        f"test on the games whose first-seat result changed). With the rules the first seat wins "
-        f"{100 * rule['first_mover_all']:.1f} % [{100 * rule['first_mover_all_low']:.1f}–"
-        f"{100 * rule['first_mover_all_high']:.1f}] of {rule['first_mover_all_n']:,} games."))
-    rep.table("compensation", tables["arms"], caption="First seat's win rate per arm (all games and decisive games, "
-                                                      "with the exact p against 50 %) and draws")
+        f"test on the games whose first-seat win changed). With the rules the first seat scores "
+        f"{100 * rule['first_seat_score']:.1f} % [{100 * rule['first_seat_score_low']:.1f}–"
+        f"{100 * rule['first_seat_score_high']:.1f}] over {rule['first_seat_score_n']:,} games (draws "
+        f"{100 * rule['first_seat_draws']:.1f} %)."))
+    rep.table("compensation", tables["arms"], caption="First seat's score per arm (a draw counts half), then its win "
+                                                      "rate over all games and decisive games (the exact p against "
+                                                      "50 %) and draws")
     rep.table("compensation_paired", tables["comparison"], caption="Each arm against the rules' arm, paired by game")
     rep.text(_paired_sentences(tables["comparison"], "arm", "the rules' arm"))
     charts = st.compensation_charts(tables)
@@ -371,16 +432,28 @@ def _compensation(rep: Report, frame: pl.DataFrame, decks: list[str], s: Setting
     rep.chart("compensation_paired_chart", charts["comparison"], caption="Change against the rules (paired)")
     rep.table("compensation_by_matchup", tables["pairs"], caption="First seat's win rate per arm and matchup",
               max_rows=20)
-    why = (f"with +1 card alone the first seat already wins {100 * with_card:.1f} %, below 50 %, and more TP only "
+    why = (f"with +1 card alone the first seat already scores {100 * with_card:.1f} %, below 50 %, and more TP only "
            "helps the second seat, so the search starts from no extra card" if cards == 0 else
-           f"with +1 card alone the first seat wins {100 * with_card:.1f} %")
+           f"with +1 card alone the first seat scores {100 * with_card:.1f} %")
     rep.text(f"**Auto-balance of the Transformed Power bonus**: a bracketing search of `second_tp` in [0, 6] for a "
-             f"50 % first seat, the second player drawing {cards} extra card{'' if cards == 1 else 's'} ({why}); "
+             f"50 % first seat score (a draw counts half), the second player drawing {cards} extra "
+             f"card{'' if cards == 1 else 's'} ({why}); "
              f"the whole deck grid, {s.balance:,} games per cell and value, the same games for every value. "
              f"Result: {result.summary()}.")
-    rep.table("tp_search", result.points, caption="Each TP bonus tried: the first seat's win rate")
+    rep.table("tp_search", result.points, caption="Each TP bonus tried: the first seat's wins, draws and score (a "
+                                                  "draw counts half)")
     rep.chart("tp_search_chart", balance_chart(result, "Auto-balance of the second player's Transformed Power"),
               caption="First seat's win rate against the second player's starting TP")
+
+
+def arm_scores(arms: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """The arms table with the first seat's score (a draw counts half) and its draws first, from the same games."""
+    keys = ["second_cards", "second_tp"]
+    scores = metrics.first_mover(games, keys).select(*keys, *(f"first_seat_{m}{end}" for m in ("score", "draws")
+                                                               for end in ("", "_low", "_high", "_n")))
+    joined = arms.join(scores, on=keys, how="left")
+    first = ["arm", *keys, *scores.columns[2:]]
+    return joined.select(*first, *(c for c in arms.columns if c not in first))
 
 
 def _paired_sentences(table: pl.DataFrame, key: str, against: str) -> str:
@@ -431,10 +504,10 @@ def _cards(rep: Report, frame: pl.DataFrame, lists: int = 8) -> pl.DataFrame:
 
 
 def _whatif(rep: Report, frame: pl.DataFrame, decks: list[str], s: Settings, costing: pl.DataFrame, seed: int,
-            workers: int, timings: dict[str, float]) -> None:
+            workers: int) -> None:
     edits = whatif_edit(costing)
     baseline = frame.filter(pl.col("game_index") < s.whatif)
-    tables = _timed(timings, f"what-if: {s.whatif:,} games × {2 * len(decks) ** 2} cells", st.what_if, MODEL, decks,
+    tables = _timed(rep, f"what-if: {s.whatif:,} games × {2 * len(decks) ** 2} cells", st.what_if, MODEL, decks,
                     s.whatif, list(AGENTS), {}, edits, seed=seed, workers=workers, baseline=baseline)
     change = "; ".join(f"{r['id']} ({r['name']}) {r['column']} {r['before']} → {r['after']}"
                        for r in tables["edits"].iter_rows(named=True))

@@ -146,18 +146,19 @@ def compensation_tables(frame: pl.DataFrame) -> Tables:
 def balance_tp(model: GameModel, decks: list[str], games: int, agents: Any, params: dict[str, Any], *, low: int,
                high: int, evaluations: int, seed: int, workers: int, on_progress: Progress = None,
                should_stop: Stop = None) -> BalanceResult:
-    """Search ``second_tp`` in ``[low, high]`` for a first-seat win rate of 50 % over the whole deck grid.
+    """Search ``second_tp`` in ``[low, high]`` for a first seat score of 50 % over the whole deck grid.
 
     Every value plays the same games (common random numbers); the second player's extra cards stay
     as ``params`` say.
     """
-    def response(value: int) -> tuple[int, int]:
+    def response(value: int) -> tuple[int, int, int]:  # a draw counts half to the score (core.balance.search)
         frame = play(model, decks, games, agents, {**params, "second_tp": value}, seed=seed, workers=workers,
                      on_progress=on_progress, should_stop=should_stop)
-        return int(frame.select(first_seat_won().sum()).item()), frame.height
+        return (int(frame.select(first_seat_won().sum()).item()), frame.height,
+                int((frame["winner"] == "draw").sum()))
 
     return search(response, low, high, target=0.5, integer=True, max_evals=evaluations, param="second_tp",
-                  measure="first-seat win rate", should_stop=should_stop)
+                  measure="first seat score", should_stop=should_stop)
 
 
 def balance_table(result: BalanceResult) -> pl.DataFrame:
@@ -387,11 +388,21 @@ def whatif_charts(tables: Tables) -> dict[str, Any]:
 
 
 LISTS = Param("lists", 8, int, "cards in each over- / under-costed list", 1, 60)
+
+
+def _grid_size(arms: int = 1) -> Callable[[dict[str, Any], dict[str, Any]], int]:
+    """Games of a run over every deck pairing (deck_p1 × deck_p2) and first seat, in ``arms`` arms."""
+    def size(settings: dict[str, Any], params: dict[str, Any]) -> int:
+        from workbench.core.model import get_game  # the registered model, looked up when a size is asked
+
+        return arms * settings["games"] * 2 * len(deck_choice(get_game("babylon"), settings["decks"], params)) ** 2
+    return size
 STUDIES = (
     Study("matchups", "The precon matchup matrix: each deck against each, both seats", _matchups,
           (GAMES, DECKS, AGENTS), matchup_charts,
           "The row deck's win rate against the column deck over every game between them (both seats, moving first "
-          "and second), with its 95 % interval, n, the draws and the exact test against an even matchup."),
+          "and second), with its 95 % interval, n, the draws and the exact test against an even matchup.",
+          size=_grid_size()),
     Study("compensation", "Second-player compensation: the first seat with and without +1 card / +1 TP",
           _compensation, (
               Param("games", 500, int, "games per deck pairing, first seat and arm", 1, 10**8), DECKS, AGENTS,
@@ -403,21 +414,23 @@ STUDIES = (
               Param("balance_cards", 1, int, "the second player's extra cards while the TP bonus is searched", 0, 10)),
           compensation_charts,
           "Arms +1 card +1 TP (the rules), +1 card, +1 TP, no bonus — each paired with the rules' games on the same "
-          "seeds (McNemar's exact test); then a bracketing search of the TP bonus for a 50 % first seat."),
+          "seeds (McNemar's exact test); then a bracketing search of the TP bonus for a 50 % first seat.",
+          long_run={"games": 2000}),
     Study("cards", "Card cost-efficiency two ways: static value model and drawn/played win rates", _cards,
           (Param("games", 500, int, GAMES.help, 1, 10**8), DECKS, AGENTS, LISTS), card_charts,
           "Static: least-squares exchange rates from stats, keywords and text to cost. Empirical: win rate when "
-          "drawn / played and improvement when drawn, over the seat-games of the decks holding the card."),
+          "drawn / played and improvement when drawn, over the seat-games of the decks holding the card.",
+          size=_grid_size()),
     Study("endings", "How games end, game length and tower trajectories", _endings,
           (Param("games", 500, int, GAMES.help, 1, 10**8), DECKS, AGENTS), ending_charts,
           "A tower at the win height or the count after both players' last turn, who won it, the margin, what "
-          "each deck does per game, and each deck's tower turn by turn."),
+          "each deck does per game, and each deck's tower turn by turn.", size=_grid_size()),
     Study("whatif", "What-if: edited cards against the unchanged ones, the matrix cell by cell", _whatif,
           (Param("edits", "F10.power_cost=3", str, "card edits CARD.column=value separated by ';' (CARD: id or "
                  "name; columns of data/babylon/cards.csv), e.g. F9.power_cost=2; E4.might=4"),
            Param("games", 500, int, GAMES.help, 1, 10**8), DECKS, AGENTS), whatif_charts,
           "Both arms on the same seeds (common random numbers): every matchup's change with the exact paired test; "
-          "the edited cards' own rates with the two-proportion test."),
+          "the edited cards' own rates with the two-proportion test.", size=_grid_size(2)),
     Study(**metagame_study("babylon", grid={"first": ["p1", "p2"]})),  # core's: each deck moving first and second
 )
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from workbench.core.errors import RunInterrupted
 from workbench.core.lazy import lazy
 from workbench.core.runner import simulate
 from workbench.core.stats import wilson, z_value
@@ -141,11 +142,12 @@ def convergence_chart(frame: pl.DataFrame, title: str = "") -> alt.HConcatChart:
 
 # -- the real game ----------------------------------------------------------------------------
 def full_deck_summary(players: int, games: int, seed: int = 0, agents: Any = None,
-                      confidence: float = CONFIDENCE, **params: Any) -> pl.DataFrame:
+                      confidence: float = CONFIDENCE, on_progress: Any = None, should_stop: Any = None,
+                      **params: Any) -> pl.DataFrame:
     """P(six-win), win and draw rates and mean scores with intervals, from ``games`` simulated games."""
     params = dict(params, players=players)
     frame = simulate("dietower", games, params=params, agents=agents or ["random"] * players, seed=seed,
-                     progress=False)
+                     progress=False, on_progress=on_progress, should_stop=should_stop)
     return summarise(frame, confidence)
 
 
@@ -173,21 +175,33 @@ def summarise(frame: pl.DataFrame, confidence: float = CONFIDENCE) -> pl.DataFra
 
 
 def reduced_deck_table(suits: range | list[int], players: int = 2, die_faces: int = 6, games: int = 0,
-                       seed: int = 0, confidence: float = CONFIDENCE) -> pl.DataFrame:
-    """Exact odds of random play on reduced decks (as fractions and floats), optionally beside a simulation."""
-    rows = []
+                       seed: int = 0, confidence: float = CONFIDENCE, on_progress: Any = None,
+                       should_stop: Any = None) -> pl.DataFrame:
+    """Exact odds of random play on reduced decks (as fractions and floats), optionally beside a simulation.
+
+    A stop (``should_stop``) raises :class:`RunInterrupted` with the rows of the suits finished and of
+    the suit cut short, its simulation over the games that finished.
+    """
+    rows: list[dict[str, Any]] = []
     for suit in suits:
         rules = Config(players=players, suit_size=suit, die_faces=die_faces)
         exact = random_play_odds(rules).summary()
-        sim = None
+        sim, cut = None, None
         if games:
-            sim = simulate("dietower", games, params={"players": players, "suit_size": suit, "die_faces": die_faces},
-                           agents=["random"] * players, seed=seed, progress=False)
+            try:
+                sim = simulate("dietower", games, params={"players": players, "suit_size": suit,
+                                                          "die_faces": die_faces},
+                               agents=["random"] * players, seed=seed, progress=False, on_progress=on_progress,
+                               should_stop=should_stop)
+            except RunInterrupted as exc:
+                sim, cut = exc.partial, exc
         for key, value in exact.items():
             row = {"suit_size": suit, "measure": key, "exact_fraction": str(value), "exact": float(value)}
-            if sim is not None:
+            if sim is not None and sim.height:
                 row |= _simulated(sim, key, confidence)
             rows.append(row)
+        if cut is not None:
+            raise RunInterrupted(pl.DataFrame(rows) if rows else None, cut.done, cut.total)
     return pl.DataFrame(rows)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.errors import InputError
+from workbench.core.stopping import check as check_stop
 from workbench.games.dietower.rules import Config, apply, initial_state, is_over, resolve_round, result
 
 # --------------------------------------------------------------------------------------------- (a)
@@ -133,6 +134,7 @@ def simulate_streak_model(p: float, die_faces: int, rounds: int, players: int, g
     six_round = np.zeros(games, np.int64)
     alive = np.ones(games, bool)
     for r in range(2, rounds + 1):
+        check_stop()  # the studio's Stop, between rounds
         win = alive & (rng.random(games) < p)
         six = win & (die == die_faces)
         six_round[six] = r
@@ -215,7 +217,9 @@ def random_play_odds(rules: Config) -> GameOdds:
     for r in range(1, rules.rounds + 1):
         nxt: dict[tuple, int] = defaultdict(int)
         left = rules.rounds - r  # cards each player keeps after this round
-        for (hands, builder, die, scores), count in layer.items():
+        for step, ((hands, builder, die, scores), count) in enumerate(layer.items()):
+            if not step % 512:
+                check_stop()  # the studio's Stop, between steps of the enumeration
             for cards in itertools.product(*(_cards(h) for h in hands)):
                 out = outcome(builder, die, cards)
                 new_scores = scores

@@ -1,8 +1,8 @@
 """Tower of Babel (die streak): its lessons (``MODEL.lessons`` names ``LESSONS``; core/lessons.py).
 
 * ``streak``: the teacher's streak model (``exact.streak_odds``) — the chance of a six-win (a rate
-  with its Wilson interval), the mean of p1's points and of the longest streak (with the 95 %
-  half-width) — exact beside a simulation, for sliders of p,
+  with its Wilson interval), the mean of p1's points and of the longest streak (with the half-width
+  at the teaching page's one level, ``core.lessons.LEVEL``) — exact beside a simulation, for sliders of p,
   die faces, rounds and players.  With ``games`` 0 it is exact only (milliseconds), so the exact
   numbers follow the sliders at once;
 * ``reduced_decks``: the real game's exact odds on reduced decks beside a simulation (a study).
@@ -19,26 +19,24 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import polars as pl
 
+from workbench.core.errors import RunInterrupted
 from workbench.core.lazy import lazy
-from workbench.core.lessons import Lesson
+from workbench.core.lessons import LEVEL as CONFIDENCE
+from workbench.core.lessons import Lesson, Question
 from workbench.core.model import GameModel, Param
 from workbench.core.stats import wilson, z_value
 from workbench.core.study import Study
-from workbench.games.dietower.analysis import (
-    CONFIDENCE,
-    distribution_chart,
-    six_win_chart,
-    streak_comparison,
-    streak_length_chart,
-)
-from workbench.games.dietower.exact import streak_odds
+from workbench.games.dietower.analysis import distribution_chart, six_win_chart, streak_length_chart
+from workbench.games.dietower.exact import simulate_streak_model, streak_odds
 
 alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
 FRACTION_LIMIT = 1000  # die_faces * rounds * players up to this: the six-win chance as an exact fraction
 FRACTION_DIGITS = 40  # longer fractions are not shown
+CHUNK = 20_000  # simulated games between two progress reports (and Stop checks)
 
 
 def _p(value: float) -> Fraction:
@@ -68,6 +66,54 @@ def _exact_frames(p: float, die_faces: int, rounds: int, players: int) -> dict[s
                                           "exact": [float(x) for x in odds.first_streak.values()]})}
 
 
+def _simulated_frames(p: float, die_faces: int, rounds: int, players: int, games: int, seed: int,
+                      on_progress: Callable[[int, int], None] | None,
+                      should_stop: Callable[[], bool] | None) -> dict[str, pl.DataFrame]:
+    """The streak model's exact distributions beside a simulation of ``games`` games, played in chunks.
+
+    Each chunk reports ``on_progress(done, games)``; ``should_stop()`` ends the run between chunks
+    (:class:`RunInterrupted`, nothing half-counted).  One generator seeded by ``seed`` draws every chunk.
+    """
+    odds = streak_odds(float(p), die_faces, rounds, players)
+    rng = np.random.default_rng(seed)
+    points, longest, six = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(rounds + 1, np.int64)
+
+    def add(total: np.ndarray, values: np.ndarray) -> np.ndarray:
+        counts = np.bincount(values)
+        size = max(len(total), len(counts))
+        return np.pad(total, (0, size - len(total))) + np.pad(counts, (0, size - len(counts)))
+
+    done = 0
+    while done < games:
+        if should_stop is not None and should_stop():
+            raise RunInterrupted(None, done, games)
+        chunk = min(CHUNK, games - done)
+        sim = simulate_streak_model(float(p), die_faces, rounds, players, chunk, rng)
+        points, longest = add(points, sim["points"]), add(longest, sim["longest"])
+        six += np.bincount(sim["six_win_round"], minlength=rounds + 1)[: rounds + 1]
+        done += chunk
+        if on_progress is not None:
+            on_progress(done, games)
+
+    def with_range(frame: pl.DataFrame) -> pl.DataFrame:
+        low, high = wilson(frame["count"].to_numpy(), games, CONFIDENCE)
+        return frame.with_columns((pl.col("count") / games).alias("simulated"), pl.Series("low", low),
+                                  pl.Series("high", high), pl.lit(games, pl.Int64).alias("n"))
+
+    out = {}
+    for name, exact, counts in (("points", odds.points, points), ("longest", odds.longest, longest)):
+        values = np.arange(0, max(max(exact) + 1, len(counts)))
+        counts = np.pad(counts, (0, len(values) - len(counts)))
+        out[name] = with_range(pl.DataFrame({"value": values, "exact": [float(exact.get(int(v), 0.0)) for v in values],
+                                             "count": counts}))
+    out["six_win_by_round"] = with_range(pl.DataFrame({
+        "round": np.arange(1, rounds + 1), "exact": [float(x) for x in odds.six_win_by[1:]],
+        "count": np.cumsum(six[1:])}))
+    out["first_streak"] = pl.DataFrame({"streak": list(odds.first_streak),
+                                        "exact": [float(x) for x in odds.first_streak.values()]})
+    return out
+
+
 def _mean_row(name: str, frame: pl.DataFrame, exact: float) -> dict[str, Any]:
     """A mean of a distribution frame (value, exact, count): exact beside simulated with its 95 % half-width."""
     counts = frame["count"].fill_null(0)
@@ -88,12 +134,12 @@ def _streak(model: GameModel | None, settings: dict[str, Any], params: dict[str,
     exact_p = _p(p)
     small = faces * rounds * players <= FRACTION_LIMIT
     odds = streak_odds(exact_p if small else float(exact_p), faces, rounds, players)
-    frames = (streak_comparison(float(exact_p), faces, rounds, players, games=games, seed=seed) if games
-              else _exact_frames(float(exact_p), faces, rounds, players))
+    frames = (_simulated_frames(float(exact_p), faces, rounds, players, games, seed, on_progress, should_stop)
+              if games else _exact_frames(float(exact_p), faces, rounds, players))
     six = frames["six_win_by_round"].row(-1, named=True)
     k = int(six["count"] or 0)
     low, high = wilson(k, games, CONFIDENCE) if games else (None, None)
-    six_win = pl.DataFrame([{"quantity": f"P(six-win within {rounds} rounds)", "exact": float(odds.six_win),
+    six_win = pl.DataFrame([{"quantity": f"a six-win within {rounds} rounds", "exact": float(odds.six_win),
                              "exact_fraction": _fraction_text(odds.six_win) if small else "",
                              "simulated": k / games if games else None, "simulated_low": low, "simulated_high": high,
                              "n": games}],
@@ -136,4 +182,11 @@ REDUCED_INTRO = ("The real game is played with a deck of cards. To get exact ans
                  "every order the cards can be dealt in — far too many for a full deck, so this lesson uses small "
                  "decks (a few cards per suit), where every order can be counted. For each deck size you see the "
                  "exact chance of each result beside what a simulation of the same deck measured.")
-LESSONS = (Lesson(STREAK, STREAK_INTRO), Lesson("reduced_decks", REDUCED_INTRO))
+STREAK_QUESTION = Question("With a chance p = {p} of the Builder winning each round, a die with {die_faces} faces, "
+                           "{rounds} rounds and {players} players: how likely is a six-win (someone winning a round "
+                           "while the die shows its top face) before the game ends?", "six_win")
+REDUCED_QUESTION = Question("With {players} players and the smallest deck ({smallest_suit} cards per suit), how likely "
+                            "is it that the game ends in a draw?", "odds",
+                            {"suit_size": "{smallest_suit}", "measure": "draw"})
+LESSONS = (Lesson(STREAK, STREAK_INTRO, "The die streak: how often does a six-win happen?", STREAK_QUESTION),
+           Lesson("reduced_decks", REDUCED_INTRO, "Small decks: how often is a game a draw?", REDUCED_QUESTION))

@@ -39,6 +39,7 @@ import numpy as np
 
 from workbench.core.errors import InputError
 from workbench.core.metagame import matrix_game
+from workbench.core.stopping import check as check_stop
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower.rules import Config, resolve_round
 
@@ -136,6 +137,7 @@ def _value(sol: Solution, state: tuple) -> float:
         for j, c2 in enumerate(c2s):
             gain, nxt = _transition(sol.rules, sol.objective, state, c1, c2)
             a[i, j] = gain + (_value(sol, nxt) if nxt is not None else 0.0)
+    check_stop()  # the studio's Stop, between one state's linear program and the next
     v, x, y = matrix_game(a)
     sol.lps += 1
     sol.values[state] = v

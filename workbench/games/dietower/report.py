@@ -8,7 +8,6 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
 from workbench.core.stats import wilson
@@ -22,8 +21,11 @@ def _sizes(quick: bool) -> dict[str, int]:
     if quick:
         return {"full_games": 200_000, "streak_games": 50_000, "convergence": 50_000, "reduced_max": 5,
                 "reduced_games": 50_000, "eq_suit": 4, "agent_games": 50_000}
-    return {"full_games": 1_000_000, "streak_games": 400_000, "convergence": 1_000_000, "reduced_max": 7,
-            "reduced_games": 400_000, "eq_suit": 6, "agent_games": 400_000}
+    # sized for make report (issue 38: every report within about 8 minutes on 2 cores): the exact odds of a suit of
+    # 7 took about a minute and the equilibrium of a suit of 6 several on a busy 2-core machine (41 s alone on the
+    # development machine, optimal.py); the sizes section names the study that plays the larger ones
+    return {"full_games": 1_000_000, "streak_games": 400_000, "convergence": 1_000_000, "reduced_max": 6,
+            "reduced_games": 400_000, "eq_suit": 5, "agent_games": 400_000}
 
 
 def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
@@ -32,16 +34,29 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     rep = Report("Tower of Babel (die streak): odds, simulation and optimal play", {
         "rules_version": MODEL.rules_version, "seed": seed, "games": size["full_games"],
         "agents": "random (full deck); heuristics vs equilibrium (reduced deck)", "quick": quick})
-    with step("dietower report 1/4: streak model, exact and simulated"):
-        _streak_model(rep, size, seed)
-    with step(f"dietower report 2/4: full deck, {size['full_games']:,} games per player count"):
-        _full_deck(rep, size, seed)
-    with step(f"dietower report 3/4: reduced decks up to suit {size['reduced_max']}, exact and simulated"):
-        _reduced_decks(rep, size, seed)
-    with step(f"dietower report 4/4: equilibrium of suit {size['eq_suit']} (one LP per state)"):
-        _optimal(rep, size)
+    rep.timed("streak model", "dietower report 1/4: streak model, exact and simulated", _streak_model, rep, size,
+              seed, step_games=f"{size['streak_games']:,} simulated games beside the exact odds; "
+                               f"{size['convergence']:,} for the convergence",
+              step_bigger="the exact odds need no games; more games only narrow the simulated points")
+    rep.timed("full deck", f"dietower report 2/4: full deck, {size['full_games']:,} games per player count",
+              _full_deck, rep, size, seed, step_games=f"{size['full_games']:,} games per player count, "
+                                                     f"{size['agent_games']:,} per heuristic agent",
+              step_bigger="more games narrow each share (±0.1 point at 1,000,000)")
+    rep.timed("reduced decks", f"dietower report 3/4: reduced decks up to suit {size['reduced_max']}, exact and "
+              "simulated", _reduced_decks, rep, size, seed,
+              step_games=f"suits 2..{size['reduced_max']}, {size['reduced_games']:,} simulated games each",
+              step_bigger="larger suits: `workbench study dietower reduced_decks --largest-suit N` (exact odds grow "
+                          "with the suit)")
+    rep.timed("equilibrium", f"dietower report 4/4: equilibrium of suit {size['eq_suit']} (one LP per state)",
+              _optimal, rep, size, step_games=f"exact: a suit of {size['eq_suit']} + Joker",
+              step_bigger="a suit of 6 + Joker takes about 40 s, 7 about 7 minutes, 8 (the largest solved) about "
+                          "14 minutes (see optimal.py)")
     _findings(rep)
+    began = time.perf_counter()
     add_readings_section(rep, MODEL, quick=quick, seed=seed, params={"players": 3})  # a tie of non-Builders needs 3
+    rep.record("readings", time.perf_counter() - began, games="core's report size per target cell and reading",
+               bigger="more games show smaller changes of a verdict (`workbench study dietower readings --games N`)")
+    rep.sizes_section("The report is sized for `make report` (about 8 minutes for every game's report on 2 cores).")
     return rep.write(out_dir)
 
 

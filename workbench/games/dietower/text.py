@@ -47,3 +47,13 @@ def end_lines(config: Config, state: State) -> list[str]:
     who = ("draw between " + ",".join(seats[w] for w in res.winners) if len(res.winners) > 1
            else f"{seats[res.winners[0]]} wins")
     return ["", f"end after {res.length} rounds: {who} ({res.reason})"]
+
+
+# what a person reads for the keys in the die game's tables and charts (core/charts.py: display_label)
+LABELS = {
+    "six_win": "a six-win", "draw": "a draw", "win_p1": "p1 wins", "win_p2": "p2 wins", "win_p3": "p3 wins",
+    "mean_score_p1": "p1's average score", "mean_score_p2": "p2's average score",
+    "mean_score_p3": "p3's average score", "six_win_by_round": "a six-win by each round",
+    "first_streak": "the first winning streak", "longest": "the longest streak", "points": "p1's points",
+    "suit_size": "cards per suit", "die_faces": "die faces",
+}

@@ -195,7 +195,8 @@ def _greedy(**weights: float) -> GreedyAgent:
 # only for a paired gain of 1 standard error.  Budget chosen on seed 7 of benchmarks/search.py (its docstring).
 SEARCH = SearchHooks(prior=f"{__name__}:search_prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
-                     rollout="workbench.games.duel.fast:rollouts", policies=("random", "greedy"), win=WIN,
+                     rollout="workbench.games.duel.fast:rollouts", deal="workbench.games.duel.fast:deal",
+                     policies=("random", "greedy"), win=WIN,
                      options=(("budget", 720), ("width", 3), ("horizon", 6), ("z", 1.0),
                               ("race", 3.0)))
 

@@ -13,11 +13,16 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+import numba as nb
 import numpy as np
 import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
 from workbench.core.results import grown, kernel_frame, list_column, outcome_codes, padded
+from workbench.core.rng_numba import JIT
+from workbench.core.rng_numba import below as _below
+from workbench.core.rng_numba import next_u64 as _next_u64
+from workbench.core.rng_numba import shuffle as _shuffle
 from workbench.games.duel import agents as duel_agents
 from workbench.games.duel import kernel as K
 from workbench.games.duel.data import CardSet, load_battlefields
@@ -135,18 +140,28 @@ def _scratch(n: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     return padded(K.workspace_size(n), np.int64), padded(5, np.uint64)
 
 
+_ARRAYS: dict[tuple[AgentSpec, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
-    kinds = np.zeros(2, np.int64)
-    weights = np.zeros((2, 6), np.float64)
-    for seat, spec in enumerate(agents):
-        agent = duel_agents.make_agent(spec)
-        if spec.name == "greedy":
-            kinds[seat] = K.AGENT_GREEDY
-            w = agent.weights
-            weights[seat] = (w.tower, w.wall, w.producer, w.resource, w.again, w.discard)
-        else:
-            kinds[seat] = K.AGENT_RANDOM
-    return kinds, weights
+    """Per seat the agent kind and greedy's weights (worked out once per pair of specs: a search asks often)."""
+    key = tuple(agents)
+    found = _ARRAYS.get(key)
+    if found is None:
+        kinds = np.zeros(2, np.int64)
+        weights = np.zeros((2, 6), np.float64)
+        for seat, spec in enumerate(agents):
+            agent = duel_agents.make_agent(spec)
+            if spec.name == "greedy":
+                kinds[seat] = K.AGENT_GREEDY
+                w = agent.weights
+                weights[seat] = (w.tower, w.wall, w.producer, w.resource, w.again, w.discard)
+            else:
+                kinds[seat] = K.AGENT_RANDOM
+        if len(_ARRAYS) > 256:
+            _ARRAYS.clear()
+        found = _ARRAYS[key] = (kinds, weights)
+    return found[0].copy(), found[1].copy()
 
 
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, first: str) -> tuple:
@@ -270,12 +285,79 @@ def encode_worlds(config: Config, worlds: Sequence[Any], seeds: np.ndarray) -> t
     return wp, whands, wscal, wdeck, wdisc, wrng
 
 
-def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any], seat: int, policy: AgentSpec,
-                  horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class Dealt:
+    """Worlds already in ``kernel.continue_games``' arrays (:func:`deal`): ``arrays`` as :func:`encode_worlds` gives."""
+
+    def __init__(self, arrays: tuple[np.ndarray, ...]) -> None:
+        self.arrays = arrays
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+
+@nb.njit(**JIT)
+def _deal_worlds(pool, n_pool, enemy, k, n_cards, regular, whands, wdeck, wrng, seeds, work, state):
+    """``model.determinise`` then two ``next_u64``, ``len(wrng)`` times: the hidden cards and every stream.
+
+    Regular deck: ``pool[:n_pool]`` (the unseen cards in index order) shuffled, the first ``k`` the enemy's
+    hand, the rest the draw pile; unlimited: ``k`` cards drawn ``below(n_cards)``.  Then the world's deck
+    and timer streams, then the rollout agents' two seeds.  The same draws as the Python deal, bit for bit.
+    """
+    for wi in range(wrng.shape[0]):
+        if regular:
+            for i in range(n_pool):
+                work[i] = pool[i]
+            _shuffle(state, 0, work, n_pool)
+            for i in range(k):
+                whands[wi, enemy, i] = work[i]
+            for i in range(n_pool - k):
+                wdeck[wi, i] = work[k + i]
+        else:
+            for i in range(k):
+                whands[wi, enemy, i] = _below(state, 0, n_cards)
+        deck = _next_u64(state, 0)
+        timer = _next_u64(state, 0)
+        seeds[wi, 0] = _next_u64(state, 0)
+        seeds[wi, 1] = _next_u64(state, 0)
+        wrng[wi, 0], wrng[wi, 1], wrng[wi, 2], wrng[wi, 3] = deck, seeds[wi, 0], seeds[wi, 1], timer
+
+
+_TEMPLATE: dict[str, tuple[Any, Config, tuple[np.ndarray, ...]]] = {}
+
+
+def deal(config: Config, view: Any, rng: Any, count: int) -> tuple[int, Dealt, np.ndarray]:
+    """The search's worlds dealt in one compiled call (``SearchHooks.deal``): ``(seat, worlds, seeds)``.
+
+    Equal to ``count`` times ``model.determinise`` and two ``rng.next_u64()`` (each world's rollout seeds),
+    encoded (:func:`encode_worlds`), and ``rng`` advanced alike: the search decides the same.
+    """
+    from workbench.core.rng import SplitMix64
+    from workbench.games.duel.rules import State
+
+    found = _TEMPLATE.get("last")
+    if found is None or found[0] is not view or found[1] is not config:  # a raced search deals a view in batches
+        template = State(duel_agents.determinise(view, config, SplitMix64(rng.state)), 0, 0)  # what no deal changes
+        found = _TEMPLATE["last"] = (view, config, encode_worlds(config, [template], np.zeros((1, 2), np.uint64)))
+    first = found[2]
+    arrays = tuple(np.repeat(a, count, axis=0) for a in first)
+    n = len(config.cards)
+    regular = config.deck == "regular"
+    pool = duel_agents._unseen(n, view.hand, view.discard) if regular else np.zeros(1, np.int64)
+    seeds = np.empty((count, 2), np.uint64)
+    state = np.array([rng.state], np.uint64)
+    _deal_worlds(pool, len(pool) if regular else 0, 1 - view.me, view.enemy_hand_size, n, regular, arrays[1],
+                 arrays[3], arrays[5], seeds, np.empty(max(1, len(pool)), np.int64), state)
+    rng.state = int(state[0])
+    return view.me, Dealt(arrays), seeds
+
+
+def continue_from(config: Config, worlds: Sequence[Any] | Dealt, actions: Sequence[Any], seat: int,
+                  policy: AgentSpec, horizon: int, seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(values[world, action], results[world, action])`` of ``kernel.continue_games`` (see there).
 
-    Each world plays each action (a ``rules.Action``, or None: the agents decide), then ``policy`` plays
-    both seats, agent ``s`` drawing from stream state ``seeds[world][s]``.
+    Each world (a ``rules.State``, or already encoded: :func:`deal`) plays each action (a ``rules.Action``, or
+    None: the agents decide), then ``policy`` plays both seats, agent ``s`` drawing from stream state
+    ``seeds[world][s]``.
     """
     t = compile_tables(config.cards, config.lightning, config.groundwater)
     bf = config.battlefield
@@ -289,7 +371,8 @@ def continue_from(config: Config, worlds: Sequence[Any], actions: Sequence[Any],
     h, n = int(config.hand_size), len(t.costs)
     out = np.zeros((len(worlds), len(acts)), np.float64)
     res = np.zeros((len(worlds), len(acts), 19), np.int64)
-    K.continue_games(*encode_worlds(config, worlds, seeds), acts, int(seat), int(horizon), duel_agents.VALUE_SCALE,
+    encoded = worlds.arrays if isinstance(worlds, Dealt) else encode_worlds(config, worlds, seeds)
+    K.continue_games(*encoded, acts, int(seat), int(horizon), duel_agents.VALUE_SCALE,
                      kinds, weights.reshape(-1), w8, ew8, values, t.cards, t.stmts, t.ops, int(bf.win_tower),
                      int(bf.win_resources), int(config.deck == "unlimited"), h, int(config.max_turns),
                      float(config.miss_rate), int(config.max_missed_in_row), int(config.thief_rounding == "up"), out,

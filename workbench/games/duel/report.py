@@ -1,10 +1,15 @@
 """The duel balance report: ``workbench report duel --out reports/duel/`` (and ``make report``).
 
-Sections: battlefield balance (first-seat win rate, draws, length, end reasons per battlefield ×
+Sections: battlefield balance (first seat score, draws, length, end reasons per battlefield ×
 deck × pairing), the miss rule's effect, card cost-efficiency in both views (static value model
 and empirical rates) side by side, a what-if example and an auto-balance search.  Every run is
 seeded; the header states rules version, seed, games and agents.  ``quick=True`` uses tiny
-samples (for tests, < 30 s); the default needs the fast engine for its 20,000 games per cell.
+samples (for tests); the default needs the fast engine for its 10,000 games per cell.  The full
+report is sized for ``make report`` (every report within about 8 minutes on 2 cores): the greedy
+tier of the skill section reuses the battlefield section's games (the same seeds: the same games),
+the search tier plays its floor of 20 games on the battlefields the fast tiers call least fair
+(:data:`SEARCH_BATTLEFIELDS` of them), and the last section states every step's size, its real
+seconds and what a bigger run would decide.
 """
 
 from __future__ import annotations
@@ -16,18 +21,19 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts
+from workbench.core import charts, metrics
 from workbench.core.balance import auto_balance, balance_chart
 from workbench.core.cardstats import costed_lists, empirical_values
-from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.rebalance import add_report_section as add_rebalance_section
 from workbench.core.report import Report
 from workbench.core.stats import rate_table, wilson_exprs
 from workbench.core.summary import rebalance_changes, tier_findings
 from workbench.core.tiers import (
+    Tier,
     cost_flags_by_tier,
     cost_flags_section,
+    first_seat_scores,
     first_seat_table,
     play_by_tier,
     report_section,
@@ -57,9 +63,12 @@ class Settings:
     engine: str | None
     workers: int
     search_tier: bool = True  # the declared search tier too (its small sample: core.tiers.Tier.games)
+    search_battlefields: int = 2  # the search tier's battlefields: the ones the fast tiers call least fair
 
 
-FULL = Settings(20_000, 5_000, 5_000, 20_000, 10_000, 6, BATTLEFIELD_KEYS,
+# sized for make report (issue 38): 10,000 games a cell read a first seat to ±1 point; a search game costs ~18,000
+# greedy ones (20 a battlefield on 2 battlefields: about 40 s on 2 cores)
+FULL = Settings(10_000, 2_000, 2_000, 10_000, 5_000, 6, BATTLEFIELD_KEYS,
                 (("random", "random"), ("greedy", "random")), (0.0, 0.1, 0.25), None, 2)
 QUICK = Settings(60, 30, 40, 150, 150, 3, ("grand_wizards_fortress", "crystal_garden", "free_steppe"),
                  (("random", "random"), ("greedy", "random")), (0.0, 0.25), None, 1, search_tier=False)
@@ -67,13 +76,32 @@ QUICK = Settings(60, 30, 40, 150, 150, 3, ("grand_wizards_fortress", "crystal_ga
 WHATIF_CARD = "exchange"
 BALANCE = ("second_bonus_wall", 0, 30, "crystal_garden")
 
-FIRST_SEAT_TITLE = "First-seat win rate (95 % Wilson interval)"
-RATE_COLUMNS = ("games", "first_seat_win", "first_seat_p", "draws", "length_mean", "length_median")
-SEAT_RATE_COLUMNS = ("games", "p1_win", "p2_win", "first_seat_win", "draws")  # length: see the length table
+FIRST_SEAT_TITLE = "First seat score, a draw counting half (95 % Wilson interval)"
+RATE_COLUMNS = ("games", "first_seat_score", "draws", "first_seat_p", "length_mean", "length_median")
+SEAT_RATE_COLUMNS = ("games", "p1_win", "p2_win", "first_seat_score", "draws")  # length: see the length table
 
 
-# the report-sized rebalance (full report): three racing stages of 640, 2,560 and 10,240 games a battlefield
-REBALANCE_SIZES = {"budget": 2_000_000, "games": 640, "stages": 3}
+# the report-sized rebalance (full report, sized for make report): three racing stages of 320, 1,280 and 5,120 games a
+# battlefield at both fast tiers within 600,000 games, search and held-out check together, the held-out check at the
+# fast tiers for the best two proposals (1,000,000 games with the search tier's held-out games took 5.2 min of a
+# 7.6-min report on a busy 2-core machine, the last minute on 8 search games); the full search replays search too
+REBALANCE_SIZES = {"budget": 600_000, "games": 320, "stages": 3, "verify": 2, "tiers": "greedy,greedy@tuned"}
+
+BIGGER = {  # what a bigger run of each step would decide (the sizes section's last column)
+    "battlefields greedy": "40,000 games a cell halve each interval "
+                           "(`workbench study duel battlefields --games 40000`)",
+    "battlefields other pairings": "more games narrow the other pairings' rates",
+    "miss rule": "more games show smaller effects of the miss rule as significant",
+    "cards": "more battlefield games narrow each card's empirical view",
+    "what-if": "more games show a smaller change as significant (`workbench study duel whatif`)",
+    "auto-balance": "more games a value pin the bonus between two values",
+    "tiers": "the search tier on every battlefield, with the games its *games needed* column says "
+             "(`workbench study duel skill --by battlefield --games N`)",
+    "tiers: card flags": "more games per tier flag more cards (Bonferroni over every card)",
+    "readings": "more games show smaller changes of a verdict (`workbench study duel readings --games N`)",
+    "rebalance": "the full search (`workbench rebalance duel`, 8 M games, four stages) reads ±0.35 point and "
+                 "replays the search tier on held-out seeds",
+}
 
 def _with_interval(columns: list[str], table: pl.DataFrame) -> list[str]:
     """``columns`` with the ``_low``/``_high`` columns of each rate that has them, in table order."""
@@ -94,7 +122,8 @@ def seat_win_table(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
 def split_balance(table: pl.DataFrame, seats: pl.DataFrame | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
     """A balance table as two tables narrow enough for a page: the rates, and how games end.
 
-    Rates: games, the first-seat win rate, its p-value, draws, mean and median length — or, given
+    Rates: games, the first seat's score (a draw counts half), draws, the p-value of its wins against its
+    losses, mean and median length — or, given
     ``seats`` (:func:`seat_win_table`), each agent's win rate beside the first seat's and draws.
     Ends: the share of each end reason (``end_tower_built`` → ``tower_built``).  A pairing column
     holding one pairing only is left out (the caption names it).
@@ -108,8 +137,19 @@ def split_balance(table: pl.DataFrame, seats: pl.DataFrame | None = None) -> tup
     return rates, table.select(*shown, "games", *(pl.col(c).alias(c[4:]) for c in _with_interval(ends, table)))
 
 
+def with_score(table: pl.DataFrame, frame: pl.DataFrame, by: list[str] | None = None) -> pl.DataFrame:
+    """A balance table (cells ``by``) with the first seat's score and its interval, from the same games.
+
+    The score counts a win as 1 and a draw as half; the table's ``draws`` stand beside it.
+    """
+    keys = [c for c in (by if by is not None else (*analysis.CELL_KEYS, "miss_rate")) if c in table.columns]
+    scores = metrics.first_mover(frame, keys).select(*keys, "first_seat_score", "first_seat_score_low",
+                                                     "first_seat_score_high")
+    return table.join(scores, on=keys, how="left") if keys else pl.concat([table, scores], how="horizontal")
+
+
 def first_seat_chart(table: pl.DataFrame, title: str = FIRST_SEAT_TITLE) -> Any:
-    """First-seat win rates per battlefield, by deck, one panel per pairing (and per miss rate).
+    """First seat scores per battlefield, by deck, one panel per pairing (and per miss rate).
 
     The rate axis is zoomed to the intervals with the 50 % line shown: the cells differ by a few
     points, which an axis from 0 squashes onto one line.
@@ -119,9 +159,10 @@ def first_seat_chart(table: pl.DataFrame, title: str = FIRST_SEAT_TITLE) -> Any:
     if len(panels) == 2:
         table = table.with_columns(pl.format("{} / miss {}", "pairing", "miss_rate").alias("panel"))
         facet = "panel"
-    return charts.rate_chart(table, "battlefield", rate="first_seat_win", low="first_seat_win_low",
-                             high="first_seat_win_high", n="games", color="deck" if "deck" in table.columns else None,
-                             facet=facet, title=title, y_title="first-seat win rate", zoom=True)
+    return charts.rate_chart(table, "battlefield", rate="first_seat_score", low="first_seat_score_low",
+                             high="first_seat_score_high", n="games",
+                             color="deck" if "deck" in table.columns else None,
+                             facet=facet, title=title, y_title="first seat score", zoom=True)
 
 
 def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
@@ -138,78 +179,109 @@ def card_rate_intervals(cards: pl.DataFrame) -> pl.DataFrame:
     return cards.with_columns(extra).select(order)
 
 
-def _tiers_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> None:
+def _tiers_section(rep: Report, s: Settings, seed: int, main: pl.DataFrame) -> None:
     """Each battlefield's first-seat verdict and each card's cost flag (regular deck) at the declared tiers.
 
-    One set of games serves both: every declared tier on every battlefield, the same seeds at each tier;
-    the search tier plays a small sample (``Tier.games``: 20 games a battlefield), so its verdicts may
-    read *undecided: play more*; the quick report plays the fast tiers only.
+    One set of games serves both: every declared tier on every battlefield, the same seeds at each tier.
+    The greedy tier's games are the battlefield section's own (greedy vs greedy on the regular deck, the
+    same master seed: the same games); the search tier plays a small sample (``Tier.games``: 20 games a
+    battlefield) on the ``s.search_battlefields`` battlefields whose first seat the strongest fast tier
+    reads farthest from 50 %, so its verdicts may read *undecided: play more*; the quick report plays
+    the fast tiers only.
     """
     tiers = report_tiers(MODEL, s.search_tier)
+    fast, slow = [t for t in tiers if not t.slow], [t for t in tiers if t.slow]
     cells = [{"battlefield": b, "deck": "regular"} for b in s.battlefields]
     keep = [f"{kind}_{seat}" for kind in ("drawn", "played") for seat in ("p1", "p2")]
-    played = _timed(timings, "tiers", play_by_tier, MODEL, tiers, cells, s.main_games, seed=seed, workers=s.workers,
-                    label=lambda p: MODEL.choice_label("battlefield", p["battlefield"]), keep=keep)
+    label = lambda p: MODEL.choice_label("battlefield", p["battlefield"])  # noqa: E731
+    shared = [t for t in fast if t.agent == "greedy"]  # the battlefield section played these games already
+    regular = main.filter((pl.col("deck") == "regular") & (pl.col("pairing") == "greedy vs greedy"))
+    played: dict[str, dict[str, pl.DataFrame]] = {t.label: {label(c): regular.filter(
+        pl.col("battlefield") == c["battlefield"]) for c in cells} for t in shared}
+    played |= rep.timed("tiers", f"duel report: tiers ({', '.join(t.label for t in tiers)})", _play_tiers,
+                        s, seed, [t for t in fast if t not in shared], slow, cells, label, keep,
+                        step_games=f"{s.main_games:,} games a battlefield at a fast tier (greedy's are the "
+                                   f"battlefield section's); the search tier's floor of 20 games on "
+                                   f"{s.search_battlefields if s.search_tier else 0} battlefields",
+                        step_bigger=BIGGER["tiers"])
+    searched = sorted({c for t in slow for c in played.get(t.label, {})})
     report_section(rep, "battlefield_tiers", first_seat_table(tiers, played),
                    "Is each battlefield's verdict settled across skill levels?",
                    "The first seat's score per battlefield (regular deck), played at the declared tiers: the "
-                   "hand-tuned greedy agent, the self-tuned one (`workbench tune duel`, tuned on Crystal Garden)"
-                   + (" and the search agent on a small sample." if s.search_tier else
-                      "; the quick report leaves the search tier out."), s.main_games)
+                   "hand-tuned greedy agent (the battlefield section's games), the self-tuned one (`workbench tune "
+                   "duel`, tuned on Crystal Garden)"
+                   + (f" and the search agent on a small sample, on the {len(searched)} battlefields the strongest "
+                      f"fast tier reads least fair ({', '.join(searched)}); the others are measured at the fast "
+                      "tiers only." if s.search_tier else "; the quick report leaves the search tier out."),
+                   s.main_games)
     tier_findings(rep, "battlefield_tiers", "First seat score on {cell}")
     cards = load_cards()
 
     def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
         return cardstats.card_rates(frame, cards, alpha=alpha).with_columns(pl.col("name_en").alias("card"))
 
-    flags = _timed(timings, "tiers: card flags", cost_flags_by_tier, tiers, played, rates, len(cards))
+    flags = _timed(rep, "tiers: card flags", cost_flags_by_tier, tiers, played, rates, len(cards))
     cost_flags_section(rep, "card_flags_tiers", flags, "Are the cards' cost flags settled across skill levels?",
                        f"Each card's empirical view (as in *Card cost-efficiency*) from the same games, pooled over "
-                       f"the {len(cells)} battlefields.", s.main_games * len(cells))
+                       f"the {len(cells)} battlefields (the search tier's over the battlefields it played).",
+                       s.main_games * len(cells))
     tier_findings(rep, "card_flags_tiers", "The card {card}, beyond its cost", value="beyond_cost", n="wr_drawn_n",
                   top=2)
 
 
-def _timed(timings: dict[str, float], name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    started = time.perf_counter()
-    with step(f"duel report: {name}"):
-        out = fn(*args, **kwargs)
-    timings[name] = round(time.perf_counter() - started, 2)
-    return out
+def _play_tiers(s: Settings, seed: int, fast: list[Tier], slow: list[Tier], cells: list[dict[str, Any]],
+                label: Any, keep: list[str]) -> dict[str, dict[str, pl.DataFrame]]:
+    """The fast tiers on every battlefield, then the search tiers on the least fair ones by the strongest fast tier."""
+    played = play_by_tier(MODEL, fast, cells, s.main_games, seed=seed, workers=s.workers, label=label, keep=keep) \
+        if fast else {}
+    if slow and s.search_battlefields > 0:
+        strongest = played[fast[-1].label] if fast else {}
+        far = sorted(cells, key=lambda c: -abs(first_seat_scores(strongest[label(c)])["rate"].item() - 0.5)
+                     if label(c) in strongest else 0)[:s.search_battlefields]
+        played |= play_by_tier(MODEL, slow, far, s.main_games, seed=seed, workers=s.workers, label=label, keep=keep)
+    return played
 
 
-def _battlefield_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> pl.DataFrame:
-    main = _timed(timings, "battlefields greedy", analysis.run_grid, s.battlefields, ("regular", "unlimited"),
-                  (("greedy", "greedy"),), s.main_games, seed, engine=s.engine, workers=s.workers)
-    other = _timed(timings, "battlefields other pairings", analysis.run_grid, s.battlefields,
+def _timed(rep: Report, name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """One step of the build: its progress line, its real seconds in the header and the sizes section."""
+    return rep.timed(name, f"duel report: {name}", fn, *args, step_bigger=BIGGER.get(name, ""), **kwargs)
+
+
+def _battlefield_section(rep: Report, s: Settings, seed: int) -> pl.DataFrame:
+    main = _timed(rep, "battlefields greedy", analysis.run_grid, s.battlefields, ("regular", "unlimited"),
+                  (("greedy", "greedy"),), s.main_games, seed, engine=s.engine, workers=s.workers,
+                  step_games=f"{s.main_games:,} games a battlefield and deck")
+    other = _timed(rep, "battlefields other pairings", analysis.run_grid, s.battlefields,
                    ("regular", "unlimited"), s.other_pairings, s.other_games, seed, engine=s.engine,
-                   workers=s.workers)
-    table = analysis.balance_table(main)
+                   workers=s.workers, step_games=f"{s.other_games:,} games a battlefield, deck and pairing")
+    table = with_score(analysis.balance_table(main), main)
     rates, ends = split_balance(table)
     rep.section("Battlefield balance",
                 f"Greedy against greedy, {s.main_games:,} games per battlefield and deck type, the first seat "
                 f"drawn at random each game, every cell on master seed {seed} (common random numbers). "
-                "The first-seat win rate is the share of *all* games won by the seat that moved first "
-                "(draws are not wins); intervals are 95 % Wilson intervals.")
+                "The first seat's score counts a win as 1 and a draw as half over *all* games, with the share of "
+                "games drawn beside it; `first_seat_p` is the exact binomial test of its wins against its losses; "
+                "intervals are 95 % Wilson intervals.")
     rep.text(_first_seat_summary(table))
-    rep.table("battlefields_greedy", rates, caption="First-seat win rate, draws and length (player turns) per "
+    rep.table("battlefields_greedy", rates, caption="First seat score, draws and length (player turns) per "
                                                     "battlefield and deck, greedy vs greedy")
     rep.table("battlefields_greedy_ends", ends, caption="How games end: the share of each end reason per "
                                                         "battlefield and deck, greedy vs greedy")
-    rep.chart("first_seat_greedy", first_seat_chart(table), caption="First-seat win rate, greedy vs greedy "
+    rep.chart("first_seat_greedy", first_seat_chart(table), caption="First seat score, greedy vs greedy "
                                                                     "(axis zoomed to the data; dashed: 50 %)")
     rep.chart("length_greedy", analysis.length_chart(main.filter(pl.col("deck") == "regular")),
               caption="Game length per battlefield (regular deck, greedy vs greedy)")
     rep.chart("end_reasons_greedy", analysis.end_reason_chart(main), caption="How games end, greedy vs greedy")
-    other_table = analysis.balance_table(other)
+    other_table = with_score(analysis.balance_table(other), other)
     other_rates, other_ends = split_balance(other_table, seat_win_table(other, list(analysis.CELL_KEYS)))
     rep.text(f"Other agent pairings, {s.other_games:,} games per cell. A pairing names the agent in seat p1 "
              "first (in *greedy vs random* greedy sits in p1); `p1_win` and `p2_win` are each agent's win "
-             "rate, while which seat moves first is still drawn at random each game.")
-    rep.table("battlefields_other", other_rates, caption="Each agent's win rate and the first seat's, per "
+             "rate (the draws beside them), while which seat moves first is still drawn at random each game; the "
+             "first seat's score counts a draw as half.")
+    rep.table("battlefields_other", other_rates, caption="Each agent's win rate and the first seat's score, per "
                                                          "battlefield, deck and pairing")
     rep.table("battlefields_other_ends", other_ends, caption="How games end, other pairings")
-    rep.chart("first_seat_other", first_seat_chart(other_table), caption="First-seat win rate, other pairings")
+    rep.chart("first_seat_other", first_seat_chart(other_table), caption="First seat score, other pairings")
     rep.table("length_all", analysis.length_table(pl.concat([main, other], how="diagonal_relaxed")),
               caption="Game length quantiles per cell (player turns)")
     return main
@@ -222,22 +294,24 @@ def _worst_card() -> str:
 
 
 def _first_seat_summary(table: pl.DataFrame) -> str:
-    """One sentence on the spread of the first-seat win rate over the cells."""
-    rows = table.sort("first_seat_win").to_dicts()
-    favoured = sum(1 for r in rows if r["first_seat_win_low"] > 0.5)
+    """One sentence on the spread of the first seat's score (a draw counts half) over the cells."""
+    rows = table.sort("first_seat_score").to_dicts()
+    favoured = sum(1 for r in rows if r["first_seat_score_low"] > 0.5)
 
     def cell(r: dict[str, Any]) -> str:
-        return (f"{r['battlefield']} / {r['deck']}: {100 * r['first_seat_win']:.1f} % "
-                f"[{100 * r['first_seat_win_low']:.1f}–{100 * r['first_seat_win_high']:.1f}]")
+        return (f"{r['battlefield']} / {r['deck']}: {100 * r['first_seat_score']:.1f} % "
+                f"[{100 * r['first_seat_score_low']:.1f}–{100 * r['first_seat_score_high']:.1f}], draws "
+                f"{100 * r['draws']:.1f} %")
 
-    return (f"The first seat is favoured (interval above 50 %) in {favoured} of {len(rows)} cells; the rate runs "
-            f"from {cell(rows[0])} to {cell(rows[-1])}.")
+    return (f"The first seat is favoured (its score's interval above 50 %, a draw counting half) in {favoured} of "
+            f"{len(rows)} cells; the score runs from {cell(rows[0])} to {cell(rows[-1])}.")
 
 
-def _miss_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> None:
-    frame = _timed(timings, "miss rule", analysis.run_grid, s.battlefields, ("regular",), (("greedy", "greedy"),),
+def _miss_section(rep: Report, s: Settings, seed: int) -> None:
+    frame = _timed(rep, "miss rule", analysis.run_grid, s.battlefields, ("regular",), (("greedy", "greedy"),),
                    s.miss_games, seed, params={"worst_card": _worst_card()}, extra={"miss_rate": list(s.miss_rates)},
-                   engine=s.engine, workers=s.workers)
+                   engine=s.engine, workers=s.workers,
+                   step_games=f"{s.miss_games:,} games a battlefield and miss rate")
     table = analysis.miss_effect_table(frame)
     rep.section("The miss rule (duel timer)",
                 f"Each turn a player misses with probability `miss_rate`; a miss discards the worst card "
@@ -284,11 +358,12 @@ def _card_section(rep: Report, main: pl.DataFrame, n_lists: int = 5) -> pl.DataF
     return costing
 
 
-def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame, timings: dict[str, float]) -> None:
+def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame) -> None:
     row = costing.filter(pl.col("key") == WHATIF_CARD).row(0, named=True)
     new_cost = max(0, round(row["value"]))
-    result = _timed(timings, "what-if", whatif.what_if, {"battlefield": "crystal_garden"},
+    result = _timed(rep, "what-if", whatif.what_if, {"battlefield": "crystal_garden"},
                     card_edits={WHATIF_CARD: {"cost": new_cost}}, games=s.whatif_games, seed=seed,
+                    step_games=f"{s.whatif_games:,} games, each arm",
                     engine=s.engine, workers=s.workers)
     rep.section("What-if",
                 f"{row['name_en']} (`{WHATIF_CARD}`) costs {row['cost']} but the static model values it at "
@@ -301,15 +376,16 @@ def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame, 
     rep.chart("whatif_delta", whatif.what_if_chart(result), caption="Variant − baseline with 95 % intervals")
 
 
-def _balance_section(rep: Report, s: Settings, seed: int, timings: dict[str, float]) -> str:
+def _balance_section(rep: Report, s: Settings, seed: int) -> str:
     param, low, high, field = BALANCE
-    result = _timed(timings, "auto-balance", auto_balance, "duel", param, low, high, {"battlefield": field},
+    result = _timed(rep, "auto-balance", auto_balance, "duel", param, low, high, {"battlefield": field},
                     agents=("greedy", "greedy"), games=s.balance_games, seed=seed, max_evals=s.balance_evals,
+                    step_games=f"{s.balance_games:,} games a value, at most {s.balance_evals} values",
                     engine=s.engine, workers=s.workers)
     rep.section("Auto-balance",
-                f"Search of `{param}` on {field} in [{low}, {high}] for a first-seat win rate of 50 %, "
-                f"{s.balance_games:,} greedy games per value on the same seeds, bisection on a monotone "
-                f"response. Result: {result.summary()}. `second_bonus_wall` is extra starting wall for the "
+                f"Search of `{param}` on {field} in [{low}, {high}] for a first seat score of 50 % (a draw "
+                f"counting half), {s.balance_games:,} greedy games per value on the same seeds, bisection on a "
+                f"monotone response. Result: {result.summary()}. `second_bonus_wall` is extra starting wall for the "
                 "seat that moves second: a seat-specific knob, because a symmetric start parameter (such as "
                 "`start_wall`) changes both players alike and barely moves the first-seat advantage.")
     rep.table("auto_balance", result.points, caption=f"Evaluated values of {param}")
@@ -321,32 +397,37 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     """Play the report's games, analyse them and write the report into ``out_dir``; return ``out_dir``."""
     s = QUICK if quick else FULL
     started = time.perf_counter()
-    timings: dict[str, float] = {}
     rep = Report("Tower duel — balance report", {})
-    main = _battlefield_section(rep, s, seed, timings)
-    _miss_section(rep, s, seed, timings)
-    costing = _timed(timings, "cards", _card_section, rep, main)
-    _whatif_section(rep, s, seed, costing, timings)
-    _balance_section(rep, s, seed, timings)
-    _tiers_section(rep, s, seed, timings)
-    _timed(timings, "readings", add_readings_section, rep, MODEL, quick=quick, seed=seed, workers=s.workers)
-    rebalanced = _timed(timings, "rebalance", add_rebalance_section, rep, MODEL, quick=quick, seed=seed,
-                        workers=s.workers,
-                        # three racing stages of 640, 2,560 and 10,240 games a battlefield at both tiers (the full
-                        # search has four from 1,280); the search ends on its own, composed, at about 1 M games (29 s)
-                        **({} if quick else REBALANCE_SIZES))
+    main = _battlefield_section(rep, s, seed)
+    _miss_section(rep, s, seed)
+    costing = _timed(rep, "cards", _card_section, rep, main)
+    _whatif_section(rep, s, seed, costing)
+    _balance_section(rep, s, seed)
+    _tiers_section(rep, s, seed, main)
+    began = time.perf_counter()
+    add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=s.workers)  # its own progress line
+    rep.record("readings", time.perf_counter() - began, games="core's report size per target cell and reading",
+               bigger=BIGGER["readings"])
+    began = time.perf_counter()
+    sizes = {} if quick else REBALANCE_SIZES
+    # three racing stages of 320, 1,280 and 5,120 games a battlefield at both fast tiers (the full search has four
+    # from 1,280, and replays the search tier too); its own progress line: games of the budget, rate, ETA
+    rebalanced = add_rebalance_section(rep, MODEL, quick=quick, seed=seed, workers=s.workers, **sizes)
+    rep.record("rebalance", time.perf_counter() - began, games=f"a budget of {sizes['budget']:,} games (search and "
+               "held-out check)" if sizes else "the quick search", bigger=BIGGER["rebalance"])
     rebalance_changes(rep, rebalanced)
-    timings["total before writing"] = round(time.perf_counter() - started, 2)
     rep.meta.update({
         "rules_version": MODEL.rules_version,
         "seed": seed,
         "games": {"per battlefield × deck (greedy vs greedy)": s.main_games, "other pairings": s.other_games,
-                  "miss rule": s.miss_games, "what-if": s.whatif_games, "auto-balance per value": s.balance_games},
+                  "miss rule": s.miss_games, "what-if": s.whatif_games, "auto-balance per value": s.balance_games,
+                  "search tier": f"20 a battlefield on {s.search_battlefields} battlefields" if s.search_tier else
+                  "not played (quick)", "rebalance budget": sizes.get("budget", "quick")},
         "agents": ["greedy vs greedy", *(" vs ".join(p) for p in s.other_pairings)],
         "engine": s.engine or "auto (fast for random/greedy)",
         "settings": "quick" if quick else "full",
         "battlefields": list(s.battlefields),
-        "seconds": timings,
     })
-    out = rep.write(Path(out_dir))
-    return out
+    rep.sizes_section("The report is sized for `make report` (about 8 minutes for every game's report on 2 cores).")
+    rep.meta["seconds"]["total before writing"] = round(time.perf_counter() - started, 1)
+    return rep.write(Path(out_dir))

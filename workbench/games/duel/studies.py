@@ -32,7 +32,7 @@ from workbench.core.sweep import run_grid
 from workbench.games.duel import analysis, cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES, MODEL
-from workbench.games.duel.report import card_rate_intervals, first_seat_chart, seat_win_table
+from workbench.games.duel.report import card_rate_intervals, first_seat_chart, seat_win_table, with_score
 
 Progress = Callable[[int, int], None] | None
 Stop = Callable[[], bool] | None
@@ -113,7 +113,8 @@ def _battlefields(model: GameModel, settings: dict[str, Any], params: dict[str, 
 
 def battlefield_tables(frame: pl.DataFrame, by: list[str], miss_rule: bool = False) -> Tables:
     """The battlefields study's tables of ``frame`` per cell ``by``: first seat, length, end reasons, seat wins."""
-    tables = {"first_seat": analysis.balance_table(frame, by), "length": analysis.length_table(frame, by),
+    tables = {"first_seat": with_score(analysis.balance_table(frame, by), frame, by),  # a draw counts half
+              "length": analysis.length_table(frame, by),
               "end_reasons": analysis.end_reason_table(frame, by)}
     if frame.filter(pl.col("agent_p1") != pl.col("agent_p2")).height:
         tables["seat_wins"] = seat_win_table(frame, by)

@@ -95,7 +95,7 @@ def _variant_params(params: dict[str, Any], changes: dict[str, Any] | None, card
 def what_if(params: dict[str, Any] | None = None, *, changes: dict[str, Any] | None = None,
             card_edits: dict[str, dict[str, Any]] | None = None,
             battlefield_edits: dict[str, dict[str, Any]] | None = None,
-            agents: Sequence[str] = ("greedy", "greedy"), games: int = 2000, seed: int = 0,
+            agents: Sequence[str] | None = None, games: int = 2000, seed: int = 0,
             engine: str | None = None, workers: int = 1, alpha: float = 0.05, directory: Path | None = None,
             on_progress: Callable[[int, int], None] | None = None,
             should_stop: Callable[[], bool] | None = None) -> WhatIf:
@@ -109,6 +109,7 @@ def what_if(params: dict[str, Any] | None = None, *, changes: dict[str, Any] | N
     """
     params = dict(params or {})
     MODEL.resolve_params(params)
+    agents = tuple(agents) if agents else (MODEL.tiers[0],) * 2  # the game's default tier, never random unless named
     variant = _variant_params(params, changes, card_edits, battlefield_edits, directory)
     if variant == params:
         raise InputError("the what-if changes nothing; give changes, card_edits or battlefield_edits")
@@ -123,8 +124,14 @@ def what_if(params: dict[str, Any] | None = None, *, changes: dict[str, Any] | N
 
 
 def what_if_chart(result: WhatIf | pl.DataFrame, title: str = "What-if: variant − baseline") -> Any:
-    """The outcome differences with intervals, coloured by significance."""
+    """The outcome differences with intervals, coloured by significance.
+
+    The first seat is plotted as its score (a draw counts half) beside the draws; its win share (draws
+    as losses) stays in the table, not in the chart, so the chart shows one first-seat measure.
+    """
     table = result.outcomes if isinstance(result, WhatIf) else result
+    if "first_seat_score" in table["metric"].to_list():
+        table = table.filter(pl.col("metric") != "first_seat_win")
     return charts.delta_chart(table, "metric", title=title, x_title="variant − baseline")
 
 

@@ -20,7 +20,7 @@ import polars as pl
 from workbench.core.errors import InputError
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param
-from workbench.core.study import Study
+from workbench.core.study import SettingError, Study
 from workbench.games.rescue import board as bd
 
 alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
@@ -184,6 +184,28 @@ def _roads(model: GameModel | None, settings: dict[str, Any], params: dict[str, 
     return roads_tables(bd.load_map(settings["map"]), settings["end"], settings["shortening"])
 
 
+def _board(settings: dict[str, Any]) -> bd.Board:
+    """The map a board study reads; a map that cannot be read is refused in the map field."""
+    try:
+        return bd.load_map(settings["map"])
+    except InputError as exc:
+        raise SettingError("map", str(exc)) from None
+
+
+def _flying_check(model: GameModel | None, settings: dict[str, Any], params: dict[str, Any]) -> None:
+    spawns = len(_board(settings).spawns)
+    if not 0 <= settings["spawn"] < spawns:
+        raise SettingError("spawn", f"map {settings['map']!r} has spawns 0..{spawns - 1}; allowed: a spawn from 0 "
+                                    f"to {spawns - 1}, got {settings['spawn']}")
+
+
+def _roads_check(model: GameModel | None, settings: dict[str, Any], params: dict[str, Any]) -> None:
+    ends = len(bd.road_ends(_board(settings)))
+    if not 0 <= settings["end"] < max(1, ends):
+        raise SettingError("end", f"map {settings['map']!r} has road ends 0..{ends - 1} beside its city; allowed: "
+                                  f"an end from 0 to {ends - 1}, got {settings['end']}")
+
+
 _MAPS = bd.map_names()
 _MAP = Param("map", "meadow" if "meadow" in _MAPS else _MAPS[0], str,
              f"a shipped map ({', '.join(_MAPS)}) or the path to a map file (data/rescue/maps/README.md)")
@@ -196,7 +218,7 @@ STUDIES = (
         Param("cap", bd.PATH_CAP, int, "paths listed at most (counts and the choice stay exact)", 1, 100_000),
     ), lambda t: {"map": flying_chart(t)}, "Orthogonal steps through road spaces only; paths counted exactly by "
        "BFS, listed in reading order up to the cap; random picks uniformly from the study's seed.",
-          game_params=False),
+          game_params=False, check=_flying_check),
     Study("roads", "Road shortening: which road end beside the city may be removed, and why", _roads, (
         _MAP,
         Param("end", 0, int, "the road end to remove (road spaces beside the city, reading order, from 0)", 0, 3),
@@ -204,5 +226,5 @@ STUDIES = (
               "a spawn off refused, or a gap left (the road may be cut)", choices=bd.SHORTENING),
     ), lambda t: {"map": roads_chart(t)}, "A tile may go only with no monster or boss on it and no building left "
        "without an adjacent road tile; the road then stays usable (re-joined, or the removal refused).",
-          game_params=False),
+          game_params=False, check=_roads_check),
 )

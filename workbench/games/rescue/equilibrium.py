@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from workbench.core.errors import InputError
+from workbench.core.stopping import check as check_stop
 from workbench.games.rescue.rules import Config, Plan, outcome
 
 FP_ITERATIONS = 3000
@@ -258,6 +259,8 @@ def fictitious_play(config: Config, seats: tuple[int, ...], cont: Cont | None,
     avg = {s: [1.0 / (config.budgets[s] + 1)] * (config.budgets[s] + 1) for s in seats}
     plans = {s: _deviation_plan(config, s, seats, cont) for s in seats}
     for t in range(1, iterations + 1):
+        if not t % 256:
+            check_stop()  # the studio's Stop, between steps of the solve
         best = {s: _best_bid(plans[s], avg) for s in seats}
         keep, step = t / (t + 1), 1 / (t + 1)
         for s in seats:
@@ -411,7 +414,9 @@ def _vertices(mat: np.ndarray, exact: list[list[Fraction]], outer: bool) -> list
     rhs = np.r_[np.ones(rows_n), np.zeros(dim)]
     found: dict[tuple[Fraction, ...], frozenset[int]] = {}
     seen: set[tuple[float, ...]] = set()
-    for tight in itertools.combinations(range(rows_n + dim), dim):
+    for tried, tight in enumerate(itertools.combinations(range(rows_n + dim), dim)):
+        if not tried % 256:
+            check_stop()  # the studio's Stop, between steps of the enumeration
         sub = cons[list(tight)]
         if abs(np.linalg.det(sub)) < 1e-9:
             continue

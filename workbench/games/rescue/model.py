@@ -83,7 +83,7 @@ class RescueModel(GameModel):
     report = "workbench.games.rescue.report:build_report"
     agent_stream_base = 0  # seat i's agent draws from sub-stream i (the auction draws nothing itself)
     # capabilities
-    lessons = ("auction", "dragon", "trophies")  # exact beside simulated: the teaching page (core/lessons.py)
+    lessons = "workbench.games.rescue.lessons:LESSONS"  # the auction, Dragon, trophies: the teaching page
     text = "workbench.games.rescue.text"
 
     def check_params(self, params: dict[str, Any]) -> None:

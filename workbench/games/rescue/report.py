@@ -6,17 +6,19 @@ shows what ``workbench study rescue …`` and ``notebooks/rescue.ipynb`` show.  
 beside seeded simulations whose rates carry 99.9 % Wilson intervals; ``quick`` sizes take about
 6 s on one core (two thirds of it the auctions', Dragon's and trophy races' games), the full sizes
 several times longer (the Dragon and trophy races run through core's reference loop: 100,000
-six-player Dragon games take about 14 s).
+six-player Dragon games take about 14 s), sized for ``make report`` (10,000 auctions a cell, 20,000
+Dragon games a player count, 5,000 races a trophy case); the last section states each step's size,
+its real seconds and what a bigger run would decide.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from workbench.core.progress import step
 from workbench.core.readings import add_report_section as add_readings_section
 from workbench.core.report import Report
 from workbench.core.study import Tables, get_study
@@ -41,8 +43,11 @@ def _sizes(quick: bool) -> dict[str, int]:
     if quick:
         return {"auction_games": 2_000, "eq_budget_2p": 4, "eq_budget_3p": 2, "dragon_games": 4_000,
                 "trophy_games": 1_000}
-    return {"auction_games": 40_000, "eq_budget_2p": 8, "eq_budget_3p": 3, "dragon_games": 100_000,
-            "trophy_games": 25_000}
+    # sized for make report (issue 38: every report within about 8 minutes on 2 cores; the game has no compiled
+    # engine: 40,000 auctions a cell took over 2 minutes on a busy 2-core machine): each simulated share beside
+    # its exact value, to ±1.6 points (99.9 %) at 10,000 (the trophy races, the slowest, ±2.3 at 5,000)
+    return {"auction_games": 10_000, "eq_budget_2p": 8, "eq_budget_3p": 3, "dragon_games": 20_000,
+            "trophy_games": 5_000}
 
 
 def _run(name: str, settings: dict[str, Any], seed: int) -> tuple[Tables, dict[str, Any]]:
@@ -61,20 +66,29 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
                   "player count", "trophies": f"{size['trophy_games']:,} per case"},
         "agents": "random and equilibrium bidders; naive bidders (random, truthful, allin, shade) for P(nobody)",
         "quick": quick})
-    with step(f"rescue report 1/5: auction, {size['auction_games']:,} games × 8 cells"):
-        _auction(rep, size, seed)
-    with step("rescue report 2/5: equilibrium bids per budget"):
-        _equilibrium(rep, size, seed)
-    with step("rescue report 3/5: taking control"):
-        _control(rep, seed)
-    with step(f"rescue report 4/5: the Dragon, {size['dragon_games']:,} games × 5 player counts"):
-        _dragon(rep, size, seed)
-    with step(f"rescue report 5/5: tower trophies, {size['trophy_games']:,} games × {len(TROPHY_CASES)} cases"):
-        _trophies(rep, size, seed)
+    rep.timed("auction", f"rescue report 1/5: auction, {size['auction_games']:,} games × 8 cells", _auction, rep,
+              size, seed, step_games=f"{size['auction_games']:,} games a cell",
+              step_bigger="more games narrow P(nobody) per cell (`workbench study rescue auction --games N`)")
+    rep.timed("equilibrium", "rescue report 2/5: equilibrium bids per budget", _equilibrium, rep, size, seed,
+              step_games=f"exact, budgets up to {size['eq_budget_2p']} (2 players) and {size['eq_budget_3p']} "
+                         "(3 players)",
+              step_bigger="larger budgets (the equilibrium grows with the budget)")
+    rep.timed("control", "rescue report 3/5: taking control", _control, rep, seed, step_games="exact",
+              step_bigger="nothing: exact")
+    rep.timed("dragon", f"rescue report 4/5: the Dragon, {size['dragon_games']:,} games × 5 player counts", _dragon,
+              rep, size, seed, step_games=f"{size['dragon_games']:,} games a player count",
+              step_bigger="more games narrow each share")
+    rep.timed("trophies", f"rescue report 5/5: tower trophies, {size['trophy_games']:,} games × {len(TROPHY_CASES)} "
+              "cases", _trophies, rep, size, seed, step_games=f"{size['trophy_games']:,} races a case",
+              step_bigger="more races narrow the simulated shares beside the exact odds")
     _findings(rep)
     # quick: one process (the game has no compiled engine, so two workers are two spawned processes,
     # whose start-up costs several times the quick section's few hundred games; the table is the same)
+    began = time.perf_counter()
     add_readings_section(rep, MODEL, quick=quick, seed=seed, workers=1 if quick else 2)
+    rep.record("readings", time.perf_counter() - began, games="core's report size per target cell and reading",
+               bigger="more games show smaller changes of a verdict (`workbench study rescue readings --games N`)")
+    rep.sizes_section("The report is sized for `make report` (about 8 minutes for every game's report on 2 cores).")
     return rep.write(out_dir)
 
 

@@ -233,11 +233,12 @@ AUCTION_STUDIES = (
               "shade:factor=0.5 or equilibrium)"),
         Param("games", 20_000, int, "simulated auctions (0: exact only)", 0, 10**7),
     ), _odds_chart, "Exact probabilities (Fractions where the strategies are rational) and simulated rates with "
-       "99.9 % Wilson intervals.", game_params=False),
+       "99.9 % Wilson intervals.", game_params=False, size=lambda settings, _params: settings["games"]),
     Study("equilibrium", "Equilibrium bids per budget and how often nobody gets the Mercenary", _equilibrium, (
         Param("players", 2, int, "players bidding (3+: fictitious play, slower)", 2, 4), _VALUE,
         Param("largest_budget", 6, int, "budgets 1..this", 1, 12),
-    ), _equilibrium_chart, "Subgame-perfect: second auctions first, then the first round.", game_params=False),
+    ), _equilibrium_chart, "Subgame-perfect: second auctions first, then the first round.", game_params=False,
+          long_run={"players": 4, "largest_budget": 12}),
     Study("equilibria", "Every equilibrium of the two-player auction beside the selected one", _equilibria, (
         Param("budget_p1", 5, int, "crystals of p1", 0, 8), Param("budget_p2", 3, int, "crystals of p2", 0, 8),
         Param("value_p1", 6, int, "the Mercenary's worth to p1", 0, 50),
@@ -246,7 +247,7 @@ AUCTION_STUDIES = (
               choices=PAYOFFS),
     ), None, "Exact: every extreme equilibrium of each stage by vertex enumeration; P(nobody) and the payoffs are "
        f"bilinear, so their range over all equilibria is read at the extreme ones.  Selected: {SELECTION}.",
-          game_params=False),
+          game_params=False, long_run={"budget_p1": 8, "budget_p2": 8}),
     Study("control", "Taking control of a Mercenary: when the owner accepts", _control, (
         Param("largest", 6, int, "largest offer (owner values 0..2·largest+1, crystals 0..largest)", 1, 15),
         Param("challenger_value", 6, int, "the Mercenary's worth to the challenger", 0, 50),

@@ -31,3 +31,12 @@ def step_lines(config: Config, before: State, who: Any, action: Any, after: Stat
     else:
         what = "nobody gets the Mercenary" + (" (everyone bid 0)" if after.reason == "no_bids" else " (tie again)")
     return [f"- {label}: {bids} → {what}"]
+
+
+# what a person reads for the keys in To The Rescue's tables and charts (core/charts.py: display_label)
+LABELS = {
+    "second_auction": "a second auction", "double_tie": "a tie in the second auction too",
+    "no_bids": "everybody bid 0", "lone_catch": "caught by one player alone",
+    "shared_catches": "caught by several in one round", "tied_trophies": "tied for most tokens",
+    "appearance": "the round the Dragon comes out", "trophy": "who takes the trophy",
+}

@@ -1,6 +1,6 @@
 """``workbench rebalance GAME --target … --edit … --cards … --out DIR``: the smallest edits that reach a balance target.
 
-Wired into ``workbench/cli.py`` as a sub-command (``add_arguments`` on its parser, ``run`` on the parsed
+A command module of ``workbench/cli/`` (``add_arguments`` on its parser, ``run`` on the parsed
 arguments), like ``tune`` and ``ladder``.  The work is core's (:func:`workbench.core.rebalance.rebalance`);
 this module reads flags, shows progress with an ETA, and prints the proposals, the held-out table and
 where the files went.
@@ -14,9 +14,15 @@ from typing import Any
 
 import polars as pl
 
+import workbench.cli.options as options
+from workbench.cli.common import command_line
+from workbench.core.errors import InputError
 from workbench.core.model import shown_path
 
-__all__ = ["add_arguments", "game_help", "run"]
+__all__ = ["HELP", "add_arguments", "game_help", "preflight", "run"]
+
+HELP = "the smallest card or parameter edits that reach a balance target, verified on held-out seeds"
+RAW = False
 
 
 def game_help(game: str) -> str:
@@ -90,48 +96,89 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         container.conflict_handler = "resolve"
     parser.add_argument("-h", "--help", action=_GameHelp)
     parser.add_argument("game", help="the game (see `workbench games`)")
-    parser.add_argument("--target", default=None,
-                        help="bands in percent, e.g. 'deck_vs_field=48..52, first_seat=48.5..51.5' (default: the "
-                             "game's)")
-    parser.add_argument("--edit", default=None,
-                        help="edit space: COLUMN:LOW..HIGH whole steps, e.g. 'power_cost:-1..+1, might:-1..+1'; a "
-                             "parameter with @P gives one per value of P, e.g. second_bonus_tower:0..+6@battlefield "
-                             "(default: the game's)")
-    parser.add_argument("--cards", default=None, help="card keys or patterns to edit, e.g. 'F*,S*' (default: all)")
-    parser.add_argument("--budget", type=int, default=None,
-                        help="games the whole run may play: the search, the held-out check and any re-tunes "
-                             "(default: the game's, 100000 unless it says)")
-    parser.add_argument("--verify-share", type=float, default=None, metavar="F",
+    options.add(parser, "target", help="bands in percent, e.g. 'deck_vs_field=48..52, first_seat=48.5..51.5' "
+                                       "(default: the game's)")
+    options.add(parser, "edit",
+                help="edit space: COLUMN:LOW..HIGH whole steps, e.g. 'power_cost:-1..+1, might:-1..+1'; a "
+                     "parameter with @P gives one per value of P, e.g. second_bonus_tower:0..+6@battlefield "
+                     f"(default: the game's; at most {options.MAX_EDIT_STEPS} steps a range)")
+    options.add(parser, "cards", help="card keys or patterns to edit, e.g. 'F*,S*' (default: all)")
+    options.add(parser, "budget", help="games the whole run may play: the search, the held-out check and any "
+                                       "re-tunes (default: the game's, 100000 unless it says)")
+    parser.add_argument("--verify-share", type=options.fraction("verify-share", 0, 1, low_open=False), default=None,
+                        metavar="F",
                         help="the fraction of the budget kept for the held-out check, the search playing the rest "
                              "(default: the game's, 0.25 unless it says; 0: the budget is the search's alone and the "
                              "held-out check is sized by --margin, outside it)")
-    parser.add_argument("--slow-games", type=int, default=None, metavar="N",
+    parser.add_argument("--slow-games", type=options.positive("slow-games"), default=None, metavar="N",
                         help="held-out games a cell at a search tier (a game there costs ~1,000 fast ones; default: "
                              "the game's): a floor, so its status may read undecided")
-    parser.add_argument("--seed", type=int, default=0, help="the rebalance seed (default 0)")
-    parser.add_argument("--out", type=Path, required=True, help="output folder: search.jsonl (resumable), proposals/, "
-                                                                "proposals.csv, verification.csv")
+    options.add(parser, "seed", help="the rebalance seed (default 0)")
+    options.add(parser, "out", required=True, help="output folder (new, or one a rebalance wrote): search.jsonl "
+                                                   "(resumable), proposals/, proposals.csv, verification.csv")
     parser.add_argument("--tiers", default=None, help="skill tiers of the held-out check, e.g. greedy,greedy@tuned "
                                                       "(default: every tier the game declares, its search tier "
                                                       "included; the search plays the fast ones)")
-    parser.add_argument("--resume", action="store_true", help="continue the search stored in --out")
-    parser.add_argument("--retune", type=int, default=None, metavar="N",
+    options.add(parser, "resume", help="continue the search stored in --out")
+    parser.add_argument("--retune", type=options.at_least_zero("retune"), default=None, metavar="N",
                         help="at the held-out check, a tier naming a weight set (greedy@tuned) plays each proposal "
                              "with weights re-tuned for its edited cards, N games each (default: the game's; 0: the "
                              "set as shipped)")
-    parser.add_argument("--max-edits", type=int, default=None, help="most edits per candidate (default: the game's)")
-    parser.add_argument("--games", type=int, default=None,
-                        help="games per cell of the first racing stage (default: the game's)")
-    parser.add_argument("--stages", type=int, default=None,
+    options.add(parser, "max_edits", help="most edits per candidate (default: the game's)")
+    options.add(parser, "games", help="games per cell of the first racing stage (default: the game's)")
+    parser.add_argument("--stages", type=options.positive("stages", 20), default=None,
                         help="racing stages, each 4× the games (default: the game's, 3 unless it says)")
-    parser.add_argument("--population", type=int, default=24, help="NSGA-II population (default 24)")
-    parser.add_argument("--verify", type=int, default=10, help="most proposals re-played on held-out seeds (10)")
-    parser.add_argument("--margin", type=float, default=None,
+    parser.add_argument("--population", type=options.positive("population", 10_000), default=24,
+                        help="NSGA-II population (default 24)")
+    parser.add_argument("--verify", type=options.positive("verify", 1000), default=10,
+                        help="most proposals re-played on held-out seeds (10)")
+    parser.add_argument("--margin", type=options.fraction("margin", 0, 0.5, example=" (0.01: ±1 point)"),
+                        default=None,
                         help="held-out games give every item ± this at 50 %% (default: the game's, 0.01 = ±1 point "
                              "unless it says)")
-    parser.add_argument("--workers", type=int, default=1, help="workers (threads for compiled engines)")
-    parser.add_argument("--backend", default="local", choices=("local", "dask"))
-    parser.add_argument("--scheduler", default=None, help="a Dask scheduler address (backend dask)")
+    options.add(parser, "workers")
+    options.add(parser, "backend")
+    options.add(parser, "scheduler")
+
+
+def preflight(args: argparse.Namespace) -> None:
+    """The checks made before any game and any file: the target's metrics, the edit space, the tiers."""
+    from workbench.core import rebalance as rb
+    from workbench.core.model import get_game
+    from workbench.core.tiers import default_tiers, parse_tiers
+
+    if args.resume and not _resumable(Path(args.out)):
+        raise InputError(f"rebalance --out {args.out}: nothing to resume there (no {rb.DB}); leave --resume out to "
+                         "start a search")
+    model = get_game(args.game)
+    targets = rb.targets_of(model)
+    rb.parse_target(args.target if args.target is not None else targets.target, targets)
+    rb.edit_space(model, args.edit, args.cards, targets)
+    parse_tiers(model, args.tiers or default_tiers(model, slow=True))
+
+
+def _measurable(args: argparse.Namespace) -> None:
+    """Every targeted metric measures something in this game: a few games of the unchanged game, n > 0 each.
+
+    A metric no game of this game can count (the first seat's score where no seat moves first) would
+    end the run with every score NaN (n = 0); it is refused with the metrics that do count here.
+    """
+    from workbench.core import rebalance as rb
+    from workbench.core.model import get_game
+    from workbench.core.runner import simulate
+
+    model = get_game(args.game)
+    targets = rb.targets_of(model)
+    bands = rb.parse_target(args.target if args.target is not None else targets.target, targets)
+    metrics = targets.all_metrics()
+    frame = simulate(model, 16, params={**targets.params, **targets.cells[0]}, seed=args.seed, progress=False)
+    counted = {name: int(metric.counts(frame)["n"].sum()) for name, metric in metrics.items()}
+    empty = [b.metric for b in bands if not counted.get(b.metric)]
+    if empty:
+        usable = [name for name, n in counted.items() if n]
+        raise InputError(f"target {', '.join(dict.fromkeys(empty))}: no game of {model.name} counts towards it (n = 0 "
+                         f"in 16 games of the unchanged game), so no edit can move it; metrics that count here: "
+                         f"{', '.join(usable) or 'none (this game declares no balance metric it can measure)'}")
 
 
 class _Bars:
@@ -165,8 +212,30 @@ def _print(frame: pl.DataFrame) -> None:
         print(frame)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``workbench rebalance`` on parsed arguments; print the proposals and where they were saved."""
+def _resumable(folder: Path) -> bool:
+    from workbench.core.rebalance import DB
+
+    return (folder / DB).is_file()
+
+
+def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str] | None = None) -> int:
+    """Run ``workbench rebalance`` on parsed arguments; print the proposals and where they were saved.
+
+    The output folder is held for the run (:class:`~workbench.core.outdir.OutDir`): one writer, only
+    files a rebalance wrote there, ``--resume`` only with a search to resume, and a run refused once
+    under way leaves nothing behind.
+    """
+    from workbench.core.outdir import OutDir
+    from workbench.core.rebalance import DB
+
+    preflight(args)
+    _measurable(args)
+    with OutDir(args.out, "rebalance --out", resume=args.resume, resumable=_resumable, legacy=(DB,),
+                command=command_line("rebalance", argv)):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from workbench.core.rebalance import additive_table, proposals_table, rebalance, searched_text, verification_table
 
     bars = _Bars()

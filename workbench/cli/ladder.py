@@ -12,38 +12,39 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+import workbench.cli.options as options
 from workbench.core.errors import InputError
 
-__all__ = ["add_arguments", "format_tables", "run"]
+__all__ = ["HELP", "add_arguments", "format_tables", "run"]
+
+HELP = "rate agents: a round robin on common seeds, Bradley–Terry ratings with 95 %% intervals"
+RAW = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ladder's flags on ``parser`` (the ``ladder`` sub-command)."""
     parser.add_argument("game", help="a game name (see `workbench games`)")
-    parser.add_argument("--agents", required=True,
-                        help="the agents to rate, comma-separated; any spec the game accepts "
-                             "(e.g. random,greedy,greedy:tower=2,search:budget=8)")
-    parser.add_argument("--games", type=int, default=400,
-                        help="games per pairing, half with each agent in the first seat (even; default 400)")
-    parser.add_argument("--seed", type=int, default=0, help="master seed: every pairing plays the same game seeds")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--backend", choices=("local", "dask"), default="local")
-    parser.add_argument("--scheduler", default=None, help="Dask scheduler address (default: a local cluster)")
+    options.add(parser, "agents", required=True,
+                help="the agents to rate, comma-separated; any spec the game accepts "
+                     "(e.g. random,greedy,greedy:tower=2,search:budget=8)")
+    options.add(parser, "games", default=400,
+                help="games per pairing, half with each agent in the first seat (even; default 400)")
+    options.add(parser, "seed", help="master seed: every pairing plays the same game seeds (default 0)")
+    options.add(parser, "workers")
+    options.add(parser, "backend")
+    options.add(parser, "scheduler")
     parser.add_argument("--filler", default="random",
                         help="the agent in seats beyond the second, in games of more than two seats (default random)")
     parser.add_argument("--anchor", default=None,
                         help="the agent rated 0, or 'mean' (default: random when it plays, else the mean)")
-    parser.add_argument("--params", nargs="*", default=[], metavar="NAME=VALUE",
-                        help="game parameters, e.g. battlefield=crystal_garden deck=regular")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="write the tables (CSV, Parquet), the games and a small report into DIR")
-    parser.add_argument("--force", action="store_true", help="write into a non-empty directory that holds no report")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(parser, "params", help="game parameters, e.g. battlefield=crystal_garden deck=regular")
+    options.add(parser, "out", help="write the tables (CSV, Parquet), the games and a small report into DIR")
+    options.add(parser, "force", help="write into a non-empty directory that holds no report")
+    options.add(parser, "quiet")
 
 
 def _params(items: list[str]) -> dict[str, Any]:
@@ -112,11 +113,11 @@ def plain_pairwise(pairwise: pl.DataFrame) -> pl.DataFrame:
 def format_tables(ratings: pl.DataFrame, pairwise: pl.DataFrame) -> str:
     """Both tables as Markdown-style text for a terminal."""
     with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                   tbl_rows=200, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=60):
+                   tbl_rows=200, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=2000):
         return f"## Ratings\n{plain_ratings(ratings)}\n\n## Pairings\n{plain_pairwise(pairwise)}"
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str] | None = None) -> int:
     """Run the ladder of ``args``; print the tables; write ``--out``. Returns the exit status."""
     from workbench.core.ladder import _summary_text, run_ladder, write_ladder_report
     from workbench.core.report import check_target

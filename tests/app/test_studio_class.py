@@ -1,0 +1,237 @@
+"""A class on one server (issue 39, item 3): pages whose browser went away free their kernels, the page cap
+follows memory, and every page's runs share one compute pool in fair turns.
+
+The browser test kills a browser's processes (not its tabs: a closed window, a crashed browser) and
+checks the server ends those pages' kernels within 30 s, so a full studio takes a new page again.  The
+pool's tests run without a browser against a local Dask cluster, as the studio's kernels do: the frame
+of every registered game equals the serial one, concurrent runs all finish in turns (a short run
+started behind a long one finishes first), and Stop is honoured while a run waits in a busy pool.
+The 30-page class is ``benchmarks/studio_class.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from polars.testing import assert_frame_equal
+
+from workbench.core import runner
+from workbench.core.model import game_names, get_game
+from workbench.core.runner import simulate
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+
+
+# -- the page cap follows memory --------------------------------------------------------------------------------
+def test_the_default_page_cap_follows_the_servers_memory_and_is_stated():
+    from workbench.app import serve
+
+    gb = 2**30
+    assert serve.default_max_pages(24 * gb) >= 30  # a class on a 24 GB machine
+    assert serve.default_max_pages(24 * gb) == (24 * gb - serve.RESERVE) // serve.PAGE_BYTES
+    assert serve.default_max_pages(48 * gb) > serve.default_max_pages(24 * gb)  # more memory, more pages
+    assert serve.default_max_pages(2 * gb) == 1  # a small machine still serves one page
+    assert serve.MAX_PAGES == serve.default_max_pages()  # this machine's default
+    mb = serve.PAGE_BYTES // 2**20
+    assert f"{mb} MB" in serve.__doc__ and f"{mb} MB" in _studio_section()  # the measured figure, said
+    # --max-pages still overrides the default
+    with pytest.raises(SystemExit):
+        serve.main(["--max-pages", "0"])
+
+
+def _studio_section() -> str:
+    text = README.read_text()
+    return text[text.index("## The studio (browser app)"):][:20000]
+
+
+# -- a page whose browser went away frees its kernel ------------------------------------------------------------
+def test_the_server_reaps_kernels_without_a_page_within_30_s_and_finds_a_lost_network():
+    from workbench.app.serve import voila_config
+
+    c = voila_config(Path("studio"), 8123)
+    reaper = c.VoilaConfiguration.multi_kernel_manager_class
+    assert reaper.__name__ == "StudioKernels"
+    ping = c.Voila.tornado_settings
+    reap_after = c.StudioKernels.reap_after
+    # a lost network: the socket is closed after the ping timeout (checked at the next ping), then the reaper
+    assert ping["ws_ping_timeout"] / 1000 + ping["ws_ping_interval"] / 1000 + reap_after + 2 <= 30
+    assert 0 < reap_after <= 20
+    assert voila_config(Path("studio"), 8123, reap_after=5).StudioKernels.reap_after == 5
+
+
+def test_the_reaper_ends_only_kernels_whose_page_is_gone(monkeypatch):
+    from workbench.app.serve import NEVER_CONNECTED, studio_kernels
+
+    manager = studio_kernels()(reap_after=10)
+    kernels = {"open": 1, "gone": 1, "loading": 0, "heated": 0}
+    ended: list[str] = []
+
+    async def shutdown(kernel_id, *args, **kwargs):
+        ended.append(kernel_id)
+        kernels.pop(kernel_id)
+
+    monkeypatch.setattr(manager, "list_kernel_ids", lambda: list(kernels))
+    monkeypatch.setattr(manager, "_kernel_connections", kernels)
+    monkeypatch.setattr(manager, "pooled", lambda: {"heated"})
+    monkeypatch.setattr(manager, "shutdown_kernel", shutdown)
+
+    def reap_at(seconds: float) -> list[str]:
+        return asyncio.run(manager.reap(now=1000.0 + seconds))
+
+    assert reap_at(0) == []  # everyone seen
+    kernels["gone"] = 0  # its browser was killed: the socket closed
+    assert reap_at(1) == []
+    assert reap_at(9) == []  # not yet reap_after without a page
+    assert reap_at(12) == ["gone"]
+    assert reap_at(60) == []  # the open page stays, however idle; the loading one has time to connect
+    assert reap_at(NEVER_CONNECTED + 1) == ["loading"]  # a page that never connected goes too, later
+    assert reap_at(10_000) == [] and set(kernels) == {"open", "heated"}  # the pre-heated kernel waits for its page
+    assert ended == ["gone", "loading"]
+
+
+# -- one compute pool, shared in fair turns ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def pool():
+    """A local Dask cluster of two workers, named by WORKBENCH_SCHEDULER as the studio names its pool."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=40) as cluster:
+        yield cluster.scheduler_address
+    for client in runner._shared.values():
+        client.close()
+    runner._shared.clear()
+
+
+@pytest.mark.xdist_group("dask")
+@pytest.mark.parametrize("game", game_names())
+def test_every_game_plays_the_same_frame_in_the_shared_pool(game, pool, monkeypatch):
+    model = get_game(game)
+    agents = ",".join(["random"] * model.players(model.make_config(model.resolve_params())))
+    serial = simulate(game, 60, agents=agents, seed=11, progress=False, engine="reference", chunk_size=60)
+    monkeypatch.setenv(runner.ENV_SCHEDULER, pool)
+    shared = simulate(game, 60, agents=agents, seed=11, progress=False, engine="reference", chunk_size=7)
+    assert_frame_equal(serial, shared)
+
+
+@pytest.mark.xdist_group("dask")
+def test_runs_sharing_the_pool_take_turns_and_a_stop_is_honoured_while_waiting(pool, monkeypatch):
+    from workbench.core.errors import RunInterrupted
+    from workbench.core.stopping import watching
+
+    monkeypatch.setenv(runner.ENV_SCHEDULER, pool)
+    finished: dict[str, float] = {}
+    errors: list[BaseException] = []
+
+    def page(name: str, games: int, chunk: int) -> None:
+        try:
+            simulate("toy", games, seed=3, progress=False, engine="reference", chunk_size=chunk)
+            finished[name] = time.perf_counter()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    long = [threading.Thread(target=page, args=(f"long{i}", 4000, 20)) for i in range(3)]
+    for t in long:
+        t.start()
+    assert _until(lambda: pool in runner._shared and any(runner._shared[pool].processing().values()), 120)
+    short = threading.Thread(target=page, args=("short", 40, 20))  # a run started behind three long ones
+    short.start()
+    asked, stopped = threading.Event(), []
+
+    def stoppable() -> None:  # a page's run, Stop pressed while the pool is busy with the others
+        with watching(asked.is_set):
+            try:
+                simulate("toy", 4000, seed=5, progress=False, engine="reference", chunk_size=20,
+                         should_stop=asked.is_set)
+            except RunInterrupted as exc:
+                stopped.append(exc)
+
+    waiting = threading.Thread(target=stoppable)
+    waiting.start()
+    asked.set()
+    waiting.join(60)
+    assert not waiting.is_alive() and stopped and stopped[0].total == 4000 and stopped[0].done < 4000
+    for t in [*long, short]:
+        t.join(300)
+    assert not errors, errors
+    assert set(finished) == {"long0", "long1", "long2", "short"}  # every run finished
+    assert finished["short"] < min(finished[f"long{i}"] for i in range(3))  # it never waited for the long ones
+
+
+def _until(check, ceiling: float) -> bool:
+    ends = time.monotonic() + ceiling
+    while time.monotonic() < ends:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
+
+
+def _get(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url + "?page=runs", timeout=60) as answer:
+            return answer.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.read().decode()
+
+
+def _kernels(server) -> list[int]:
+    """The server's kernel processes (its children running ipykernel), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == server.proc.pid and b"ipykernel" in command:
+            found.append(int(entry.name))
+    return found
+
+
+class KillableBrowser:
+    """A Chromium of its own process group, driven over CDP, that can be killed as a crash or a closed window."""
+
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+        self.proc: subprocess.Popen | None = None
+        self.profile = tempfile.mkdtemp(prefix="wb-killable-")
+
+    def start(self, timeout: float = 120) -> str:
+        """Start it; its CDP address."""
+        self.proc = subprocess.Popen([self.executable, "--headless", "--no-sandbox", "--remote-debugging-port=0",
+                                      f"--user-data-dir={self.profile}", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                                     text=True)
+        ends = time.monotonic() + timeout
+        port_file = Path(self.profile) / "DevToolsActivePort"
+        while time.monotonic() < ends:
+            if port_file.is_file() and port_file.read_text().strip():
+                port = port_file.read_text().split()[0]
+                return f"http://127.0.0.1:{port}"
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"chromium stopped: {self.proc.stderr.read()[-2000:]}")
+            time.sleep(0.05)
+        raise RuntimeError("chromium gave no debugging port")
+
+    def kill(self) -> None:
+        """SIGKILL to the browser's own process group (only the processes this started)."""
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(30)
+

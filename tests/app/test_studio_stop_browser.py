@@ -1,0 +1,119 @@
+"""Stop and the study's own validator, as a person meets them in the studio (headless Chromium).
+
+One study per game, picked from the registry (the game's last declared study that can run long): a run
+too long to finish is started from the form, Stop is pressed a second in, and the page must say
+"stopped · n of N games" with the tables of what finished — never "done", never an error.  The whole
+walk over every study of every game is ``benchmarks/studio_stop.py --all`` (a page per study is too
+slow for the suite); the same protocol is walked over every study without a browser in
+``tests/core/test_stop_every_study.py``.  And a combination the study cannot run is refused in its
+field before Run, in the study's words.
+"""
+
+from __future__ import annotations
+
+import pytest
+from studio_driver import Recorder, StudioServer, chromium, require, shot
+
+from workbench.core.model import game_names
+from workbench.core.study import studies
+
+pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser
+CHROMIUM = chromium()  # no browser: the module skips with one line (fails when WORKBENCH_BROWSER_TESTS=required)
+OPEN = 300_000  # ms: a page's first element (a fresh kernel on a loaded 2-core machine can take a minute)
+STEP = 240_000  # ms: anything else waited for
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory):
+    executable = require(CHROMIUM)
+    from playwright.sync_api import sync_playwright
+
+    root = tmp_path_factory.mktemp("studio-stop")
+    # the test's registry is the server's: every game the walk picks from (the suite's test game too)
+    server = StudioServer(root / "workspace", env={"WORKBENCH_GAMES": "tests.toygame.model"}).start()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    context = browser.new_context(viewport={"width": 1300, "height": 2000})
+    try:
+        yield server, context
+    finally:
+        context.close()
+        browser.close()
+        playwright.stop()
+        server.stop()
+
+
+def _one_study_per_game() -> list[tuple[str, str, dict]]:
+    """Each game's last declared study that has a long run: its own studies, not only core's generic ones."""
+    found = []
+    for game in game_names():
+        long = [s for s in studies(game) if s.long_settings()]
+        if long:
+            found.append((game, long[-1].name, long[-1].long_settings()))
+    return found
+
+
+def _open(studio, query: str):
+    server, context = studio
+    page = context.new_page()
+    page.set_default_timeout(STEP)
+    recorder = Recorder(page)
+    page.goto(server.url + query)
+    page.locator(".wb-study-picker select option:checked").first.wait_for(state="attached", timeout=OPEN)
+    page.get_by_role("tab", name="Studies").click()  # a game may open on another tab (its cards, its lessons)
+    page.locator(".wb-run:visible").first.wait_for()
+    return page, recorder
+
+
+def _fill(page, selector: str, value: object) -> None:
+    box = page.locator(f"{selector} input").first
+    box.fill(str(value))
+    box.press("Tab")  # a number box sends its value when it loses focus
+
+
+@pytest.mark.parametrize(("game", "study", "long"), _one_study_per_game())
+def test_stop_in_the_studio_says_stopped_with_the_count_and_shows_what_finished(studio, game, study, long):
+    page, recorder = _open(studio, f"?game={game}&study={study}")
+    page.locator(".wb-study-picker select option:checked", has_text=f"({study})").wait_for(state="attached")
+    for name, value in long.items():
+        _fill(page, f".wb-setting-{name}", value)
+    page.locator(".wb-run:visible").first.click()
+    page.locator(".wb-status [data-state=confirm], .wb-status [data-state=running]").first.wait_for()
+    if page.locator(".wb-status [data-state=confirm]").count():  # a long run, or one of unknown size, asks twice
+        page.locator(".wb-run:visible").first.click()
+    page.locator(".wb-status [data-state=running]").wait_for()
+    page.wait_for_timeout(1000)  # a second into the run, as a person would press it
+    page.locator(".wb-stop:visible").first.click()
+    stopped = page.locator(".wb-status [data-state=stopped]")
+    stopped.wait_for()
+    done, total = int(stopped.get_attribute("data-done")), int(stopped.get_attribute("data-total"))
+    said = stopped.inner_text()
+    assert page.locator(".wb-status [data-state=done], .wb-status [data-state=error]").count() == 0, said
+    if total:
+        assert 0 <= done < total and f"stopped · {done:,} of {total:,}" in said, said
+    if done:  # what finished is shown, with the same count
+        page.locator(".wb-results-header .wb-msg", has_text=f"stopped · {done:,} of {total:,} games").wait_for()
+        page.locator(".wb-results table, .wb-results-long table").first.wait_for()
+    shot(page, f"39-stopped-{game}-{study}")
+    assert not recorder.foreign() and not recorder.errors(), (recorder.foreign(), recorder.errors())
+    page.close(run_before_unload=True)
+
+
+def test_a_combination_the_study_cannot_run_is_refused_in_its_field_before_run(studio):
+    page, recorder = _open(studio, "?game=dietower&study=reduced_decks")
+    page.locator(".wb-study-picker select option:checked", has_text="(reduced_decks)").wait_for(state="attached")
+    _fill(page, ".wb-setting-players", 3)
+    _fill(page, ".wb-setting-largest_suit", 7)
+    refused = page.locator(".wb-setting-largest_suit .wb-study-refused")
+    refused.wait_for()
+    text = refused.inner_text()
+    assert "largest suit 7 is too big to count exactly with 3 players; allowed: up to 5" in text, text
+    assert "suit_size" not in text and "=" not in text  # the study's words, not code
+    page.locator(".wb-run:visible").first.click()
+    page.locator(".wb-status [data-state=refused]").wait_for()  # refused before Run: nothing was counted
+    assert page.locator(".wb-status [data-state=running]").count() == 0
+    _fill(page, ".wb-setting-largest_suit", 5)
+    refused.wait_for(state="detached")
+    shot(page, "39-refused-reduced-decks")
+    assert not recorder.foreign() and not recorder.errors()
+    page.close(run_before_unload=True)
