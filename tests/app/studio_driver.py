@@ -20,6 +20,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,3 +159,38 @@ def shot(page: Any, name: str) -> Path:
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def kernels(server: StudioServer) -> list[int]:
+    """The server's kernel processes (its children running ipykernel), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == server.proc.pid and b"ipykernel" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@contextmanager
+def studio_session(workspace: Path, env: dict[str, str] | None = None) -> Iterator[tuple[StudioServer, Any]]:
+    """A studio server on ``workspace`` and a headless Chromium context at 1,300 × 2,000, both ended after."""
+    executable = require(chromium())
+    from playwright.sync_api import sync_playwright
+
+    server = StudioServer(workspace, env=dict(env or {})).start()
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+    context = browser.new_context(viewport={"width": 1300, "height": 2000})
+    try:
+        yield server, context
+    finally:
+        context.close()
+        browser.close()
+        playwright.stop()
+        server.stop()

@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from studio_driver import Recorder, StudioServer, chromium, require, shot
+from studio_driver import Recorder, shot, studio_session
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser: the tests do not compete
-CHROMIUM = chromium()
 
 OPEN = 300_000  # ms: a page's first element after the URL was opened (a loaded 2-core machine)
 STEP = 240_000  # ms: anything else
@@ -19,21 +18,8 @@ GAMES = 600_000  # long enough (a few seconds) that the page shows the simulatio
 
 @pytest.fixture(scope="module")
 def studio(tmp_path_factory):
-    executable = require(CHROMIUM)
-    from playwright.sync_api import sync_playwright
-
-    root = tmp_path_factory.mktemp("lessons")
-    server = StudioServer(root / "workspace").start()
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-    context = browser.new_context(viewport={"width": 1300, "height": 2000})
-    try:
-        yield server, context
-    finally:
-        context.close()
-        browser.close()
-        playwright.stop()
-        server.stop()
+    with studio_session(tmp_path_factory.mktemp("lessons") / "workspace") as found:
+        yield found
 
 
 def test_a_lesson_takes_the_guess_then_reveals_exact_and_simulated_beside_it(studio):

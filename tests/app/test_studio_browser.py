@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 from gated_game import GAMES, GATE, HEADS
 from polars.testing import assert_frame_equal
-from studio_driver import SHOTS, Recorder, StudioServer, chromium, require, shot
+from studio_driver import SHOTS, Recorder, StudioServer, chromium, kernels, require, shot
 
 from workbench.core import metrics
 from workbench.core.compare import paired_verdicts
@@ -545,22 +545,6 @@ def test_card_cells_are_checked_as_edited_every_error_listed_and_undo_clears_the
 
 
 # -- kernels end with their page -------------------------------------------------------------------------------
-def _kernels(server: StudioServer) -> list[int]:
-    """The server's kernel processes (its children running ipykernel), from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == server.proc.pid and b"ipykernel" in command:
-            found.append(int(entry.name))
-    return found
-
-
 def _rss(pids: list[int]) -> int:
     """Resident memory of these processes in bytes (VmRSS from /proc; a process that ended counts 0)."""
     total = 0
@@ -605,9 +589,9 @@ def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bou
         pages = [open_page() for _ in range(CAP)]
         for page in pages:
             page.locator("#jupyter-config-data").wait_for(state="attached")
-        assert _until(lambda: len(_kernels(server)) == CAP + POOL)
+        assert _until(lambda: len(kernels(server)) == CAP + POOL)
         pages[0].locator(".wb-run").wait_for()  # one page fully built: what a studio kernel takes
-        kernel = max(_rss([pid]) for pid in _kernels(server))
+        kernel = max(_rss([pid]) for pid in kernels(server))
         _note_timing("kernels: one studio kernel with its page built (MB)", kernel / 2**20)
         assert kernel <= KERNEL_MEMORY, f"{kernel / 2**20:.0f} MB"
         full = open_page()
@@ -615,17 +599,17 @@ def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bou
         text = full.locator(".wb-studio-full").inner_text()
         assert f"{CAP} studio pages are open" in text and f"at most {CAP}" in text and "Close a studio page" in text
         shot(full, "13-studio-full")
-        assert len(_kernels(server)) == CAP + POOL  # the refused page started no kernel
+        assert len(kernels(server)) == CAP + POOL  # the refused page started no kernel
         for page in [*pages, full]:
             page.close(run_before_unload=True)
-        assert _until(lambda: len(_kernels(server)) <= POOL)
+        assert _until(lambda: len(kernels(server)) <= POOL)
 
         started, peak, peak_memory, closed = time.perf_counter(), 0, 0, []
         for _ in range(30):
-            before = set(_kernels(server))
+            before = set(kernels(server))
             page = open_page()
             page.locator("#jupyter-config-data").wait_for(state="attached")  # its kernel is assigned
-            live = _kernels(server)
+            live = kernels(server)
             mine = set(live) - before
             assert len(mine) == 1, f"a page started {len(mine)} kernels"
             peak = max(peak, len(live))
@@ -635,9 +619,9 @@ def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bou
             # each page's kernel ends with it: the one closed before this page has ended by now (its shutdown
             # overlaps this page's kernel start, so a cycle costs one kernel start, not a start and a shutdown)
             if len(closed) > 1:
-                assert _until(lambda: not set(_kernels(server)) & closed[-2], 60), "a closed page left its kernel"
-        assert _until(lambda: len(_kernels(server)) <= POOL), "a closed page left its kernel running"
-        memory = _rss([server.proc.pid, *_kernels(server)])
+                assert _until(lambda: not set(kernels(server)) & closed[-2], 60), "a closed page left its kernel"
+        assert _until(lambda: len(kernels(server)) <= POOL), "a closed page left its kernel running"
+        memory = _rss([server.proc.pid, *kernels(server)])
         _note_timing("kernels: 30 pages opened and closed in turn", time.perf_counter() - started)
         _note_timing("kernels: server memory after 30 pages (MB)", memory / 2**20)
         _note_timing("kernels: peak server memory during 30 pages (MB)", peak_memory / 2**20)

@@ -12,13 +12,8 @@ The 30-page class is ``benchmarks/studio_class.py``.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -175,63 +170,3 @@ def _until(check, ceiling: float) -> bool:
             return True
         time.sleep(0.05)
     return check()
-
-
-def _get(url: str) -> str:
-    try:
-        with urllib.request.urlopen(url + "?page=runs", timeout=60) as answer:
-            return answer.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.read().decode()
-
-
-def _kernels(server) -> list[int]:
-    """The server's kernel processes (its children running ipykernel), from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if parent == server.proc.pid and b"ipykernel" in command:
-            found.append(int(entry.name))
-    return found
-
-
-class KillableBrowser:
-    """A Chromium of its own process group, driven over CDP, that can be killed as a crash or a closed window."""
-
-    def __init__(self, executable: str) -> None:
-        self.executable = executable
-        self.proc: subprocess.Popen | None = None
-        self.profile = tempfile.mkdtemp(prefix="wb-killable-")
-
-    def start(self, timeout: float = 120) -> str:
-        """Start it; its CDP address."""
-        self.proc = subprocess.Popen([self.executable, "--headless", "--no-sandbox", "--remote-debugging-port=0",
-                                      f"--user-data-dir={self.profile}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                                     text=True)
-        ends = time.monotonic() + timeout
-        port_file = Path(self.profile) / "DevToolsActivePort"
-        while time.monotonic() < ends:
-            if port_file.is_file() and port_file.read_text().strip():
-                port = port_file.read_text().split()[0]
-                return f"http://127.0.0.1:{port}"
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chromium stopped: {self.proc.stderr.read()[-2000:]}")
-            time.sleep(0.05)
-        raise RuntimeError("chromium gave no debugging port")
-
-    def kill(self) -> None:
-        """SIGKILL to the browser's own process group (only the processes this started)."""
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait(30)
-

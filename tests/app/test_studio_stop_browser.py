@@ -12,35 +12,22 @@ field before Run, in the study's words.
 from __future__ import annotations
 
 import pytest
-from studio_driver import Recorder, StudioServer, chromium, require, shot
+from studio_driver import Recorder, shot, studio_session
 
 from workbench.core.model import game_names
 from workbench.core.study import studies
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser
-CHROMIUM = chromium()  # no browser: the module skips with one line (fails when WORKBENCH_BROWSER_TESTS=required)
 OPEN = 300_000  # ms: a page's first element (a fresh kernel on a loaded 2-core machine can take a minute)
 STEP = 240_000  # ms: anything else waited for
 
 
 @pytest.fixture(scope="module")
 def studio(tmp_path_factory):
-    executable = require(CHROMIUM)
-    from playwright.sync_api import sync_playwright
-
-    root = tmp_path_factory.mktemp("studio-stop")
     # the test's registry is the server's: every game the walk picks from (the suite's test game too)
-    server = StudioServer(root / "workspace", env={"WORKBENCH_GAMES": "tests.toygame.model"}).start()
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-    context = browser.new_context(viewport={"width": 1300, "height": 2000})
-    try:
-        yield server, context
-    finally:
-        context.close()
-        browser.close()
-        playwright.stop()
-        server.stop()
+    with studio_session(tmp_path_factory.mktemp("studio-stop") / "workspace",
+                        env={"WORKBENCH_GAMES": "tests.toygame.model"}) as found:
+        yield found
 
 
 def _one_study_per_game() -> list[tuple[str, str, dict]]:

@@ -181,45 +181,40 @@ class Form:
 
     def _check(self, name: str) -> None:
         """Check one field against its declaration; mark it (or clear its mark) in place."""
+        self._check_own(name)
+        for listener in self._listeners:
+            listener()
+
+    def _check_own(self, name: str) -> None:
+        """The field's own declaration decides its mark (no listener is told)."""
         param, _ = self.fields[name]
         try:
             param.validate(self._raw(name), f"field {field_label(name)!r}")
         except InputError as exc:
-            self.errors[name] = str(exc)
-            self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg" data-field="{html.escape(name)}"'
-                                       f">{html.escape(str(exc))}</div>")
-            self._boxes[name].add_class("wb-field-bad")
+            self._mark(name, str(exc))
         else:
             self.errors.pop(name, None)
             self._marks[name].value = ""
             self._boxes[name].remove_class("wb-field-bad")
-        for listener in self._listeners:
-            listener()
+
+    def _mark(self, name: str, why: str, kind: str = "") -> None:
+        """Show ``why`` under the field and mark its box refused (``kind``: an extra class of the message)."""
+        self.errors[name] = why
+        self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg{kind}" '
+                                   f'data-field="{html.escape(name)}">{html.escape(why)}</div>')
+        self._boxes[name].add_class("wb-field-bad")
 
     def refuse_field(self, name: str, why: str) -> None:
         """Mark ``name`` refused by a check beyond its own declaration (the study's validator), in place.
 
         The mark goes when :meth:`clear_refused` is called or the field is edited and re-checked.
         """
-        self.errors[name] = why
-        self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg wb-study-refused" '
-                                   f'data-field="{html.escape(name)}">{html.escape(why)}</div>')
-        self._boxes[name].add_class("wb-field-bad")
+        self._mark(name, why, " wb-study-refused")
 
     def clear_refused(self, name: str) -> None:
         """Take back :meth:`refuse_field`'s mark (the field's own check decides again)."""
         if name in self.fields:
-            self.errors.pop(name, None)
-            self._marks[name].value = ""
-            self._boxes[name].remove_class("wb-field-bad")
-            param, _ = self.fields[name]
-            try:
-                param.validate(self._raw(name), f"field {field_label(name)!r}")
-            except InputError as exc:
-                self.errors[name] = str(exc)
-                self._marks[name].value = (f'<div class="wb-msg wb-msg-error wb-field-msg" '
-                                           f'data-field="{html.escape(name)}">{html.escape(str(exc))}</div>')
-                self._boxes[name].add_class("wb-field-bad")
+            self._check_own(name)
 
     def on_check(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` after any field was checked (its errors are in :attr:`errors`)."""
