@@ -110,7 +110,7 @@ def timed(fn: Callable[[], object], games: int, clock: str) -> float:
 def engine_run(game: str, params: dict, agent: str, games: int, seed: int = 2) -> Callable[[], object]:
     """The compiled engine on one thread: ``games`` in chunks of the engine's chunk size (kernel + columns)."""
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.seeding import game_seeds
 
     model = get_game(game)
     resolved = model.resolve_params(params)
@@ -130,7 +130,7 @@ def engine_run(game: str, params: dict, agent: str, games: int, seed: int = 2) -
 def simulate_run(game: str, params: dict, agent: str, games: int) -> Callable[[], object]:
     """``simulate()`` end to end: seeds, kernel, the full frame, 1 worker, default chunks."""
     from workbench.core.model import get_game
-    from workbench.core.runner import simulate
+    from workbench.core.sim.runner import simulate
 
     model = get_game(game)
     seats = model.players(model.make_config(model.resolve_params(params)))
@@ -147,9 +147,9 @@ def simulate_run(game: str, params: dict, agent: str, games: int) -> Callable[[]
 def die_kernel_run(games: int) -> Callable[[], object]:
     """The die game's kernel alone (2 random players): its result arrays, no frame."""
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.seeding import game_seeds
     from workbench.games.dietower import agents as ag
-    from workbench.games.dietower.kernel import play_fast
+    from workbench.games.dietower.engine.kernel import play_fast
 
     model = get_game("dietower")
     config = model.make_config(model.resolve_params({"players": 2}))

@@ -39,7 +39,7 @@ TODAY = {"random": 52_500, "greedy": 5_900}  # issue 23's figures, games/s a cor
 def _setup(agent: str, games: int, params: dict | None = None):
     """The model, config, resolved parameters, agents and seed chunks of one row."""
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.seeding import game_seeds
 
     model = get_game("babel")
     resolved = model.resolve_params(params or {})
@@ -52,7 +52,7 @@ def _setup(agent: str, games: int, params: dict | None = None):
 
 def measure(agent: str, scale: float, rounds: int, clock: str) -> dict:
     """One row's timings: games/s of the kernel and of the engine, mean length and steps a game."""
-    from workbench.games.babel import fast
+    from workbench.games.babel.engine import fast
 
     games = max(1_000, int(ROWS[agent] * scale))
     model, config, resolved, agents, chunks = _setup(agent, games)
@@ -74,7 +74,7 @@ def measure(agent: str, scale: float, rounds: int, clock: str) -> dict:
 
 def digest(games: int) -> list[tuple[str, str]]:
     """SHA-256 of the compiled engine's frame (Arrow IPC bytes) per parity variant, ``games`` games each."""
-    from workbench.games.babel import fast
+    from workbench.games.babel.engine import fast
 
     out = []
     for variant in fast.VARIANTS:

@@ -41,7 +41,7 @@ PREFIX = "_ZN9workbench5games7babylon6kernel"
 
 def _setup(agent: str, games: int):
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.seeding import game_seeds
 
     model = get_game("babylon")
     config = model.make_config(model.resolve_params({}))
@@ -64,7 +64,7 @@ def _best(fns: tuple, rounds: int) -> list[float]:
 
 def timings(agent: str, games: int, rounds: int) -> dict:
     """Kernel and engine games/s of ``agent`` vs ``agent`` (best of ``rounds``)."""
-    from workbench.games.babylon import fast
+    from workbench.games.babylon.engine import fast
 
     config, agents, chunks = _setup(agent, games)
     fast.play_chunk(config, agents, chunks[0][:50])  # load the compiled kernel
@@ -77,7 +77,7 @@ def timings(agent: str, games: int, rounds: int) -> dict:
 
 def _write_perf_map() -> None:
     """The compiled kernel's functions and addresses as ``/tmp/perf-<pid>.map`` (play_games' library)."""
-    from workbench.games.babylon import kernel as K
+    from workbench.games.babylon.engine import kernel as K
 
     library = next(iter(K.play_games.overloads.values())).library
     names = set(re.findall(r'^define [^@]*@"?([^"( ]+)"?\(', library.get_llvm_str(), re.M))
@@ -92,7 +92,7 @@ def _write_perf_map() -> None:
 
 def _profiled_run(agent: str, games: int) -> None:
     """The child under ``perf record``: compile, map, then play."""
-    from workbench.games.babylon import fast
+    from workbench.games.babylon.engine import fast
 
     config, agents, chunks = _setup(agent, games)
     fast.run_kernel(config, agents, chunks[0][:5])

@@ -77,7 +77,7 @@ def throughput(model, quick: bool) -> list[dict]:
 
 def runner_scaling(model, quick: bool, fast_gps: float) -> list[dict]:
     """``runner.simulate`` on the fast engine with 1 and 2 worker threads (the first pairing)."""
-    from workbench.core.runner import simulate
+    from workbench.core.sim.runner import simulate
 
     agent = model.fast_agents[0]
     games = int(min(2_000_000, max(2_000, fast_gps * (0.5 if quick else 3.0))))
@@ -122,7 +122,7 @@ print(f"{{t1 - t0:.3f}} {{t2 - t1:.3f}}")
 BABEL_STUDY = """
 import time
 t0 = time.perf_counter()
-from workbench.core.sweep import run_grid
+from workbench.core.sim.sweep import run_grid
 t1 = time.perf_counter()
 frame = run_grid("babel", {{"start_hands": ["3/5", "5/5"], "first": ["p1", "p2"]}}, {games},
                  lineups=[("greedy", "greedy"), ("random", "random"), ("greedy", "random")], seed=0,
@@ -135,7 +135,7 @@ print(f"{{t1 - t0:.3f}} {{t2 - t1:.3f}}")
 BABYLON_MATRIX = """
 import time
 t0 = time.perf_counter()
-from workbench.core.sweep import run_grid
+from workbench.core.sim.sweep import run_grid
 from workbench.games.babylon.model import DECK_KEYS
 t1 = time.perf_counter()
 decks = list(DECK_KEYS)
@@ -179,7 +179,7 @@ def babylon_extras(quick: bool, rows: list[dict]) -> None:
 
 def dietower_extras(quick: bool, rows: list[dict]) -> None:
     """The README's headline: random games/s through ``simulate()`` (seeds, kernel, frame, runner columns)."""
-    from workbench.core.runner import simulate
+    from workbench.core.sim.runner import simulate
 
     games = 100_000 if quick else 1_000_000
     simulate("dietower", 1_000, seed=0, progress=False)  # load the numba cache

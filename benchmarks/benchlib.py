@@ -47,8 +47,8 @@ def rate(games: int, seconds: float) -> float:
 
 def reference_rate(model, params: dict, agent: str, games: int) -> float:
     """Games/s of core's reference loop on one core (both seats ``agent``)."""
-    from workbench.core.play import play_chunk
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.play import play_chunk
+    from workbench.core.sim.seeding import game_seeds
 
     seeds = game_seeds(1, 0, games)
     t = time.perf_counter()
@@ -61,7 +61,7 @@ def fast_rates(model, params: dict, agent: str, games: int, repeats: int = 2) ->
     on one thread, and on two threads taking five chunks each (best of ``repeats``)."""
     import threading
 
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.seeding import game_seeds
 
     config = model.make_config(params)
     agents = specs(agent)
@@ -91,8 +91,8 @@ def fast_rates(model, params: dict, agent: str, games: int, repeats: int = 2) ->
 
 def _reference_frame(game: str, params: dict, agents: tuple, master: int, start: int, stop: int):
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.play import play_chunk
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.play import play_chunk
+    from workbench.core.sim.seeding import game_seeds
 
     specs = tuple(AgentSpec.parse(a) for a in agents)
     return play_chunk(get_game(game), params, specs, game_seeds(master, start, stop), "reference")
@@ -110,8 +110,8 @@ def compare_engines(game: str, jobs: list[tuple], workers: int = 2) -> tuple[int
     from polars.testing import assert_frame_equal
 
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.play import play_chunk
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.play import play_chunk
+    from workbench.core.sim.seeding import game_seeds
 
     model = get_game(game)
     t = time.perf_counter()

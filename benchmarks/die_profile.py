@@ -38,12 +38,12 @@ def best_ns(fn: Callable[[], object], games: int, rounds: int) -> float:
 def phases(players: int, games: int, rounds: int) -> list[tuple[str, float]]:
     """``(phase, ns per game)`` of every phase of the workbench side."""
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.results import head_frame
-    from workbench.core.runner import run_chunk, simulate
-    from workbench.core.seeding import game_seeds
+    from workbench.core.sim.results import head_frame
+    from workbench.core.sim.runner import run_chunk, simulate
+    from workbench.core.sim.seeding import game_seeds
     from workbench.games.dietower import agents as ag
-    from workbench.games.dietower import fast
-    from workbench.games.dietower.kernel import play_fast
+    from workbench.games.dietower.engine import fast
+    from workbench.games.dietower.engine.kernel import play_fast
 
     model = get_game("dietower")
     params = model.resolve_params({"players": players})

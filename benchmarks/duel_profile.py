@@ -58,9 +58,9 @@ def _best(fn, rounds: int, clock: str) -> float:
 def measure(row: str, scale: float, rounds: int, clock: str, exe: Path | None) -> dict:
     """One row's timings (games/s per phase, C games/s, mean lengths)."""
     from workbench.core.model import AgentSpec, get_game
-    from workbench.core.runner import simulate
-    from workbench.core.seeding import game_seeds
-    from workbench.games.duel import fast
+    from workbench.core.sim.runner import simulate
+    from workbench.core.sim.seeding import game_seeds
+    from workbench.games.duel.engine import fast
 
     battlefield, agent, games, c_games = ROWS[row]
     games, c_games = max(1_000, int(games * scale)), max(1_000, int(c_games * scale))

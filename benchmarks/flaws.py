@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/flaws.py [--game NAME ...] [--screen N] [--confirm N] [--seed S] [--workers W]
 
 For every registered game that declares a ``greedy`` agent with weights (float options), found through
-the registry, :func:`workbench.core.flaws.flaw_check` plays each weight's single changes against the
+the registry, :func:`workbench.core.skill.flaws.flaw_check` plays each weight's single changes against the
 default greedy over the game's field (every battlefield, every pair of decks: ``field_grid``; at most
 64 cells, a seeded sample of a larger field), a screen of ``--screen`` games per change, then each
 weight's strongest change on ``--confirm`` fresh games (>= 2,000).  Per game it prints a table (score
@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 import polars as pl  # noqa: E402
 
-from workbench.core.flaws import CONFIRM_MIN, THRESHOLD, checked_agents, field_grid, flaw_check  # noqa: E402
 from workbench.core.model import game_names, get_game  # noqa: E402
-from workbench.core.report import display_frame  # noqa: E402
+from workbench.core.present.report import display_frame  # noqa: E402
+from workbench.core.skill.flaws import CONFIRM_MIN, THRESHOLD, checked_agents, field_grid, flaw_check  # noqa: E402
 
 MOST_CELLS = 64
 SHOWN = {"weight": "weight", "default": "default", "changed": "changed to", "candidate": "how it was found",

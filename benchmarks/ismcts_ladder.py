@@ -18,9 +18,9 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 from workbench.core.model import get_game
-from workbench.core.play import play_game
-from workbench.core.seeding import game_seed
-from workbench.core.stats import binom_pvalue, wilson
+from workbench.core.sim.play import play_game
+from workbench.core.sim.seeding import game_seed
+from workbench.core.stats.rates import binom_pvalue, wilson
 from workbench.interop.openspiel import with_ismcts
 
 

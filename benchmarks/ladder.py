@@ -18,8 +18,8 @@ import time
 import polars as pl
 
 from workbench.core.model import get_game
-from workbench.core.runner import simulate
-from workbench.core.stats import binom_pvalue, wilson
+from workbench.core.sim.runner import simulate
+from workbench.core.stats.rates import binom_pvalue, wilson
 
 
 def pairing(game: str, a: str, b: str, games: int, params: dict, workers: int, seed: int) -> dict:

@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.search import settings  # noqa: E402
 from workbench.core.model import get_game, load_weight_set  # noqa: E402
-from workbench.core.play import play_game  # noqa: E402
-from workbench.core.runner import simulate  # noqa: E402
-from workbench.core.seeding import game_seeds  # noqa: E402
-from workbench.core.stats import wilson  # noqa: E402
+from workbench.core.sim.play import play_game  # noqa: E402
+from workbench.core.sim.runner import simulate  # noqa: E402
+from workbench.core.sim.seeding import game_seeds  # noqa: E402
+from workbench.core.stats.rates import wilson  # noqa: E402
 
 # the search before issue 37: its rollout and prior as the game's hooks declared them
 OLD = {"duel": "search:rollout=greedy@tuned", "babel": "search:rollout=greedy,prior=greedy@tuned",

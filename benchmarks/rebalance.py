@@ -1,6 +1,6 @@
 """``workbench rebalance`` against the numbers issue 19 asks for: proposals, held-out tables and wall times.
 
-Each case is the CLI's own work (:func:`workbench.core.rebalance.rebalance`) with the game's declared
+Each case is the CLI's own work (:func:`workbench.core.design.rebalance.rebalance`) with the game's declared
 target and edit space, timed as a whole (warm compile cache: run ``make bench`` or any simulate first).
 Prints the proposals, the held-out before → after table, the searched trials' spread (evidence the
 space was searched) and the wall time; ``--out`` keeps each case's folder (``search.jsonl`` resumes it).
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.core.rebalance import additive_table, proposals_table, rebalance, verification_table
+from workbench.core.design.rebalance import additive_table, proposals_table, rebalance, verification_table
 
 CASES = {
     # game: settings of the issue's number (the game's declared target, edit space and budget unless given)

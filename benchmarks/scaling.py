@@ -66,7 +66,7 @@ def timed(game: str, params: dict, agents: str, games: int, workers: int,
     this returns: a run timed while the last run's frame (hundreds of MB for the die game) is still held must
     write into fresh pages that the other run found already mapped.
     """
-    from workbench.core.runner import simulate
+    from workbench.core.sim.runner import simulate
 
     allowed = os.sched_getaffinity(0)
     if one_core:

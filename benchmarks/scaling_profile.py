@@ -68,7 +68,7 @@ class KernelClock:
 def profile(game: str, params: dict, agent: str, rounds: int) -> dict:
     """Chunk CPU seconds, kernel seconds and the serial share of one default chunk (best of ``rounds``)."""
     from workbench.core.model import get_game
-    from workbench.core.runner import run_chunk
+    from workbench.core.sim.runner import run_chunk
 
     model = get_game(game)
     resolved = model.resolve_params(params)
@@ -76,7 +76,7 @@ def profile(game: str, params: dict, agent: str, rounds: int) -> dict:
     agents = (agent,) * seats
     size = model.chunk_hint("fast")
     run_chunk(model, resolved, agents, 1, 0, min(size, 500), "fast")  # load the kernel
-    clock = KernelClock(f"workbench.games.{game}.kernel")
+    clock = KernelClock(f"workbench.games.{game}.engine.kernel")
     try:
         best = (math.inf, 0.0)
         for _ in range(rounds):

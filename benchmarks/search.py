@@ -36,9 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.core.model import get_game  # noqa: E402
-from workbench.core.play import play_game  # noqa: E402
-from workbench.core.seeding import game_seeds  # noqa: E402
-from workbench.core.stats import wilson  # noqa: E402
+from workbench.core.sim.play import play_game  # noqa: E402
+from workbench.core.sim.seeding import game_seeds  # noqa: E402
+from workbench.core.stats.rates import wilson  # noqa: E402
 
 # the settings and bars: parameters (a list: the games cycle through them), seconds a game
 SETTINGS = {

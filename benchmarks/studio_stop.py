@@ -107,7 +107,7 @@ def stop_one(game: str, study: str, after: float) -> tuple[str, float | None, st
 def walk(after: float) -> int:
     """Every study of every game, stopped; the count that stop truthfully within the bar."""
     from workbench.core.model import game_names
-    from workbench.core.study import studies
+    from workbench.core.studies.study import studies
 
     every = [(g, s.name) for g in game_names() for s in studies(g)]
     good = 0

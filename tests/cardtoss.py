@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from workbench.core.datafile import read_table
 from workbench.core.errors import DataError
 from workbench.core.model import CHANCE, TERMINAL, GameModel, first_seat, seat_name
+from workbench.core.model.datafile import read_table
 from workbench.core.rng import SplitMix64
 
 SHIPPED = "key,name,power,cost\nlead,Lead card,4,0\nanswer,Answer card,3,0\n"

@@ -1,4 +1,4 @@
-"""Reference formulas for the tests, written independently of ``workbench.core.stats``."""
+"""Reference formulas for the tests, written independently of ``workbench.core.stats.rates``."""
 
 from __future__ import annotations
 

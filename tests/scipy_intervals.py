@@ -1,4 +1,4 @@
-"""Interval references from scipy, a second method beside ``workbench.core.stats`` (and ``tests/independent.py``).
+"""Interval references from scipy, a second method beside ``workbench.core.stats.rates`` (and ``tests/independent.py``).
 
 ``wilson`` is scipy's own Wilson score interval (``binomtest(k, n).proportion_ci(method="wilson")``);
 ``newcombe`` is Newcombe's hybrid score interval for a difference of two independent rates (method 10

@@ -1,4 +1,5 @@
-"""A built report's opening (core/summary.py), checked against its own tables: used by each game's report test."""
+"""A built report's opening (core/present/summary.py), checked against its own tables: used by each game's report
+test."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.core.summary import FINDS, MAX_FINDINGS, TO_CHANGE
+from workbench.core.present.summary import FINDS, MAX_FINDINGS, TO_CHANGE
 
 
 def check_summary(out: Path, changes: bool = False) -> dict:

@@ -5,7 +5,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.cli import main
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 
 
 def test_simulate_writes_parquet_and_prints_rates_with_intervals(tmp_path, capsys):
@@ -65,7 +65,7 @@ def test_games_lists_parameters_and_battlefields(capsys):
 
 
 def test_sweep_runs_a_grid_and_reuses_finished_chunks(tmp_path, capsys):
-    from workbench.core.sweep import load_sweep
+    from workbench.core.sim.sweep import load_sweep
 
     out = tmp_path / "sweep"
     args = ["sweep", "duel", "--grid", "battlefield=crystal_garden,free_steppe", "deck=all", "--games", "30",
@@ -88,7 +88,7 @@ def test_sweep_rejects_unknown_values_before_writing(tmp_path, capsys):
 
 
 def test_interrupted_simulate_keeps_the_finished_games(tmp_path, monkeypatch, capsys):
-    from workbench.core import runner
+    from workbench.core.sim import runner
 
     real, calls = runner.run_chunk, {"n": 0}
 
@@ -138,7 +138,7 @@ def test_the_toy_game_simulates_sweeps_and_reports(tmp_path, capsys):
     assert "p1 (greedy)" in text and "n=600" in text
     assert main(["sweep", "toy", "--games", "300", "--agents", "greedy,random", "--grid", "board=all", "--seed", "5",
                  "--quiet", "--out", str(tmp_path / "sweep")]) == 0
-    from workbench.core.sweep import load_sweep
+    from workbench.core.sim.sweep import load_sweep
 
     assert_frame_equal(load_sweep(tmp_path / "sweep"), frame)
     capsys.readouterr()

@@ -21,10 +21,10 @@ from polars.testing import assert_frame_equal
 
 from tests.conftest import REPO, terminal_ctrl_c
 from workbench.cli import main
-from workbench.core import study as study_mod
 from workbench.core.errors import RunInterrupted
-from workbench.core.runner import simulate
-from workbench.core.stream import simulate_to_parquet
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.stream import simulate_to_parquet
+from workbench.core.studies import study as study_mod
 
 WORKBENCH = [sys.executable, "-m", "workbench.cli"]
 
@@ -105,7 +105,7 @@ def test_a_different_sweep_into_the_same_store_is_refused(tmp_path, capsys):
 
 # -- 2. memory stays bounded ---------------------------------------------------------------------------
 def test_a_run_too_big_for_memory_is_refused_before_any_work(capsys, monkeypatch):
-    from workbench.core import sweep
+    from workbench.core.sim import sweep
 
     monkeypatch.setenv("WORKBENCH_MEMORY_LIMIT", str(8 * 1024**3))
     monkeypatch.setattr(sweep, "run_grid", _never_called)  # the run itself never starts: only the pilot plays
@@ -202,7 +202,7 @@ def test_bad_values_are_one_line_messages(tmp_path, capsys, args, message):
 
 @pytest.mark.xdist_group("dask")
 def test_an_unreachable_dask_scheduler_is_named_with_the_wait(capsys, monkeypatch):
-    from workbench.core import runner
+    from workbench.core.sim import runner
 
     monkeypatch.setattr(runner, "SCHEDULER_TIMEOUT", 1.5)
     assert main(["simulate", "toy", "--games", "20", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9",
@@ -233,7 +233,7 @@ def test_every_commands_help_prints_its_usage(capsys, argv):
 
 
 def test_compile_readies_each_engine_once_and_names_an_unknown_game(capsys):
-    from workbench.core.warm import engine_games
+    from workbench.core.sim.warm import engine_games
 
     assert main(["compile", "dietower", "--jobs", "1"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -244,7 +244,7 @@ def test_compile_readies_each_engine_once_and_names_an_unknown_game(capsys):
 
 
 def test_compile_is_skipped_once_every_engine_is_compiled_until_a_source_changes(tmp_path, monkeypatch, capsys):
-    from workbench.core import warm
+    from workbench.core.sim import warm
 
     played = []
     monkeypatch.setattr(warm, "STAMP_DIR", tmp_path)
@@ -301,7 +301,7 @@ def test_a_report_says_each_step_as_it_goes(tmp_path, capsys):
 def test_progress_lines_for_a_log_say_count_share_rate_and_eta():
     import io
 
-    from workbench.core.progress import LineProgress
+    from workbench.core.sim.progress import LineProgress
 
     log = io.StringIO()
     bar = LineProgress(1000, "duel fast", every=0, stream=log)
@@ -314,9 +314,9 @@ def test_progress_lines_for_a_log_say_count_share_rate_and_eta():
 
 
 def test_a_small_run_is_not_measured_before_it_starts(monkeypatch):
-    from workbench.core import stream
+    from workbench.core.sim import stream
 
     calls = []
-    monkeypatch.setattr("workbench.core.play.play_chunk", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr("workbench.core.sim.play.play_chunk", lambda *a, **k: calls.append(a))
     assert stream.check_memory("duel", 50_000, [{}, {}], "search,greedy", None) == 0  # 100,000 games: no pilot
     assert calls == []

@@ -16,9 +16,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.core.model import CHANCE, AgentSpec, game_names, get_game
-from workbench.core.play import acting, play_chunk, play_game
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.play import acting, play_chunk, play_game
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seeds
 
 GAMES = game_names()
 N = 120
@@ -184,7 +184,7 @@ def test_fast_engine_falls_back_to_the_reference_loop_with_one_warning(game_name
     """An agent without a compiled twin: the default engine is the reference, a requested fast one falls back."""
     import warnings
 
-    from workbench.core import play
+    from workbench.core.sim import play
 
     model = get_game(game_name)
     params = model.resolve_params()

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.docs import RULES_DIR, documented_games, first_section, rules_doc, rules_summary, sections
 from workbench.core.errors import InputError
 from workbench.core.model import get_game, registry
+from workbench.core.present.docs import RULES_DIR, documented_games, first_section, rules_doc, rules_summary, sections
 
 ROOT = Path(__file__).resolve().parents[1]
 # Built from parts so that this file does not contain what it forbids.

@@ -24,8 +24,8 @@ from polars.testing import assert_frame_equal
 from tests.conftest import REPO, terminal_ctrl_c
 from workbench.cli import main
 from workbench.core.errors import RunInterrupted
-from workbench.core.runner import simulate
-from workbench.core.stream import simulate_to_parquet
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.stream import simulate_to_parquet
 
 WORKBENCH = [sys.executable, "-m", "workbench.cli"]
 HUGE = str(10**12)  # a run that would never finish: the tests stop it
@@ -279,7 +279,7 @@ def test_flying_study_on_a_67_by_67_map_counts_its_paths_exactly():
 
 # -- progress everywhere ------------------------------------------------------------------------------------
 def test_eta_waits_for_a_sample_and_is_right_once_shown():
-    from workbench.core.progress import LineProgress
+    from workbench.core.sim.progress import LineProgress
 
     now = [0.0]
     log = io.StringIO()
@@ -295,7 +295,7 @@ def test_eta_waits_for_a_sample_and_is_right_once_shown():
 
 
 def test_a_terminal_bar_shows_no_eta_until_the_sample_is_big_enough(monkeypatch):
-    from workbench.core import progress
+    from workbench.core.sim import progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -330,7 +330,7 @@ def test_study_prints_progress_lines_with_rate(tmp_path):
 
 
 def test_a_report_step_prints_progress_while_it_runs(tmp_path, capsys, monkeypatch):
-    from workbench.core import progress
+    from workbench.core.sim import progress
 
     monkeypatch.setattr(progress, "EVERY", 0.05)
     assert main(["report", "toy", "--quick", "--out", str(tmp_path / "r")]) == 0
@@ -357,7 +357,7 @@ def test_engine_fast_with_an_agent_it_cannot_play_is_one_line_naming_auto(capsys
 
 
 def test_the_lock_names_its_holder_and_goes_with_it(tmp_path):
-    from workbench.core.store import OutputLock
+    from workbench.core.sim.store import OutputLock
 
     with OutputLock(tmp_path / "r") as held:
         assert held.path == tmp_path / "r.lock"

@@ -36,7 +36,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 
 FRAMES = Path(__file__).parent / "golden" / "frames"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -4,8 +4,10 @@
   link from core to the games, and it finds them by package, never by a name in the code;
 * a game imports core (and itself), never another game, the UI or the CLI;
 * the import graph between workbench modules has no cycle (lazy imports count too);
+* core's packages import one way, in the order ``CORE_LAYERS`` gives (``workbench/core/__init__.py`` says why):
+  a module imports only from its own package, the ones before it and the root modules;
 * core reaches interop only through the agent providers it declares by name (``AGENT_PROVIDERS`` in
-  ``core/model.py``, imported when asked for): the test reads those strings, adds the edges to the
+  ``core/model/agents.py``, imported when asked for): the test reads those strings, adds the edges to the
   graph, and checks that no other string in core names a module outside core, and that interop
   imports no game (directly or through anything it imports).
 """
@@ -53,20 +55,23 @@ def graph() -> dict[str, set[str]]:
     return {name: _imports(name, path) for name, path in MODULES.items()}
 
 
+PROVIDERS_MODULE = "workbench.core.model.agents"
+
+
 def _declared_providers() -> tuple[str, ...]:
-    """The ``"module:function"`` strings of ``AGENT_PROVIDERS`` in core/model.py, read from its source."""
-    tree = ast.parse(MODULES["workbench.core.model"].read_text(encoding="utf-8"))
+    """The ``"module:function"`` strings of ``AGENT_PROVIDERS`` in core/model/agents.py, read from its source."""
+    tree = ast.parse(MODULES[PROVIDERS_MODULE].read_text(encoding="utf-8"))
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) \
             else []
         if any(isinstance(t, ast.Name) and t.id == "AGENT_PROVIDERS" for t in targets):
             return tuple(ast.literal_eval(node.value))
-    raise AssertionError("core/model.py declares no AGENT_PROVIDERS")
+    raise AssertionError("core/model/agents.py declares no AGENT_PROVIDERS")
 
 
 PROVIDERS = _declared_providers()
 # the edges core makes by name: core.model imports each provider's module when a game's agents are listed
-DECLARED = {("workbench.core.model", ref.partition(":")[0]) for ref in PROVIDERS}
+DECLARED = {(PROVIDERS_MODULE, ref.partition(":")[0]) for ref in PROVIDERS}
 
 
 @functools.cache
@@ -90,7 +95,7 @@ def _game_of(module: str) -> str | None:
 
 
 def test_the_graph_sees_the_real_imports():
-    assert "workbench.core.model" in graph()["workbench.core.runner"]
+    assert "workbench.core.model" in graph()["workbench.core.sim.runner"]
     assert "workbench.games.duel.rules" in graph()["workbench.games.duel.model"]
     assert "workbench.games.duel.rules" in graph()["workbench.games.duel.agents"]
     assert {"duel", "dietower"} <= {_game_of(m) for m in MODULES}
@@ -116,7 +121,8 @@ def test_core_reaches_interop_only_through_its_declared_agent_providers():
     for ref in PROVIDERS:
         module, _, function = ref.partition(":")
         # interop's agents, or core's own search (provided by reference: core.search imports core.model)
-        assert module in MODULES and (module.startswith("workbench.interop") or module == "workbench.core.search"), ref
+        assert module in MODULES and (module.startswith("workbench.interop")
+                                      or module == "workbench.core.skill.search"), ref
         defined = {n.name for n in ast.parse(MODULES[module].read_text(encoding="utf-8")).body
                    if isinstance(n, ast.FunctionDef)}
         assert function in defined, f"{ref}: {module} defines no function {function!r}"
@@ -161,3 +167,33 @@ def test_no_import_cycles():
     for module in sorted(graph()):
         if module not in state:
             visit(module)
+
+
+# core's packages, bottom up (workbench/core/__init__.py); "root" is errors, lazy and rng, directly in core
+CORE_LAYERS = ("root", "model", "sim", "stats", "present", "skill", "design", "studies")
+
+
+def _core_layer(module: str) -> str:
+    part = module.split(".")[2]
+    return part if part in CORE_LAYERS else "root"
+
+
+def test_core_is_a_few_packages_and_the_root_modules():
+    direct = {m.split(".")[2] for m in MODULES if m.startswith("workbench.core.")}
+    packages = {p.name for p in (PACKAGE / "core").iterdir() if (p / "__init__.py").exists()}
+    assert packages == set(CORE_LAYERS) - {"root"}
+    assert direct - packages == {"errors", "lazy", "rng"}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("workbench.core.")))
+def test_core_packages_import_one_way(module):
+    """A module imports nothing from a core package above its own (lazy imports count too)."""
+    rank = CORE_LAYERS.index(_core_layer(module))
+    above = {m for m in graph()[module] if m.startswith("workbench.core.") and CORE_LAYERS.index(_core_layer(m)) > rank}
+    assert not above, f"{module} ({_core_layer(module)}) imports from above: {sorted(above)}"
+
+
+def test_every_core_package_says_what_it_may_import():
+    for layer in CORE_LAYERS[1:]:
+        doc = ast.get_docstring(ast.parse((PACKAGE / "core" / layer / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and "import" in doc.lower(), f"core/{layer}/__init__.py: no docstring naming what it may import"

@@ -20,8 +20,8 @@ import pytest
 from workbench.app.workspace import Workspace
 from workbench.cli import main
 from workbench.core.model import game_names
-from workbench.core.stats import wilson
-from workbench.core.study import get_study
+from workbench.core.stats.rates import wilson
+from workbench.core.studies.study import get_study
 
 GAME, GAMES, SEED, AGENTS = "babylon", 400, 1, "greedy,greedy"
 LINE = re.compile(r"first seat score\s+([0-9.]+)%\s+95% CI \[([0-9.]+)%, ([0-9.]+)%\]\s+n=([0-9]+)\s+"

@@ -34,11 +34,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from workbench.core.cardtable import card_table, column_kinds, edited_cards, read_cards
+from workbench.core.design.cardtable import card_table, column_kinds, edited_cards, read_cards
 from workbench.core.errors import InputError
 from workbench.core.model import game_names, get_game
-from workbench.core.play import play_chunk
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.play import play_chunk
+from workbench.core.sim.seeding import game_seeds
 
 SCALE = float(os.environ.get("PARITY_SCALE", "1"))
 EXAMPLES = int(os.environ.get("PARITY_EDIT_EXAMPLES", "6"))

@@ -1,4 +1,4 @@
-"""Golden playthroughs of every game, written by core's one writer (``workbench/core/playthrough.py``).
+"""Golden playthroughs of every game, written by core's one writer (``workbench/core/present/playthrough.py``).
 
 A change in the rules, the agents, the random streams or the data shows up as a readable diff.
 When the change is intended, regenerate on purpose and review the diff before committing::
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core import playthrough
 from workbench.core.model import game_names
+from workbench.core.present import playthrough
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "playthroughs"
 UPDATE = os.environ.get(playthrough.UPDATE_ENV) == "1"

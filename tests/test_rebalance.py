@@ -1,4 +1,4 @@
-"""``core/rebalance.py`` on a toy game whose fair setting is known exactly.
+"""``core/design/rebalance.py`` on a toy game whose fair setting is known exactly.
 
 *Card toss*: two cards, ``lead`` (played by the seat that moves first) and ``answer`` (the other
 seat).  The first seat wins with probability ``0.5 + 0.1 × (lead power − answer power − bonus)``,
@@ -21,12 +21,14 @@ import polars as pl
 import pytest
 
 from tests.cardtoss import CardTossRules, load, shipped_cards
-from workbench.core import rebalance as rb
-from workbench.core.cardtable import CardTable
+from workbench.core.design import rebalance as rb
+from workbench.core.design.cardtable import CardTable
+from workbench.core.design.rebalance import additive as rb_additive
+from workbench.core.design.rebalance import race as rb_race
 from workbench.core.errors import DataError, InputError
 from workbench.core.model import CHANCE, FIRST, TERMINAL, AgentDecl, Param, first_seat, seat_name
 from workbench.core.rng import SplitMix64
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.seeding import game_seeds
 
 CARDS = shipped_cards(Path(tempfile.gettempdir()) / "workbench-test-rebalance")
 
@@ -238,6 +240,14 @@ def test_an_empty_edit_space_is_one_clear_error(tmp_path):
     assert not (tmp_path / "empty").exists()
 
 
+def test_a_target_no_game_counts_is_refused_by_core_before_anything_is_written(tmp_path):
+    """The studio calls core's rebalance directly: the n = 0 refusal is core's, not only the command's."""
+    out = tmp_path / "out"
+    with pytest.raises(InputError, match=r"no game of dietower counts towards it \(n = 0"):
+        rb.rebalance("dietower", edit="suit_size:-1..+1", budget=10_000, out=out, workers=1)
+    assert not out.exists()
+
+
 def test_the_edit_space_keeps_only_values_the_game_allows():
     dims = rb.edit_space(MODEL, "power:-6..+6", "lead")
     assert [(d.label, d.base, min(d.deltas), max(d.deltas)) for d in dims] == [("lead.power", 4, -4, 5)]  # 0..9
@@ -253,7 +263,7 @@ def test_a_parameter_edit_reaches_the_fair_setting(tmp_path):
 
 
 def test_the_report_section_reads_in_plain_labels(found):
-    from workbench.core.report import Report
+    from workbench.core.present.report import Report
 
     result, _ = found
     rep = Report("toy")
@@ -300,7 +310,7 @@ def test_stop_keeps_what_was_found_and_a_resume_finishes_it_the_same(found, tmp_
 
 
 def test_a_reports_rebalance_section_shows_the_proposal_found_and_the_command_for_the_full_search(tmp_path):
-    from workbench.core.report import Report
+    from workbench.core.present.report import Report
 
     rep = Report("toss", {"seed": 3})
     result = rb.add_report_section(rep, MODEL, quick=True, seed=3, workers=1,
@@ -344,7 +354,7 @@ WEIGHTED = WeightedToss()
 
 def _write_tuned_set() -> None:
     from workbench.core.model import card_set_hash
-    from workbench.core.tune import write_set
+    from workbench.core.skill.tune import write_set
 
     digest, source = card_set_hash(WEIGHTED, {"cards": None})
     write_set(WEIGHTED, "tuned", {"agent": "greedy", "options": {"lean": 2.5}, "card_hash": digest,
@@ -697,17 +707,17 @@ def test_a_search_at_every_tier_proposes_the_edit_that_holds_at_both(tmp_path):
 
 
 # -- the additive model --------------------------------------------------------------------------------------
-def _random_model(seed: int, values: int = 9, items: int = 4) -> rb._Additive:
+def _random_model(seed: int, values: int = 9, items: int = 4) -> rb_race._Additive:
     """An additive model of ``values`` editable values (each −1 or +1; the last one +1 only) over ``items`` items."""
     rng = np.random.default_rng(seed)
     edits = tuple(((i, d),) for i in range(values) for d in ((-1, 1) if i < values - 1 else (1,)))
     effect = rng.normal(0, 2.0, (len(edits), items))
-    return rb._Additive(items=tuple(("m", f"i{k}") for k in range(items)), base=rng.uniform(44, 58, items),
+    return rb_race._Additive(items=tuple(("m", f"i{k}") for k in range(items)), base=rng.uniform(44, 58, items),
                         low=np.full(items, 48.0), high=np.full(items, 52.0), edits=edits, effect=effect,
                         se=rng.uniform(0.2, 1.0, effect.shape), stage=np.zeros(len(edits), dtype=int))
 
 
-def _by_enumeration(model: rb._Additive, slots: int) -> list[tuple[float, rb.Candidate]]:
+def _by_enumeration(model: rb_race._Additive, slots: int) -> list[tuple[float, rb.Candidate]]:
     """Every combination of at most ``slots`` single edits, one step per value, by predicted distance (+ penalty)."""
     out = []
     for k in range(1, slots + 1):
@@ -724,13 +734,13 @@ def _by_enumeration(model: rb._Additive, slots: int) -> list[tuple[float, rb.Can
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_additive_models_best_combinations_are_those_an_enumeration_of_every_combination_ranks_first(seed):
     model = _random_model(seed)
-    solutions, optimal = rb._solve_additive(model, slots=3, top=6)
+    solutions, optimal = rb_additive._solve_additive(model, slots=3, top=6)
     ranked = _by_enumeration(model, 3)
     assert optimal
     assert [c for c, _ in solutions] == [c for _, c in ranked[:6]]
     assert np.allclose([d for _, d in solutions], [d - rb.EDIT_PENALTY * len(c) for d, c in ranked[:6]], atol=1e-6)
     # the optimistic model (every effect 1.96 standard errors its favourable way) lies below every prediction
-    bound, _ = rb._solve_additive(model, slots=3, top=1, slack=1.96)
+    bound, _ = rb_additive._solve_additive(model, slots=3, top=1, slack=1.96)
     assert bound[0][1] <= ranked[0][0] + 1e-9
 
 
@@ -739,7 +749,7 @@ def test_around_a_measured_anchor_the_model_ranks_every_drop_and_add_as_an_enume
     model = _random_model(seed)
     anchor = tuple(sorted([model.edits[0][0], model.edits[5][0]]))  # values 0 (−1) and 2 (+1)
     measured = np.random.default_rng(seed).uniform(44, 58, len(model.items))
-    solutions, optimal = rb._solve_additive(model, slots=3, top=6, anchor=anchor, anchor_scores=measured)
+    solutions, optimal = rb_additive._solve_additive(model, slots=3, top=6, anchor=anchor, anchor_scores=measured)
     index = {c[0]: e for e, c in enumerate(model.edits)}
     ranked = []
     adds = [e for e, ((i, _),) in enumerate(model.edits) if i not in {i for i, _ in anchor}]
@@ -764,7 +774,7 @@ def test_around_a_measured_anchor_the_model_ranks_every_drop_and_add_as_an_enume
 
 def test_the_additive_model_never_takes_two_steps_of_one_value_nor_more_edits_than_the_slots():
     model = _random_model(7, values=6)
-    for combo, _ in rb._solve_additive(model, slots=2, top=10)[0]:
+    for combo, _ in rb_additive._solve_additive(model, slots=2, top=10)[0]:
         assert 1 <= len(combo) <= 2 and len({i for i, _ in combo}) == len(combo)
 
 
@@ -914,8 +924,8 @@ def test_a_reports_rebalance_progress_counts_games_against_the_budget_with_a_rat
     """The report's rebalance step says games played of the budget, the rate and an ETA, not only "working"."""
     import re
 
-    from workbench.core import progress
-    from workbench.core.report import Report
+    from workbench.core.present.report import Report
+    from workbench.core.sim import progress
 
     seen: list[tuple[int, int]] = []
     to_budget = rb.budget_progress(lambda done, total: seen.append((done, total)), 1_000)

@@ -17,7 +17,11 @@ import polars as pl
 import pytest
 
 from tests.test_rebalance import MODEL, PressToss, _random_model
-from workbench.core import rebalance as rb
+from workbench.core.design import rebalance as rb
+from workbench.core.design.rebalance import additive as rb_additive
+from workbench.core.design.rebalance import play as rb_play
+from workbench.core.design.rebalance import race as rb_race
+from workbench.core.design.rebalance import run as rb_run
 from workbench.core.errors import InputError
 from workbench.core.model import AgentDecl, game_names, get_game
 
@@ -86,7 +90,7 @@ def test_the_search_judges_a_candidate_by_its_worst_tier_not_the_sum_over_tiers(
 @pytest.mark.parametrize("seed", [4, 5, 6])
 def test_the_additive_model_at_two_tiers_ranks_combinations_by_their_worst_tier_as_an_enumeration_does(seed):
     model = _random_model(seed, items=4)
-    model = rb._Additive(**{**model.__dict__, "items": tuple((m, f"{i}{rb.TIER_SEP}{'ab'[k % 2]}")
+    model = rb_race._Additive(**{**model.__dict__, "items": tuple((m, f"{i}{rb.TIER_SEP}{'ab'[k % 2]}")
                                                              for k, (m, i) in enumerate(model.items))})
     tiers = [k % 2 for k in range(4)]
     best = None
@@ -100,7 +104,7 @@ def test_the_additive_model_at_two_tiers_ranks_combinations_by_their_worst_tier_
             worst = max(out[[k for k in range(4) if tiers[k] == t]].sum() for t in (0, 1))
             if best is None or worst < best - 1e-6:
                 best = worst
-    found, optimal = rb._solve_additive(model, 2, 1)
+    found, optimal = rb_additive._solve_additive(model, 2, 1)
     assert optimal and found[0][1] == pytest.approx(best, abs=0.01)
 
 
@@ -190,7 +194,7 @@ def test_every_games_full_report_rebalance_sizes_pass_the_checks_made_before_any
     def stop_here(*args, **kwargs):
         raise _Validated
 
-    monkeypatch.setattr(rb, "_open_study", stop_here)
+    monkeypatch.setattr(rb_run, "_open_study", stop_here)
     module = importlib.import_module(f"{type(get_game(game)).__module__.rpartition('.')[0]}.report")
     sizes = {**rb.REPORT_SEARCH["full"], **getattr(module, "REBALANCE_SIZES", {})}
     with pytest.raises(_Validated):
@@ -200,18 +204,19 @@ def test_every_games_full_report_rebalance_sizes_pass_the_checks_made_before_any
 @pytest.mark.parametrize("game", [g for g in game_names() if get_game(g).targets is not None
                                   and rb.targets_of(g).retune and get_game(g).card_table is not None])
 def test_a_re_tune_plays_one_card_set_in_every_cell_even_where_the_edited_card_is_not_played(game):
-    """The re-tune of a proposal tunes on one card set (``core/tune.py`` refuses cells that differ), while the search
+    """The re-tune of a proposal tunes on one card set (``core/skill/tune.py`` refuses cells that differ), while the
+    search
     plays the unedited cards in a cell whose decks hold none of the edited cards (the same games, served by the
     memo).  Babylon's report-sized rebalance failed after 3.5 minutes with "the cells play different card sets"
     when its proposal edited a card that only some pairings play."""
-    from workbench.core.cardtable import card_table
+    from workbench.core.design.cardtable import card_table
     from workbench.core.model import card_set_hash
 
     model, targets = get_game(game), rb.targets_of(game)
     table = card_table(game)
     dims = [d for d in rb.edit_space(model, None, None, targets) if d.kind == "card"] or rb.edit_space(
         model, f"{table.editable[0]}:-1..+1", "*", targets)  # the duel's default edits parameters: edit a card
-    ctx = rb._Context(model, targets, (), tuple(dims), table, 1, "auto", None, None, lambda n: None)
+    ctx = rb_play._Context(model, targets, (), tuple(dims), table, 1, "auto", None, None, lambda n: None)
     uses = targets.uses_card or (lambda params, key: True)
     partial = [i for i, d in enumerate(dims) if d.kind == "card" and not all(
         uses({**targets.params, **cell}, d.key) for cell in targets.cells)]

@@ -1,4 +1,4 @@
-"""Core's one search agent (``core/search.py``) and the compiled continue-from-a-state entries it rolls out in.
+"""Core's one search agent (``core/skill/search.py``) and the compiled continue-from-a-state entries it rolls out in.
 
 * Two paths, one answer: each game kernel's continue-from-a-state entry gives the values core's reference
   loop (``search.play_on``) gives from the same mid-game states, with the same agent streams, both to the
@@ -20,12 +20,12 @@ import pytest
 
 from tests.toygame import rules as toy_rules
 from tests.toygame.model import ToyModel
-from workbench.core import rng_numba
 from workbench.core.errors import InputError
 from workbench.core.model import CHANCE, AgentSpec, SearchHooks, game_names, get_game
-from workbench.core.play import decide, step
 from workbench.core.rng import SplitMix64
-from workbench.core.search import choose, reference_rollouts
+from workbench.core.sim import rng_numba
+from workbench.core.sim.play import decide, step
+from workbench.core.skill.search import choose, reference_rollouts
 
 KERNEL_GAMES = ("duel", "babel", "babylon")
 
@@ -64,7 +64,7 @@ PARITY = {
 @pytest.mark.parametrize("policy", ["greedy", "random", "greedy@tuned"])
 def test_the_kernels_continue_from_a_state_as_the_reference_loop_does(game, policy):
     model = get_game(game)
-    fast = importlib.import_module(f"workbench.games.{game}.fast")
+    fast = importlib.import_module(f"workbench.games.{game}.engine.fast")
     spec = model.resolve_spec(policy)  # a weight set becomes the options it holds, as the agent resolves it
     compared = 0
     for params in PARITY[game]:
@@ -84,7 +84,7 @@ def test_the_kernels_continue_from_a_state_as_the_reference_loop_does(game, poli
 
 def test_a_finished_rollout_is_worth_one_a_half_or_nothing_and_the_kernel_reports_the_end():
     model = get_game("duel")
-    fast = importlib.import_module("workbench.games.duel.fast")
+    fast = importlib.import_module("workbench.games.duel.engine.fast")
     config, states = _positions(model, {}, 2)
     state = states[1]
     seat = model.current_player(config, state)
@@ -107,7 +107,7 @@ def test_the_compiled_shuffles_and_prior_equal_their_python_definitions():
         assert arr.tolist() == SplitMix64(seed).shuffle(items) and int(state[0]) == b.state
     for game, other in (("babel", "greedy:value=3,hand=1,variety=-2"), ("babylon", "greedy:tower=2,card=0.1,late=0.5")):
         model = get_game(game)
-        fast = importlib.import_module(f"workbench.games.{game}.fast")
+        fast = importlib.import_module(f"workbench.games.{game}.engine.fast")
         agents = importlib.import_module(f"workbench.games.{game}.agents")
         config, states = _positions(model, {}, 4, skip=13)
         for state in states:

@@ -7,7 +7,7 @@ import numpy as np
 from tests.test_search import TOY
 from tests.toygame import rules as toy_rules
 from workbench.core.rng import SplitMix64
-from workbench.core.search import survivors
+from workbench.core.skill.search import survivors
 
 
 def test_a_candidate_leaves_the_race_only_beyond_race_standard_errors_of_paired_loss():

@@ -17,14 +17,14 @@ from tests.toygame import rules, slow
 from tests.toygame.model import MODEL, ToyModel
 from tests.toygame.report import build_report
 from workbench.cli import main
-from workbench.core import playthrough
 from workbench.core.errors import InputError
 from workbench.core.model import CHANCE, TERMINAL, GameModel
-from workbench.core.play import play_game
+from workbench.core.present import playthrough
 from workbench.core.rng import SplitMix64
-from workbench.core.runner import simulate
-from workbench.core.stats import wilson
-from workbench.core.study import get_study, report_builder
+from workbench.core.sim.play import play_game
+from workbench.core.sim.runner import simulate
+from workbench.core.stats.rates import wilson
+from workbench.core.studies.study import get_study, report_builder
 
 TARGETS = {"small": 3, "large": 5}
 

@@ -19,7 +19,7 @@ import polars as pl
 
 from tests.toygame.model import ToyModel
 from workbench.core.model import GameModel, Param
-from workbench.core.study import Study
+from workbench.core.studies.study import Study
 
 GATE = "WORKBENCH_TEST_GATE"
 CEILING = 600.0  # seconds a lesson waits for its gate before it runs anyway (a test that never opens it)

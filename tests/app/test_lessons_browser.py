@@ -25,7 +25,7 @@ def studio(tmp_path_factory):
 def test_a_lesson_takes_the_guess_then_reveals_exact_and_simulated_beside_it(studio):
     from fractions import Fraction
 
-    from workbench.core.lessons import question
+    from workbench.core.studies.lessons import question
     from workbench.games.dietower.exact import streak_odds
 
     server, context = studio

@@ -14,8 +14,8 @@ import pytest
 from studio_driver import Recorder, StudioServer, chromium, require, shot
 
 from tests.app.test_rebalance_page import FAIR, MODEL, MODULE
-from workbench.core.cardtable import what_if
-from workbench.core.compare import paired_verdicts
+from workbench.core.design.cardtable import what_if
+from workbench.core.stats.compare import paired_verdicts
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser
 CHROMIUM = chromium()  # no browser: the module skips with one line (fails when WORKBENCH_BROWSER_TESTS=required)

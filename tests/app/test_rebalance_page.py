@@ -20,8 +20,8 @@ import pytest
 
 from tests.cardtoss import CardTossRules, load, shipped_cards
 from workbench.app.workspace import Workspace
-from workbench.core import rebalance as rb
-from workbench.core.cardtable import CardTable
+from workbench.core.design import rebalance as rb
+from workbench.core.design.cardtable import CardTable
 from workbench.core.errors import InputError
 from workbench.core.model import FIRST, Param
 

@@ -21,10 +21,10 @@ from gated_game import GAMES, GATE, HEADS
 from polars.testing import assert_frame_equal
 from studio_driver import SHOTS, Recorder, StudioServer, chromium, kernels, require, shot
 
-from workbench.core import metrics
-from workbench.core.compare import paired_verdicts
-from workbench.core.report import display_frame
-from workbench.core.runner import simulate
+from workbench.core.present.report import display_frame
+from workbench.core.sim.runner import simulate
+from workbench.core.stats import metrics
+from workbench.core.stats.compare import paired_verdicts
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser: the tests do not compete
 CHROMIUM = chromium()  # no browser: the module skips with one line (fails when WORKBENCH_BROWSER_TESTS=required)
@@ -184,8 +184,8 @@ def test_duel_study_from_the_form_shows_the_librarys_first_seat_rate(studio):
 
 # -- the duel's cards: edit, what-if, save ---------------------------------------------------------------
 def test_card_edit_what_if_shows_the_librarys_delta_and_saves_a_new_set(studio, tmp_path):
+    from workbench.games.duel.cards.whatif import what_if
     from workbench.games.duel.data import CARDS_CSV
-    from workbench.games.duel.whatif import what_if
 
     shipped = CARDS_CSV.read_bytes()
     page, recorder, _ = _open(studio, "?game=duel&page=cards", ".wb-card-grid")
@@ -642,7 +642,7 @@ LESSON_GAMES = {"dietower": {"reduced_decks": 300, "streak": 2000}, "rescue": {"
 
 @pytest.mark.parametrize("game", list(LESSON_GAMES))
 def test_each_lesson_opens_with_plain_words_a_check_column_and_a_chart(studio, game):
-    from workbench.core.lessons import introduction, lesson_title, lessons
+    from workbench.core.studies.lessons import introduction, lesson_title, lessons
 
     titles = {lesson.name: lesson_title(game, lesson.name) for lesson in lessons(game)}
     first, *_ = LESSON_GAMES[game]

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core import runner
 from workbench.core.model import game_names, get_game
-from workbench.core.runner import simulate
+from workbench.core.sim import runner
+from workbench.core.sim.runner import simulate
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -122,7 +122,7 @@ def test_every_game_plays_the_same_frame_in_the_shared_pool(game, pool, monkeypa
 @pytest.mark.xdist_group("dask")
 def test_runs_sharing_the_pool_take_turns_and_a_stop_is_honoured_while_waiting(pool, monkeypatch):
     from workbench.core.errors import RunInterrupted
-    from workbench.core.stopping import watching
+    from workbench.core.sim.stopping import watching
 
     monkeypatch.setenv(runner.ENV_SCHEDULER, pool)
     finished: dict[str, float] = {}

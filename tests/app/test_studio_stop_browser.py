@@ -15,7 +15,7 @@ import pytest
 from studio_driver import Recorder, shot, studio_session
 
 from workbench.core.model import game_names
-from workbench.core.study import studies
+from workbench.core.studies.study import studies
 
 pytestmark = pytest.mark.xdist_group("browser")  # one worker drives the browser
 OPEN = 300_000  # ms: a page's first element (a fresh kernel on a loaded 2-core machine can take a minute)

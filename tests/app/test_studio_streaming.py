@@ -12,7 +12,7 @@ from workbench.ui.studies import StudyPanel
 
 @pytest.fixture(autouse=True)
 def _every_partial(monkeypatch):
-    monkeypatch.setattr("workbench.core.partial.PARTIAL_EVERY", 0.0)
+    monkeypatch.setattr("workbench.core.sim.partial.PARTIAL_EVERY", 0.0)
     monkeypatch.setattr("workbench.ui.studies.PARTIAL_EVERY", 0.0)
 
 

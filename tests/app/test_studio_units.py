@@ -18,16 +18,16 @@ from polars.testing import assert_frame_equal
 
 from workbench.app.store import RunStore, find_sweeps, open_sweep
 from workbench.app.workspace import Workspace
-from workbench.core import metrics
-from workbench.core.cardtable import card_table, changed_cells, read_cards, save_cards, what_if
-from workbench.core.compare import compare_outcomes, paired_verdicts
-from workbench.core.edits import edit_csv
+from workbench.core.design.cardtable import card_table, changed_cells, read_cards, save_cards, what_if
+from workbench.core.design.edits import edit_csv
 from workbench.core.errors import DataError, InputError
-from workbench.core.lessons import exact_only, get_lesson, lessons
 from workbench.core.model import game_names, get_game
-from workbench.core.runner import simulate
-from workbench.core.study import get_study, outcome_tables, studies
-from workbench.core.sweep import load_sweep, run_grid
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.sweep import load_sweep, run_grid
+from workbench.core.stats import metrics
+from workbench.core.stats.compare import compare_outcomes, paired_verdicts
+from workbench.core.studies.lessons import exact_only, get_lesson, lessons
+from workbench.core.studies.study import get_study, outcome_tables, studies
 from workbench.ui.forms import Form
 from workbench.ui.results import export_files
 from workbench.ui.studies import StudyPanel
@@ -425,7 +425,7 @@ def stats_wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def test_every_lesson_opens_with_plain_words_and_glosses_its_jargon():
-    from workbench.core.lessons import GENERAL_INTRO, LEVEL_WORDS, glossary, introduction
+    from workbench.core.studies.lessons import GENERAL_INTRO, LEVEL_WORDS, glossary, introduction
 
     assert introduction("dietower", "streak").startswith("Two or more players pass a die around")
     assert introduction("rescue", "trophies").startswith("Each tower colour has 5 tokens")
@@ -626,7 +626,7 @@ def test_the_form_shows_games_in_all_and_an_estimate_measured_here_before_run(tm
 
 
 def test_a_long_run_asks_for_a_second_press_and_a_run_too_big_for_memory_is_refused(tmp_path, monkeypatch):
-    from workbench.core import stream
+    from workbench.core.sim import stream
     from workbench.ui import studies as panel_module
 
     page = StudyPanel("toy", workspace=Workspace(tmp_path))

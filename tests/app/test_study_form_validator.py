@@ -14,7 +14,7 @@ import pytest
 
 from workbench.app.workspace import Workspace
 from workbench.core.model import Param, game_names
-from workbench.core.study import studies
+from workbench.core.studies.study import studies
 from workbench.ui.forms import field_label
 from workbench.ui.studies import StudyPanel
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from workbench.core.model import get_game
-from workbench.core.report import Report
-from workbench.core.stats import MOVES, SETTLED
+from workbench.core.present.report import Report
+from workbench.core.stats.rates import MOVES, SETTLED
 from workbench.ui.summary import SummaryPanel
 
 

@@ -16,7 +16,7 @@ import pytest
 from workbench.cli import CORE_COMMANDS, command_module, main, top_parser
 from workbench.cli.options import MAX_BUDGET, MAX_EDIT_STEPS, OPTIONS
 from workbench.core.model import game_names
-from workbench.core.study import studies
+from workbench.core.studies.study import studies
 
 CLI = Path(__file__).resolve().parents[2] / "workbench" / "cli"
 
@@ -153,6 +153,16 @@ def test_a_backend_not_offered_is_refused_by_every_command_with_the_choices(tmp_
     for command in commands:
         rc, err = _run([*_base(command, tmp_path / "out"), "--backend", "cloud"], capsys)
         assert rc == 2 and "argument --backend: invalid choice: 'cloud' (choose from 'local', 'dask')" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scheduler_without_the_dask_backend_is_refused_by_every_command_that_takes_both(tmp_path, capsys):
+    commands = [c for c in _commands_with("scheduler") if c in _commands_with("backend")]
+    assert {"simulate", "sweep", "ladder", "tune", "rebalance"} <= set(commands)
+    for command in commands:
+        rc, err = _run([*_base(command, tmp_path / "out"), "--scheduler", "tcp://127.0.0.1:1"], capsys)
+        assert rc == 2 and "Traceback" not in err, err
+        assert "used only with --backend dask (the backend is local)" in err, err
     assert list(tmp_path.iterdir()) == []
 
 

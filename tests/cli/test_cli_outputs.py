@@ -13,9 +13,9 @@ import pytest
 
 from workbench.cli import CORE_COMMANDS, command_module, main, top_parser
 from workbench.core.model import game_names, get_game
-from workbench.core.outdir import MANIFEST, OutDir, written_files
-from workbench.core.store import OutputLock
-from workbench.core.study import studies
+from workbench.core.sim.outdir import MANIFEST, OutDir, written_files
+from workbench.core.sim.store import OutputLock
+from workbench.core.studies.study import studies
 
 
 def _out_commands() -> dict[str, list[str]]:
@@ -138,8 +138,8 @@ def test_a_rebalance_target_no_game_can_measure_is_refused_before_a_search(tmp_p
 def test_every_games_default_target_is_measured_or_refused_by_name():
     from workbench.cli.common import Parser
     from workbench.cli.rebalance import _measurable, add_arguments
+    from workbench.core.design.rebalance import targets_of
     from workbench.core.errors import InputError
-    from workbench.core.rebalance import targets_of
 
     parser = Parser()
     add_arguments(parser)
@@ -156,7 +156,7 @@ def test_every_games_default_target_is_measured_or_refused_by_name():
 
 
 def test_two_tunings_of_one_name_the_second_forced_keep_the_firsts_checkpoint(tmp_path, capsys, monkeypatch):
-    import workbench.core.tune as tune_mod
+    import workbench.core.skill.tune as tune_mod
 
     monkeypatch.setattr(tune_mod, "set_path", lambda model, name: tmp_path / f"{name}.toml")
     monkeypatch.setattr(tune_mod, "tune_folder", lambda model, name: tmp_path / f".{name}.tune")
@@ -193,7 +193,7 @@ def test_the_manifest_claims_a_killed_runs_files_and_a_refusal_removes_only_what
 def test_a_studys_tables_print_their_text_whole(capsys, monkeypatch):
     import polars as pl
 
-    from workbench.core.study import Study
+    from workbench.core.studies.study import Study
 
     finding = "Builders of the tower win more often when the first seat builds twice; " * 3 + "the end."
     monkeypatch.setattr(Study, "execute", lambda self, *a, **k: {"findings": pl.DataFrame({"finding": [finding]})})

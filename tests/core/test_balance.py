@@ -7,10 +7,10 @@ import math
 import polars as pl
 import pytest
 
-from workbench.core.balance import auto_balance, balance_chart, search
+from workbench.core.design.balance import auto_balance, balance_chart, search
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
-from workbench.core.stats import wilson
+from workbench.core.sim.runner import simulate
+from workbench.core.stats.rates import wilson
 
 
 def _logistic(centre: float, n: int = 200_000, slope: float = 4.0, sign: int = 1):

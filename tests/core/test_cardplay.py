@@ -1,4 +1,4 @@
-"""Dead cards (core/cardplay.py): drawn / held / playable / played per card, and the flag across tiers.
+"""Dead cards (core/design/cardplay.py): drawn / held / playable / played per card, and the flag across tiers.
 
 The counts come from the reference loop with an observer; the compiled engine's own ``drawn_*`` and
 ``played_*`` lists for the same seeds are a second, independent record of the same games.
@@ -9,12 +9,12 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.core.cardplay import card_play_counts, dead_cards
+from workbench.core.design.cardplay import card_play_counts, dead_cards
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
-from workbench.core.runner import simulate
-from workbench.core.stats import wilson
-from workbench.core.tiers import parse_tiers
+from workbench.core.sim.runner import simulate
+from workbench.core.skill.tiers import parse_tiers
+from workbench.core.stats.rates import wilson
 
 
 def _games_with(frame: pl.DataFrame, kind: str) -> dict[str, int]:
@@ -57,7 +57,7 @@ def test_a_game_without_cards_is_refused_by_name():
 
 
 def test_an_agent_is_asked_at_a_position_where_the_card_was_playable():
-    from workbench.core.cardplay import offered
+    from workbench.core.design.cardplay import offered
     from workbench.core.rng import SplitMix64
     from workbench.games.babylon.rules import card_played
 

@@ -7,8 +7,9 @@ import math
 import polars as pl
 import pytest
 
-from workbench.core import cardstats
 from workbench.core.errors import InputError
+from workbench.core.present import charts
+from workbench.core.stats import cardstats
 
 IDS = pl.List(pl.String)
 
@@ -115,7 +116,7 @@ def test_both_views_lists_and_chart():
     assert lists.select("view", "side", "id").rows() == [
         (cardstats.VIEWS[0], "over-costed", "c"), (cardstats.VIEWS[0], "under-costed", "a"),
         (cardstats.VIEWS[1], "over-costed", "a"), (cardstats.VIEWS[1], "under-costed", "a")]
-    spec = cardstats.cost_value_chart(both, label="id", title="Temples").to_dict()
+    spec = charts.cost_value_chart(both, label="id", title="Temples").to_dict()
     assert spec["title"] == "Temples" and [p["title"] for p in spec["hconcat"]] == list(cardstats.VIEWS)
     with pytest.raises(InputError, match=r"the rates table lacks \['emp_value', 'emp_residual'\]"):
         cardstats.cost_value_frame(static, static, ("id", "cost"))

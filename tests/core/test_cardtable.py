@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from workbench.core.cardtable import ProgressTotal, paired_runs
+from workbench.core.design.cardtable import ProgressTotal, paired_runs
 from workbench.core.errors import RunInterrupted
 
 

@@ -2,9 +2,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.core import charts
 from workbench.core.errors import InputError
-from workbench.core.stats import rate_diff_table, rate_table
+from workbench.core.present import charts
+from workbench.core.stats.rates import rate_diff_table, rate_table
 
 RNG = np.random.default_rng(5)
 GAMES = pl.DataFrame({
@@ -136,7 +136,7 @@ def test_drawing_a_chart_does_not_build_the_iri_grammar_that_took_five_seconds_t
     import subprocess
     import sys
 
-    code = ("import sys; import workbench.core.charts as c, polars as pl; "
+    code = ("import sys; import workbench.core.present.charts as c, polars as pl; "
             "frame = pl.DataFrame({'x': ['a'], 'rate': [0.5], 'low': [0.4], 'high': [0.6]}); "
             "spec = c.rate_chart(frame, 'x').to_dict(); print(sys.modules.get('rfc3987_syntax'), 'layer' in spec)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

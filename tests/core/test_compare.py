@@ -8,8 +8,14 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from workbench.core.compare import compare_cells, compare_outcomes, outcome_events, paired_difference, paired_frames
 from workbench.core.errors import InputError
+from workbench.core.stats.compare import (
+    compare_cells,
+    compare_outcomes,
+    outcome_events,
+    paired_difference,
+    paired_frames,
+)
 
 
 def _frame(first_wins: list[bool], *, seed: int = 7, start: int = 0, reason: str = "tower") -> pl.DataFrame:
@@ -140,7 +146,7 @@ def test_compare_cells_refuses_a_partial_run_unless_asked():
 
 # -- one verdict: the interval the paired test inverts, Holm over the metrics ------------------------------------
 def test_holm_adjusts_and_gives_each_test_its_step_level():
-    from workbench.core.compare import holm
+    from workbench.core.stats.compare import holm
 
     # sorted: .005 (x4 = .02), .01 (x3 = .03), .03 (x2 = .06), .04 (x1, but never below the step before: .06)
     adjusted, levels = holm([0.01, 0.04, 0.03, 0.005], alpha=0.05)
@@ -151,7 +157,7 @@ def test_holm_adjusts_and_gives_each_test_its_step_level():
 
 
 def test_the_paired_interval_excludes_zero_exactly_when_the_exact_test_rejects():
-    from workbench.core.compare import paired_interval
+    from workbench.core.stats.compare import paired_interval
 
     for alpha in (0.05, 0.01, 0.05 / 7):
         for gained in range(0, 31):
@@ -163,7 +169,7 @@ def test_the_paired_interval_excludes_zero_exactly_when_the_exact_test_rejects()
 
 
 def test_the_paired_interval_is_clopper_pearson_on_the_gained_share():
-    from workbench.core.compare import paired_interval
+    from workbench.core.stats.compare import paired_interval
 
     ci = stats.binomtest(7, 8).proportion_ci(0.95, method="exact")  # 7 gained of 8 discordant games
     low, high = paired_interval(7, 1, 40)
@@ -175,7 +181,7 @@ def test_the_paired_interval_is_clopper_pearson_on_the_gained_share():
 
 
 def test_paired_verdicts_agree_where_newcombe_and_the_paired_test_disagreed():
-    from workbench.core.compare import holm, paired_verdicts
+    from workbench.core.stats.compare import holm, paired_verdicts
 
     # 1,000 paired games: the variant gains 20 first-seat wins (games 500..519) and loses 6 (games 0..5)
     base = [i < 500 for i in range(1000)]
@@ -211,7 +217,7 @@ def _drawn(frame: pl.DataFrame, games: list[int]) -> pl.DataFrame:
 
 
 def test_the_first_seats_score_counts_a_draw_as_half_and_its_paired_test_reads_the_score_differences():
-    from workbench.core.compare import first_seat_score, paired_score_difference, paired_verdicts
+    from workbench.core.stats.compare import first_seat_score, paired_score_difference, paired_verdicts
 
     # baseline: first seat wins 0..9, draws 10..13; variant: wins 0..8 and 10..16 (game 9 lost, 10..13 won from a
     # draw, 14..16 won from a loss), draws 17..18 (from a loss): differences −1, +½ ×4, +1 ×3, +½ ×2
@@ -246,7 +252,7 @@ def test_the_first_seats_score_counts_a_draw_as_half_and_its_paired_test_reads_t
 
 
 def test_a_score_with_no_discordant_game_reads_as_the_event_does_and_bad_scores_are_refused():
-    from workbench.core.compare import first_seat_score, paired_interval, paired_score_difference
+    from workbench.core.stats.compare import first_seat_score, paired_interval, paired_score_difference
 
     # no draw in either arm: the score is the win rate, and its paired test the exact one, number for number
     scores = [_frame(w).select(first_seat_score()).to_series() for w in (BASE, VARIANT)]

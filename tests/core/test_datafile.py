@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.datafile import REQUIRED, content_digest, file_cache, read_table
 from workbench.core.errors import DataError, InputError
+from workbench.core.model.datafile import REQUIRED, content_digest, file_cache, read_table
 
 COLUMNS = ("key", "cost", "colour")
 GOOD = "key,cost,colour\nwall,3,red\ntower,5,blue\nmine,0,green\n"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from workbench.core.edits import cache_dir, edit_csv
+from workbench.core.design.edits import cache_dir, edit_csv
 from workbench.core.errors import DataError, InputError
 
 TABLE = "sku,name,price,notes\nt1,Temple,5,big\nt2,Shrine,3,\nt3,Altar,2,\"a, b\"\n"

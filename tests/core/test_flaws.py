@@ -1,4 +1,4 @@
-"""The structural-flaw check (``core/flaws.py``) finds a flaw planted in a toy agent, and none in the sound one.
+"""The structural-flaw check (``core/skill/flaws.py``) finds a flaw planted in a toy agent, and none in the sound one.
 
 The toy is the coin race with a weighted greedy (``tests/toygame/weighted.py``): on the large board
 with a coin that scores 2 with probability 0.75, the coin pays 1.5 points a move against safe's 1.
@@ -15,8 +15,8 @@ import pytest
 
 from tests.toygame.weighted import MODEL
 from workbench.core.errors import InputError
-from workbench.core.flaws import THRESHOLD, candidates, flaw_check, flaws_found
 from workbench.core.model import Param
+from workbench.core.skill.flaws import THRESHOLD, candidates, flaw_check, flaws_found
 
 RICH_COIN = {"board": "large", "edge": 0.75}
 

@@ -1,4 +1,4 @@
-"""The ladder: Bradley–Terry ratings with intervals from a round robin on common seeds (``core/ladder.py``)."""
+"""The ladder: Bradley–Terry ratings with intervals from a round robin on common seeds (``core/skill/ladder.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from tests.independent import wilson
 from workbench.cli.common import Parser
 from workbench.cli.ladder import add_arguments, run
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.ladder import (
+from workbench.core.model import get_game
+from workbench.core.sim.runner import simulate
+from workbench.core.skill.ladder import (
     ELO_PER_UNIT,
     bootstrap_intervals,
     display_name,
@@ -23,9 +25,7 @@ from workbench.core.ladder import (
     run_ladder,
     study_declaration,
 )
-from workbench.core.model import get_game
-from workbench.core.runner import simulate
-from workbench.core.study import Study
+from workbench.core.studies.study import Study
 
 
 def _simulated_scores(theta: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -137,13 +137,14 @@ def test_a_toy_ladder_rates_greedy_above_random_with_separated_intervals_on_comm
     assert ratings.get_column("agent").to_list() == ["greedy", "random"]
     top = ratings.row(0, named=True)
     assert top["separated_from_next"] is True and top["elo_lower"] > 0
+    assert top["ahead_of_next"] == "yes: the intervals do not overlap"
     assert top["rating"] == pytest.approx(math.log((greedy_wins + draws / 2 + 0.5) / (400 - greedy_wins
                                                                                          - draws / 2 + 0.5)))
     assert ratings.row(1, named=True)["elo"] == 0.0  # random is the anchor
 
 
 def test_the_ladder_study_and_a_stop_after_the_first_pairing_keep_the_finished_pairings():
-    study = Study(**study_declaration(get_game("dietower")))  # as core/study.py declares it for every game
+    study = Study(**study_declaration(get_game("dietower")))  # as core/studies/study.py declares it for every game
     assert study.resolve({})["agents"] == "random,highest,lowest,joker,mixed"
     ticks: list[tuple[int, int]] = []
 
@@ -187,7 +188,7 @@ def test_the_cli_prints_both_tables_and_writes_a_report(tmp_path, capsys):
     assert run(parser.parse_args(["toy", "--agents", "random,greedy", "--games", "100", "--quiet", "--out",
                                   str(tmp_path / "lad")])) == 0
     text = capsys.readouterr().out
-    assert "| Rank | Agent" in text and "Separated from next" in text and "| random | greedy" in text
+    assert "| Rank | Agent" in text and "Ahead of next" in text and "| random | greedy" in text
     written = pl.read_csv(tmp_path / "lad" / "ladder_ratings.csv")
     assert written.get_column("agent").to_list() == ["greedy", "random"]
     assert pl.read_parquet(tmp_path / "lad" / "games.parquet").height == 100
@@ -206,9 +207,10 @@ def test_equal_ratings_share_a_rank_and_are_not_separated():
     for r in counts.iter_rows(named=True):
         i, j = "xyz".index(r["agent"]), "xyz".index(r["opponent"])
         score[i, j], played[i, j] = r["wins"] + r["draws"] / 2, r["n"]
-    from workbench.core.ladder import ratings_table
+    from workbench.core.skill.ladder import ratings_table
 
     table = ratings_table(fit_bradley_terry(score, played, ("x", "y", "z"), anchor="mean"), counts)
     assert table.get_column("rank").to_list() == [1, 2, 2]
     assert table.get_column("separated_from_next").to_list()[1:] == [False, None]
+    assert table.get_column("ahead_of_next").to_list()[1:] == ["not established", None]
     assert table.row(1, named=True)["elo"] == pytest.approx(table.row(2, named=True)["elo"])

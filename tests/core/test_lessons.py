@@ -9,7 +9,9 @@ import polars as pl
 import pytest
 
 from workbench.core.errors import InputError
-from workbench.core.lessons import (
+from workbench.core.model import game_names
+from workbench.core.stats.rates import wilson
+from workbench.core.studies.lessons import (
     GLOSSARY,
     LEVEL,
     LEVEL_WORDS,
@@ -21,8 +23,6 @@ from workbench.core.lessons import (
     lessons,
     question,
 )
-from workbench.core.model import game_names
-from workbench.core.stats import wilson
 
 ODDS = pl.DataFrame({"event": ["p1 wins", "p2 wins", "nobody"], "exact": [0.4453125, 0.4453125, 0.109375],
                      "simulated": [0.44, 0.45, 0.11], "low": [0.3, 0.3, 0.05], "high": [0.6, 0.6, 0.2],

@@ -1,4 +1,5 @@
-"""The runner keeps freed memory for the next chunk (core/memory.py): a second array of a chunk's size reuses pages."""
+"""The runner keeps freed memory for the next chunk (core/sim/memory.py): a second array of a chunk's size reuses
+pages."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROBE = """
 import resource
 import numpy as np
-import workbench.core.runner  # noqa: F401  (the import sets the allocator's thresholds)
-from workbench.core.memory import retain_freed_memory
+import workbench.core.sim.runner  # noqa: F401  (the import sets the allocator's thresholds)
+from workbench.core.sim.memory import retain_freed_memory
 np.ones(3 * 2**20)  # 24 MiB freed: glibc's own thresholds then rise to 24 MiB (blocks) and 48 MiB (trim)
 chunk = [np.ones(5 * 2**19) for _ in range(3)]; del chunk  # 3 × 20 MiB
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt

@@ -10,7 +10,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.metagame import (
+from workbench.core.studies.metagame import (
     PLAYED_TOL,
     equilibrium,
     matrix_game,
@@ -177,7 +177,7 @@ BABYLON_DECKS = ["siege_of_ur", "citadel_of_the_rivers", "night_raid"]
 
 
 def test_babylons_metagame_study_plays_the_matrix_and_its_sentence_agrees_with_its_table():
-    from workbench.core.study import get_study
+    from workbench.core.studies.study import get_study
     from workbench.games.babylon import studies as st
     from workbench.games.babylon.model import MODEL
     from workbench.games.babylon.report import pairing_scores
@@ -203,7 +203,7 @@ def test_babylons_metagame_study_plays_the_matrix_and_its_sentence_agrees_with_i
 
 
 def test_a_stopped_metagame_keeps_the_decks_whose_pairings_all_finished():
-    from workbench.core.study import get_study
+    from workbench.core.studies.study import get_study
 
     study = get_study("babylon", "metagame")
     done, partials = [0], []
@@ -219,8 +219,8 @@ def test_a_stopped_metagame_keeps_the_decks_whose_pairings_all_finished():
 
 
 def test_babylons_report_section_reads_the_strongest_fast_tiers_games_and_finds_what_its_table_says():
-    from workbench.core.report import Report
-    from workbench.core.tiers import fast_tiers
+    from workbench.core.present.report import Report
+    from workbench.core.skill.tiers import fast_tiers
     from workbench.games.babylon import report as babylon_report
     from workbench.games.babylon import studies as st
     from workbench.games.babylon.model import MODEL

@@ -3,9 +3,9 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core import metrics
 from workbench.core.errors import InputError
-from workbench.core.stats import binom_pvalue, wilson
+from workbench.core.stats import metrics
+from workbench.core.stats.rates import binom_pvalue, wilson
 
 # Hand-made results: group "a" and "b", two seats, of the duel (whose declared limit reasons are
 # turn_limit and timeout: the default for its frames).
@@ -121,7 +121,7 @@ def test_missing_columns_are_named():
 
 
 def test_summary_on_a_real_game_frame():
-    from workbench.core.runner import simulate
+    from workbench.core.sim.runner import simulate
 
     frame = simulate("dietower", 300, params={"players": 3}, progress=False)
     out = metrics.summary(frame)

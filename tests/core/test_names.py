@@ -1,5 +1,5 @@
 """Names a person reads: every table header, caption, cell, chart axis and legend the studio and the lessons show
-uses display names (``core/charts.py: display_label``, one function), never a raw key of the frames behind them.
+uses display names (``core/present/charts.py: display_label``, one function), never a raw key of the frames behind them.
 
 The walk covers every registered study of every game (run at a tiny size in the studio's results view) and every
 lesson (the teaching page, answered); a raw key is a snake_case identifier that is one of the frames' columns or
@@ -14,12 +14,12 @@ import re
 import polars as pl
 import pytest
 
-from workbench.core import charts
-from workbench.core.charts import RAW_KEY, display_label, readable_spec
 from workbench.core.errors import RunInterrupted
-from workbench.core.lessons import lessons
 from workbench.core.model import game_names, get_game
-from workbench.core.study import studies
+from workbench.core.present import charts
+from workbench.core.present.charts import RAW_KEY, display_label, readable_spec
+from workbench.core.studies.lessons import lessons
+from workbench.core.studies.study import studies
 from workbench.ui.render import chart_svg, table_html
 
 # the smallest sizes a study's tables are still made at (a setting not named keeps its default)
@@ -162,7 +162,7 @@ def test_a_card_what_if_with_no_agents_chosen_plays_the_games_first_tier_never_r
 
 
 def test_the_duels_what_if_plays_its_first_tier_when_no_agents_are_given():
-    from workbench.games.duel.whatif import what_if
+    from workbench.games.duel.cards.whatif import what_if
 
     result = what_if({}, card_edits={"dragon": {"cost": 20}}, games=10, seed=2)
     for frame in (result.baseline, result.variant):

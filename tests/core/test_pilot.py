@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import polars as pl
 import pytest
 
-from workbench.core import play, stream
+from workbench.core.sim import play, stream
 
 
 class FakeEngine:

@@ -1,4 +1,4 @@
-"""The loop that raises the agents (core/raising.py): rounds against a growing population, boxes that widen at an
+"""The loop that raises the agents (core/skill/raising.py): rounds against a growing population, boxes that widen at an
 edge, every round saved with its curve, resume replays, and the result plays as ``greedy@<name>``."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from polars.testing import assert_frame_equal
 from workbench.cli import main
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import get_game
-from workbench.core.raising import EDGE, WIDEN, raise_agent, widen
-from workbench.core.runner import simulate
-from workbench.core.tune import Box, load_set, tune
+from workbench.core.sim.runner import simulate
+from workbench.core.skill.raising import EDGE, WIDEN, raise_agent, widen
+from workbench.core.skill.tune import Box, load_set, tune
 
 DUEL = {"battlefield": "crystal_garden", "deck": "regular"}
 # two weights tuned (4 generations a round: 2 members × 5 lineups × 40 games), round 1 from tower 0.2
@@ -142,7 +142,7 @@ def test_a_generation_plays_its_cycle_of_cells_in_turn(duel):
 
 
 def test_a_round_worse_than_its_start_keeps_the_start(duel, monkeypatch):
-    import workbench.core.raising as raising
+    import workbench.core.skill.raising as raising
 
     monkeypatch.setattr(raising, "ACCEPT", 1.01)  # no held-out score reaches it: every round is refused
     result = raise_agent(duel, name="kept", rounds=2, **SMALL)

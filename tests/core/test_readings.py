@@ -14,11 +14,11 @@ import polars as pl
 import pytest
 
 from tests.toygame.model import ToyModel
+from workbench.core.design.readings import ABOVE, INSIDE, reading_values, readings_table, verdict_changes
 from workbench.core.errors import InputError
 from workbench.core.model import Param
-from workbench.core.readings import ABOVE, INSIDE, reading_values, readings_table, verdict_changes
-from workbench.core.runner import simulate
-from workbench.core.study import get_study
+from workbench.core.sim.runner import simulate
+from workbench.core.studies.study import get_study
 
 
 class ReadingToy(ToyModel):
@@ -143,8 +143,8 @@ def test_bad_input_gets_one_clear_error() -> None:
 
 
 def test_the_report_section_says_what_was_played_and_shows_the_table_a_person_reads(table, tmp_path) -> None:
-    from workbench.core.readings import report_section
-    from workbench.core.report import Report
+    from workbench.core.design.readings import report_section
+    from workbench.core.present.report import Report
 
     rep = Report("readings", {"seed": 5})
     report_section(rep, table)
@@ -159,7 +159,7 @@ def test_the_report_section_says_what_was_played_and_shows_the_table_a_person_re
 
 
 def test_the_study_streams_each_reading_value_as_its_games_finish(monkeypatch) -> None:
-    monkeypatch.setattr("workbench.core.partial.PARTIAL_EVERY", 0.0)  # every partial is sent
+    monkeypatch.setattr("workbench.core.sim.partial.PARTIAL_EVERY", 0.0)  # every partial is sent
     study = get_study(MODEL, "readings")
     assert study.streams
     got: list[tuple[dict, int, int]] = []

@@ -8,10 +8,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.independent import wilson as _wilson
-from workbench.core import charts, report
 from workbench.core.errors import InputError
-from workbench.core.report import Report, display_frame, markdown_to_html, meta_from_frame
-from workbench.core.stats import rate_diff_table, rate_table
+from workbench.core.present import charts, report
+from workbench.core.present.report import Report, display_frame, markdown_to_html, meta_from_frame
+from workbench.core.stats.rates import rate_diff_table, rate_table
 
 RNG = np.random.default_rng(11)
 GAMES = pl.DataFrame({

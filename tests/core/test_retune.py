@@ -1,4 +1,4 @@
-"""A what-if that re-tunes a weight set for the edited cards (``core/cardtable.py``'s ``retune``).
+"""A what-if that re-tunes a weight set for the edited cards (``core/design/cardtable.py``'s ``retune``).
 
 The duel: its shipped weight set ``greedy@tuned`` was tuned for the shipped cards and is refused on
 edited ones; with ``retune`` the edited arm plays weights re-tuned for them and the unchanged arm the
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core.cardtable import card_table, what_if
+from workbench.core.design.cardtable import card_table, what_if
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import get_game
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seeds
 
 DUEL = {"battlefield": "crystal_garden", "deck": "regular"}
 EDITS = {"dragon": {"cost": 20}}

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core import runner
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, Param
 from workbench.core.rng import SplitMix64, mix64
-from workbench.core.runner import plan_chunks, simulate
-from workbench.core.seeding import game_seed, game_seeds
+from workbench.core.sim import runner
+from workbench.core.sim.runner import plan_chunks, simulate
+from workbench.core.sim.seeding import game_seed, game_seeds
 
 
 def test_game_seeds_depend_only_on_master_seed_and_index():
@@ -132,7 +132,7 @@ def test_should_stop_ends_a_run_and_keeps_finished_games():
 
 def test_head_columns_repeat_the_run_and_number_the_games():
     from workbench.core.model import get_game
-    from workbench.core.results import head_frame
+    from workbench.core.sim.results import head_frame
 
     model = get_game("dietower")
     params = model.resolve_params({"players": 2, "die_faces": 4})

@@ -10,7 +10,7 @@ from polars.testing import assert_frame_equal
 from scipy import stats as sp
 
 from workbench.core.errors import InputError
-from workbench.core.stats import (
+from workbench.core.stats.rates import (
     binom_pvalue,
     format_rate,
     games_for_difference,

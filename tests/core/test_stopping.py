@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 from workbench.core.errors import RunInterrupted
-from workbench.core.stopping import check, deferred_stops, requested
-from workbench.core.stream import simulate_to_parquet
+from workbench.core.sim.stopping import check, deferred_stops, requested
+from workbench.core.sim.stream import simulate_to_parquet
 
 
 @pytest.fixture(autouse=True)

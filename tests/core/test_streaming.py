@@ -13,15 +13,15 @@ from polars.testing import assert_frame_equal
 
 from tests.scipy_intervals import wilson
 from workbench.core.errors import RunInterrupted
-from workbench.core.runner import simulate
-from workbench.core.study import PartialFeed, get_study, play_games, play_grid
-from workbench.core.sweep import run_grid
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.sweep import run_grid
+from workbench.core.studies.study import PartialFeed, get_study, play_games, play_grid
 
 
 @pytest.fixture(autouse=True)
 def _every_partial(monkeypatch):
     """Every partial is sent (no interval), so the tests see one after each finished cell."""
-    monkeypatch.setattr("workbench.core.partial.PARTIAL_EVERY", 0.0)
+    monkeypatch.setattr("workbench.core.sim.partial.PARTIAL_EVERY", 0.0)
 
 
 def _collect():
@@ -120,7 +120,7 @@ def test_a_study_that_cannot_stream_runs_as_before_when_given_on_partial():
 
 def test_the_skill_study_streams_whole_cells_and_ends_on_the_plain_verdicts():
     from workbench.core.model import get_game
-    from workbench.core.tiers import first_seat_by_tier, parse_tiers
+    from workbench.core.skill.tiers import first_seat_by_tier, parse_tiers
 
     study, toy = get_study("toy", "skill"), get_game("toy")
     assert study.streams

@@ -7,8 +7,8 @@ import pytest
 
 from tests.scipy_intervals import wilson
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
-from workbench.core.study import get_study, studies
+from workbench.core.sim.runner import simulate
+from workbench.core.studies.study import get_study, studies
 
 
 def test_every_game_lists_the_generic_studies_before_its_own():
@@ -82,7 +82,7 @@ def test_every_studys_defaults_pass_its_own_validator(game, name):
 
 
 def test_a_combination_the_study_cannot_run_is_refused_by_its_validator_naming_the_field_before_any_work():
-    from workbench.core.study import SettingError
+    from workbench.core.studies.study import SettingError
 
     reduced = get_study("dietower", "reduced_decks")
     with pytest.raises(SettingError, match=r"largest suit 7 is too big to count exactly with 3 players; "

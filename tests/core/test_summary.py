@@ -1,4 +1,4 @@
-"""What a report opens with (core/summary.py): sentences generated from built tier-verdict tables.
+"""What a report opens with (core/present/summary.py): sentences generated from built tier-verdict tables.
 
 Three built cells, no games played: one settled (60 % at both tiers, a million games each), one
 that moves with skill (50 % then 58 %), one undecided (55 % then 56 % on 100 games).  Each sentence
@@ -19,10 +19,8 @@ import pytest
 from workbench.cli import main
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
-from workbench.core.report import Report
-from workbench.core.stats import MOVES, SETTLED, UNDECIDED, wilson
-from workbench.core.store import package_version
-from workbench.core.summary import (
+from workbench.core.present.report import Report
+from workbench.core.present.summary import (
     FINDS,
     MAX_FINDINGS,
     TO_CHANGE,
@@ -31,7 +29,9 @@ from workbench.core.summary import (
     tier_findings,
     verdict_weight,
 )
-from workbench.core.tiers import Tier, by_tier, tier_verdicts
+from workbench.core.sim.store import package_version
+from workbench.core.skill.tiers import Tier, by_tier, tier_verdicts
+from workbench.core.stats.rates import MOVES, SETTLED, UNDECIDED, wilson
 
 TIERS = [Tier("greedy", "greedy"), Tier("search", "search")]
 CELLS = {"Siege of Ur": (0.60, 0.60, 10**6), "Crystal Garden": (0.50, 0.58, 10**6), "Free Steppe": (0.55, 0.56, 100)}
@@ -200,7 +200,7 @@ def _write_summary_report(folder, rules_version, sentence):
 
 
 def test_report_summary_reads_a_current_summary_without_rebuilding(tmp_path, monkeypatch, capsys):
-    import workbench.core.study as study
+    import workbench.core.studies.study as study
 
     toy = get_game("toy")
     out = _write_summary_report(tmp_path / "toy", toy.rules_version, "The built toy finding.")
@@ -216,7 +216,7 @@ def test_report_summary_reads_a_current_summary_without_rebuilding(tmp_path, mon
 
 
 def test_report_summary_rebuilds_a_report_of_other_rules(tmp_path, monkeypatch, capsys):
-    import workbench.core.study as study
+    import workbench.core.studies.study as study
 
     toy = get_game("toy")
     out = _write_summary_report(tmp_path / "toy", "an older rules version", "The old finding.")

@@ -13,12 +13,12 @@ from polars.testing import assert_frame_equal
 
 from tests.conftest import REPO
 from tests.toygame.model import MODEL as TOY  # the plain coin race: only the killed subprocess below needs the slow one
-from workbench.core import runner as runner_mod
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seeds
-from workbench.core.store import clean_stale_temp, write_parquet_atomic
-from workbench.core.sweep import load_sweep, parse_grid, run_grid, run_sweep, sweep_status, unbroken_prefix
+from workbench.core.sim import runner as runner_mod
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seeds
+from workbench.core.sim.store import clean_stale_temp, write_parquet_atomic
+from workbench.core.sim.sweep import load_sweep, parse_grid, run_grid, run_sweep, sweep_status, unbroken_prefix
 
 GRID = {"board": ["small", "large"], "edge": [0.5, 0.8]}
 
@@ -202,7 +202,7 @@ def test_stale_temp_files_of_dead_writers_are_removed(tmp_path):
 SCRIPT = """
 import sys
 from tests.toygame.slow import MODEL
-from workbench.core.sweep import run_sweep
+from workbench.core.sim.sweep import run_sweep
 run_sweep(MODEL, {"board": ["small", "large"], "edge": [0.5, 0.8]}, 400, sys.argv[1], seed=9, chunk_size=40,
           progress=False)
 """

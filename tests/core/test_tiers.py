@@ -1,4 +1,4 @@
-"""Balance verdicts at several skill tiers (core/tiers.py), on a built case where the tiers disagree.
+"""Balance verdicts at several skill tiers (core/skill/tiers.py), on a built case where the tiers disagree.
 
 The toy coin race with ``board=small, fast=true`` has target 2.  With ``edge=1`` a risky move always
 scores 2.  Worked by hand:
@@ -25,8 +25,7 @@ from scipy.stats import binomtest
 
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
-from workbench.core.stats import settle
-from workbench.core.tiers import (
+from workbench.core.skill.tiers import (
     Tier,
     by_tier,
     cost_flags_by_tier,
@@ -36,6 +35,7 @@ from workbench.core.tiers import (
     parse_tiers,
     tier_verdicts,
 )
+from workbench.core.stats.rates import settle
 
 CELLS = [{"board": "small", "fast": True, "edge": 1.0}, {"board": "small", "fast": True, "edge": 0.0}]
 

@@ -1,4 +1,4 @@
-"""Self-tuned heuristics (core/tune.py): tuning improves play, resumes exactly, and weight sets are data."""
+"""Self-tuned heuristics (core/skill/tune.py): tuning improves play, resumes exactly, and weight sets are data."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from polars.testing import assert_frame_equal
 
 from workbench.cli import main
 from workbench.cli import tune as tune_cli
-from workbench.core.compare import paired_difference
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, get_game
-from workbench.core.runner import simulate
-from workbench.core.tune import load_set, set_names, tune, write_set
+from workbench.core.sim.runner import simulate
+from workbench.core.skill.tune import load_set, set_names, tune, write_set
+from workbench.core.stats.compare import paired_difference
 
 DUEL = {"battlefield": "crystal_garden", "deck": "regular"}
 BAD = "greedy:tower=-1.0,wall=-0.5,producer=-4.0,resource=-0.25,again=-1.0,discard=-0.1"  # every sign flipped

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from workbench.core.errors import InputError
-from workbench.core.valuation import FITTED, costing_table, fit_value_model
+from workbench.core.stats.valuation import FITTED, costing_table, fit_value_model
 
 
 def _cards(rows: list[tuple], columns=("id", "group", "f1", "f2", "cost")) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""Declared skill tiers and the ``verdicts`` study (core/tiers.py, core/verdicts.py) on the toy coin race.
+"""Declared skill tiers and the ``verdicts`` study (core/skill/tiers.py, core/studies/verdicts.py) on the toy coin race.
 
 The toy game declares no tiers and no verdict sources: a copy here declares both, as a game's model
 would (``tiers``, ``verdicts``), so the study's cells and rows are known in advance: the first seat
@@ -16,8 +16,7 @@ from polars.testing import assert_frame_equal
 from workbench.cli import main
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import get_game
-from workbench.core.study import get_study, studies
-from workbench.core.tiers import (
+from workbench.core.skill.tiers import (
     MIN_TIER_GAMES,
     best_fast_policy,
     declared_tiers,
@@ -26,7 +25,8 @@ from workbench.core.tiers import (
     first_seat_by_tier,
     parse_tiers,
 )
-from workbench.core.verdicts import first_seat_source
+from workbench.core.studies.study import get_study, studies
+from workbench.core.studies.verdicts import first_seat_source
 
 
 def sources(model, params):
@@ -93,7 +93,7 @@ def test_the_verdicts_study_is_every_games_and_writes_one_row_per_verdict(tmp_pa
 
 
 def test_the_verdicts_study_streams_whole_sources_and_stops_with_the_true_count(monkeypatch):
-    monkeypatch.setattr("workbench.core.partial.PARTIAL_EVERY", 0.0)  # every partial, not one a second
+    monkeypatch.setattr("workbench.core.sim.partial.PARTIAL_EVERY", 0.0)  # every partial, not one a second
     study = get_study(TOY, "verdicts")
     assert study.streams
     got: list = []

@@ -24,11 +24,11 @@ from open_spiel.python.algorithms import get_all_states  # noqa: E402
 
 from workbench.core.errors import InputError  # noqa: E402
 from workbench.core.model import game_names, get_game  # noqa: E402
-from workbench.core.play import play_game  # noqa: E402
 from workbench.core.rng import SplitMix64  # noqa: E402
-from workbench.core.runner import simulate  # noqa: E402
-from workbench.core.seeding import game_seed  # noqa: E402
-from workbench.core.stats import two_proportion, wilson  # noqa: E402
+from workbench.core.sim.play import play_game  # noqa: E402
+from workbench.core.sim.runner import simulate  # noqa: E402
+from workbench.core.sim.seeding import game_seed  # noqa: E402
+from workbench.core.stats.rates import two_proportion, wilson  # noqa: E402
 from workbench.games.dietower import optimal  # noqa: E402
 from workbench.interop import openspiel as bridge  # noqa: E402
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 from conftest import NOTEBOOKS, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
-from workbench.core.report import display_frame
+from workbench.core.present.report import display_frame
 from workbench.games.rescue import dragon
 
 PATH = NOTEBOOKS / "rescue.ipynb"

@@ -10,7 +10,7 @@ import pytest
 from conftest import NOTEBOOKS, outputs, thin_code_cells  # noqa: I001 - the notebooks conftest
 
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 from workbench.ui import study_panel
 from workbench.ui.forms import NONE
 from workbench.ui.studies import StudyPanel

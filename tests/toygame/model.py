@@ -9,7 +9,7 @@ rules; the package is then a registered game (every package under ``workbench/ga
 The files, and which are optional:
 
 * ``rules.py`` — the rules as pure functions over an immutable state (required);
-* ``model.py`` — this declaration, read in three parts like ``core/model.py``'s ``GameModel``:
+* ``model.py`` — this declaration, read in three parts like ``core/model/game.py``'s ``GameModel``:
   the facts, the rules wired into core's protocol, and optional capabilities (required);
 * ``text.py`` — playthrough lines (optional capability ``text``);
 * ``studies.py`` — the game's own studies (optional; core's generic ones come anyway);
@@ -68,7 +68,7 @@ class ToyModel(GameModel):
     #     bounds for the OpenSpiel bridge, which probes a game that declares none (as the toy does);
     #     see workbench/games/babel/model.py
     # engine = CompiledEngine(("random", "greedy"), f"{PKG}.fast:play", variants=f"{PKG}.fast:VARIANTS")
-    #     a numba kernel playing whole games; see workbench/games/babel/fast.py and kernel.py
+    #     a numba kernel playing whole games; see workbench/games/babel/engine/fast.py and kernel.py
     # card_table = CardTable(...)  an editable card table with what-ifs: see workbench/games/duel/model.py
     # lessons = f"{PKG}.lessons:LESSONS"  studies for the studio's teaching page: see workbench/games/dietower/
 

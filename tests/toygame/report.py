@@ -2,7 +2,7 @@
 
 Copy this file to ``workbench/games/<name>/report.py`` when the generic report (core's
 ``study.generic_report``: outcomes of every declared agent against random) is not enough; a game
-that declares no ``report`` gets that one.  A report is a :class:`~workbench.core.report.Report`:
+that declares no ``report`` gets that one.  A report is a :class:`~workbench.core.present.report.Report`:
 sections of Markdown, tables (every rate with its n and 95 % interval) and altair charts, written
 atomically by ``rep.write(out_dir)`` as offline HTML, Markdown, CSV and Parquet.  Build each section
 from the game's declared studies, so the report, the CLI and the studio show the same tables.
@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.core.model import get_game
-from workbench.core.progress import step
-from workbench.core.report import Report
-from workbench.core.study import get_study, outcome_sections
-from workbench.core.sweep import run_grid
+from workbench.core.present.report import Report
+from workbench.core.sim.progress import step
+from workbench.core.sim.sweep import run_grid
+from workbench.core.studies.study import get_study, outcome_sections
 
 LINEUPS = [("random", "random"), ("greedy", "random"), ("random", "greedy")]
 

@@ -1,7 +1,7 @@
 """The coin race's own study (the model's ``studies = "…studies:STUDIES"``): the question a designer asks.
 
 Copy this file to ``workbench/games/<name>/studies.py`` and write your game's questions.  A
-:class:`~workbench.core.study.Study` is a name, a title, settings declared as ``Param`` objects
+:class:`~workbench.core.studies.study.Study` is a name, a title, settings declared as ``Param`` objects
 (every front end — CLI flags, the studies notebook, the studio's form — is built from them), a run
 function settings → tables, and a chart function tables → charts.  Core adds its generic studies
 (``outcomes``, ``balance``) before the game's own, so declare only what is particular to the game.
@@ -17,11 +17,12 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts, metrics
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
-from workbench.core.study import Study
-from workbench.core.sweep import run_grid
+from workbench.core.present import charts
+from workbench.core.sim.sweep import run_grid
+from workbench.core.stats import metrics
+from workbench.core.studies.study import Study
 
 EDGES = Param("edges", "0,0.25,0.5,0.75,1", str, "the coin's edges to play, comma-separated numbers in [0, 1]")
 GAMES = Param("games", 2000, int, "games per edge", 10, 10**8)

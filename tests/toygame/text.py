@@ -2,7 +2,7 @@
 
 Copy this file to ``workbench/games/<name>/text.py`` and write your game's lines; then declare
 ``text = "workbench.games.<name>.text"`` on the model.  Core's one writer
-(``workbench/core/playthrough.py``, ``python -m workbench.core.playthrough <name> --seed 7``) plays a
+(``workbench/core/present/playthrough.py``, ``python -m workbench.core.present.playthrough <name> --seed 7``) plays a
 seeded game with the reference loop and asks this module for lines: ``config_lines`` (the rules in
 force), ``deal_lines`` (the initial state), ``step_lines`` (every action and chance outcome, with
 what it changed) and ``end_lines``.  Each hook is optional: a missing one falls back to core's plain

@@ -1,4 +1,4 @@
-"""The coin race with a weighted greedy: a toy for the structural-flaw check (``core/flaws.py``).
+"""The coin race with a weighted greedy: a toy for the structural-flaw check (``core/skill/flaws.py``).
 
 The weighted greedy values ``risky`` at ``coin × 2 × edge + chase × [behind]`` (the coin's expected
 points, and a bonus for a gamble when behind) and ``safe`` at ``safe × 1``, and plays the larger

@@ -1,6 +1,6 @@
 """The studio's Rebalance tab: ``workbench rebalance`` as a page, its proposals applied to the Cards page's table.
 
-For a game that declares ``targets`` (``core/rebalance.py``) the page is the rebalance panel of
+For a game that declares ``targets`` (``core/design/rebalance.py``) the page is the rebalance panel of
 ``workbench/ui/rebalance.py``; each run's folder (``search.jsonl``, ``proposals/``, the tables as CSV)
 goes under the workspace's ``rebalance/<game>/``, never over shipped data, and the proposals' CSVs
 are served as downloads like the other runs' files.  **Apply** puts a proposal into the Cards page's

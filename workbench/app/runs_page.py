@@ -11,9 +11,9 @@ from typing import Any
 
 from workbench.app.store import find_sweeps, open_sweep
 from workbench.app.workspace import Workspace
-from workbench.core import charts
 from workbench.core.errors import InputError
-from workbench.core.study import get_study
+from workbench.core.present import charts
+from workbench.core.studies.study import get_study
 from workbench.ui.common import require_widgets
 from workbench.ui.render import error_message, message
 from workbench.ui.results import ResultsView

@@ -35,7 +35,7 @@ cluster it starts (``--workers N``; off by default for now: with it on, pages op
 instant were seen to stay blank) or a scheduler given at start
 (``--scheduler tcp://host:8786``, so a school can point the studio at a bigger cluster; ``--workers 0``
 and no scheduler: each page plays on its own workers, as before).  The kernels reach it through
-``WORKBENCH_SCHEDULER`` (``core/runner.py``: :func:`~workbench.core.runner.shared_scheduler`), which
+``WORKBENCH_SCHEDULER`` (``core/sim/runner.py``: :func:`~workbench.core.sim.runner.shared_scheduler`), which
 serves every page's runs in fair turns, so 30 pages pressing Run all finish and none waits for another;
 the frames are the same as on any backend (the runner's seeding).
 """
@@ -330,7 +330,7 @@ def _serve_pool(port: int, workers: int, parent: int) -> None:  # pragma: no cov
     import signal
     import threading
 
-    from workbench.core.runner import end_with_parent
+    from workbench.core.sim.runner import end_with_parent
 
     end_with_parent(parent)
     from distributed import LocalCluster

@@ -4,7 +4,7 @@ Every run the studio finishes — or stops — is kept as a directory ``<studio>
 ``run.json`` (game, study, settings, parameters, master seed, status, games done of total, rules
 version, when and how long) and one Parquet file per table, the games frame included.  It is
 built in a temporary directory and renamed into place, so a run is there whole or not at all.
-Sweeps (``workbench sweep … --out DIR``, ``core/sweep.py``) are listed from their manifests and
+Sweeps (``workbench sweep … --out DIR``, ``core/sim/sweep.py``) are listed from their manifests and
 opened as the outcome tables of their finished chunks, per grid cell.
 """
 
@@ -23,9 +23,9 @@ from typing import Any
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.store import read_json, write_json_atomic
-from workbench.core.study import outcome_tables
-from workbench.core.sweep import MANIFEST, load_sweep, read_manifest
+from workbench.core.sim.store import read_json, write_json_atomic
+from workbench.core.sim.sweep import MANIFEST, load_sweep, read_manifest
+from workbench.core.studies.study import outcome_tables
 
 __all__ = ["RUN_FORMAT", "RunStore", "find_sweeps", "open_sweep"]
 

@@ -1,7 +1,7 @@
 """The studio: every registered game's studies, card editor, lessons and earlier runs in one page.
 
-The page is built only from the registry and the declarations (``core/model.py``, ``core/study.py``,
-``core/cardtable.py``, ``core/lessons.py``): a game registered through the protocol — a package in
+The page is built only from the registry and the declarations (``core/model/``, ``core/studies/study.py``,
+``core/design/cardtable.py``, ``core/studies/lessons.py``): a game registered through the protocol — a package in
 ``workbench/games/`` or a module named in ``WORKBENCH_GAMES`` — appears with its forms and reports
 and no line of the app changes.  Five tabs: **Studies** (a game opens on what its report finds and
 what to change: ``ui/summary.py``, then its studies), **Cards** (games with an editable card
@@ -26,9 +26,9 @@ from typing import Any
 from workbench.app.rebalance_page import URL_FIELDS, RebalancePage
 from workbench.app.runs_page import RunsPage
 from workbench.app.workspace import Workspace
-from workbench.core.cardtable import card_table
-from workbench.core.lessons import lessons
+from workbench.core.design.cardtable import card_table
 from workbench.core.model import game_names, get_game
+from workbench.core.studies.lessons import lessons
 from workbench.ui.cards import CardEditor
 from workbench.ui.common import require_widgets
 from workbench.ui.lessons import LessonPanel
@@ -88,7 +88,7 @@ def preload() -> None:
     at once.  Compiled engines are not run here: on a fresh machine that would compile them, and a
     page asked for meanwhile would wait for it.
     """
-    from workbench.core.study import studies
+    from workbench.core.studies.study import studies
 
     for name in game_names():
         try:

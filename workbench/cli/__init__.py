@@ -44,7 +44,7 @@ def _stopped() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (2 for bad input, 1 for a file that could not be written, 130 stopped)."""
-    from workbench.core.stopping import deferred_stops
+    from workbench.core.sim.stopping import deferred_stops
 
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -75,7 +75,7 @@ def command_module(name: str) -> ModuleType:
 
 def _game_commands() -> dict[str, Any]:
     """Every game's declared commands by name (a name two games declare is an error)."""
-    from workbench.core.study import commands
+    from workbench.core.studies.study import commands
 
     found: dict[str, Any] = {}
     for game in game_names():
@@ -130,7 +130,7 @@ def check(argv: list[str]) -> argparse.Namespace:
     if getattr(runner, "RAW", False):
         model = get_game(known.game) if known.game not in ("show", "export") else None
         if known.command == "study":
-            from workbench.core.study import get_study
+            from workbench.core.studies.study import get_study
 
             return runner.study_parser(model, get_study(model, rest[0])).parse_args(rest[1:])
         if known.command == "sweep" and known.game in ("show", "export"):
@@ -149,7 +149,7 @@ def check(argv: list[str]) -> argparse.Namespace:
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] in ("simulate", "sweep", "study") and (len(argv) == 1 or argv[1] in ("-h", "--help")):
         return command_module("games").which_game(argv[0])
-    from workbench.core.outdir import held
+    from workbench.core.sim.outdir import held
 
     runner, known, rest = parse(argv)
     if not isinstance(runner, ModuleType):

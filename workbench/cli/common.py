@@ -29,6 +29,12 @@ class Parser(argparse.ArgumentParser):
                 raise InputError(str(exc)) from None
             raise
 
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
+        """Parse, then check the shared options that go together (one message for every command)."""
+        parsed, rest = super().parse_known_args(args, namespace)
+        check_together(parsed)
+        return parsed, rest
+
     def error(self, message: str) -> None:  # type: ignore[override]
         """Print ``did you mean --battlefield?`` for an unknown flag, one usage line, exit 2."""
         import difflib
@@ -45,6 +51,18 @@ class Parser(argparse.ArgumentParser):
         usage = self.format_usage().strip().splitlines()[0]
         self.exit(2, f"{self.prog}: error: {message}{hint}\n{usage} …  (--help lists every flag)\n")
 
+
+
+def check_together(args: argparse.Namespace) -> None:
+    """Refuse shared options that only mean something together when one is missing.
+
+    ``--scheduler`` names a Dask scheduler, so it needs ``--backend dask`` (left at ``local`` it would be
+    ignored without a word).
+    """
+    scheduler, backend = getattr(args, "scheduler", None), getattr(args, "backend", None)
+    if scheduler is not None and backend is not None and backend != "dask":
+        raise InputError(f"argument --scheduler: {scheduler} is a Dask scheduler, used only with --backend dask "
+                         f"(the backend is {backend}); add --backend dask, or leave out --scheduler")
 
 
 def command_line(command: str, argv: list[str] | None) -> str:
@@ -102,8 +120,8 @@ def param_grid(model: GameModel, args: argparse.Namespace) -> dict[str, list[Any
 
 def check_engine(model: GameModel, engine: str | None, agents: Any, grid: dict[str, list[Any]]) -> None:
     """``--engine fast`` that cannot play every cell is one clear line (never a quiet fallback)."""
-    from workbench.core.play import check_fast
-    from workbench.core.runner import iter_grid
+    from workbench.core.sim.play import check_fast
+    from workbench.core.sim.runner import iter_grid
 
     check_fast(model, engine, agents, list(iter_grid(grid)) or [{}])
 
@@ -117,7 +135,7 @@ def pl_scan(path: Path) -> Any:
 
 
 def rate_line(label: str, k: float, n: int, beside: str = "") -> str:
-    from workbench.core.stats import wilson
+    from workbench.core.stats.rates import wilson
 
     lo, hi = wilson(k, n)
     return f"  {label:<24} {k / n:7.2%}  95% CI [{lo:.2%}, {hi:.2%}]  n={n}" + (f"  ({beside})" if beside else "")
@@ -165,7 +183,7 @@ def cell_table(frame: Any, keys: list[str]) -> str:
     """Each grid cell's seat win rates, draws and first-seat score (a draw counts half), 95 % intervals, as text."""
     import polars as pl
 
-    from workbench.core import metrics
+    from workbench.core.stats import metrics
 
     keys = [k for k in keys if k in frame.columns]
 

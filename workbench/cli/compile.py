@@ -22,7 +22,7 @@ def add_arguments(comp: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
     """Every engine compiled (or found in the cache), one line a game."""
-    from workbench.core.warm import warm
+    from workbench.core.sim.warm import warm
 
     started = time.perf_counter()
     took = warm(args.games, jobs=args.jobs, on_game=lambda name, seconds: print(

@@ -38,7 +38,7 @@ def which_game(command: str) -> int:
 
 def _rules(game: str | None) -> int:
     """``workbench games GAME --rules``: the path of the game's rules page and its first section."""
-    from workbench.core.docs import rules_summary
+    from workbench.core.present.docs import rules_summary
 
     if game is None:
         raise InputError(f"--rules needs a game (workbench games GAME --rules); games: {', '.join(game_names())}")
@@ -48,7 +48,7 @@ def _rules(game: str | None) -> int:
 
 def _tiers_line(model: GameModel) -> str:
     """``greedy < greedy@tuned < search (a search game costs 25 fast ones)``, and the declared tiers not there yet."""
-    from workbench.core.tiers import declared_tiers
+    from workbench.core.skill.tiers import declared_tiers
 
     tiers = declared_tiers(model)
     shown = " < ".join(t.label + (f" (a game costs {t.cost:g} fast ones: studies play fewer)" if t.cost > 1 else "")
@@ -59,7 +59,7 @@ def _tiers_line(model: GameModel) -> str:
 
 
 def _games(only: str | None = None) -> int:
-    from workbench.core.study import commands, studies
+    from workbench.core.studies.study import commands, studies
 
     for name in [get_game(only).name] if only else game_names():
         model = get_game(name)

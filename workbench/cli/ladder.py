@@ -1,4 +1,4 @@
-"""``workbench ladder GAME``: a round robin of agents and their Bradley–Terry ratings (``core/ladder.py``).
+"""``workbench ladder GAME``: a round robin of agents and their Bradley–Terry ratings (``core/skill/ladder.py``).
 
     workbench ladder duel --agents random,greedy,search:budget=8 --games 400 --seed 0
         --params battlefield=crystal_garden deck=regular [--workers 2] [--out DIR]
@@ -85,7 +85,7 @@ def plain_ratings(ratings: pl.DataFrame) -> pl.DataFrame:
     rows = [{"Rank": "–" if r["rank"] is None else str(r["rank"]), "Agent": r["agent"],
              "Elo [95% CI]": _interval(r["elo"], r["elo_lower"], r["elo_upper"], 0),
              "Bradley–Terry rating [95% CI]": _interval(r["rating"], r["rating_lower"], r["rating_upper"], 2),
-             "Separated from next": _yes_no(r["separated_from_next"]),
+             "Ahead of next": r["ahead_of_next"] or "–",
              "Gap to next (Elo) [95% CI]": _interval(r["gap_to_next"], r["gap_lower"], r["gap_upper"], 0),
              "Games": f"{r['games']:,}",
              "Score [95% CI]": _percent(r["score"], r["score_low"], r["score_high"])}
@@ -119,8 +119,8 @@ def format_tables(ratings: pl.DataFrame, pairwise: pl.DataFrame) -> str:
 
 def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str] | None = None) -> int:
     """Run the ladder of ``args``; print the tables; write ``--out``. Returns the exit status."""
-    from workbench.core.ladder import _summary_text, run_ladder, write_ladder_report
-    from workbench.core.report import check_target
+    from workbench.core.present.report import check_target
+    from workbench.core.skill.ladder import _summary_text, run_ladder, write_ladder_report
 
     if args.out is not None:
         check_target(args.out, args.force)  # refused before any game is played

@@ -98,7 +98,7 @@ def fraction(name: str, low: float, high: float, *, low_open: bool = True, high_
 
 
 def _seed(text: str) -> int:
-    from workbench.core.seeding import check_master_seed
+    from workbench.core.sim.seeding import check_master_seed
 
     return check_master_seed(_whole(text, "seed"))
 
@@ -116,7 +116,7 @@ def _nonempty(name: str, example: str) -> Callable[[str], str]:
 
 def _edit(text: str) -> str:
     """An edit spec: its shape (``COLUMN:LOW..HIGH``) and a size that can run."""
-    from workbench.core.rebalance import parse_edit
+    from workbench.core.design.rebalance import parse_edit
 
     for word, low, high, per in parse_edit(text):
         steps = high - low + 1

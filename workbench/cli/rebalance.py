@@ -1,7 +1,7 @@
 """``workbench rebalance GAME --target … --edit … --cards … --out DIR``: the smallest edits that reach a balance target.
 
 A command module of ``workbench/cli/`` (``add_arguments`` on its parser, ``run`` on the parsed
-arguments), like ``tune`` and ``ladder``.  The work is core's (:func:`workbench.core.rebalance.rebalance`);
+arguments), like ``tune`` and ``ladder``.  The work is core's (:func:`workbench.core.design.rebalance.rebalance`);
 this module reads flags, shows progress with an ETA, and prints the proposals, the held-out table and
 where the files went.
 """
@@ -27,10 +27,10 @@ RAW = False
 
 def game_help(game: str) -> str:
     """A game's rebalance defaults in words: its metrics, default target, edit space, cards, budget and tiers."""
-    from workbench.core import rebalance as rb
+    from workbench.core.design import rebalance as rb
     from workbench.core.model import get_game
-    from workbench.core.stats import games_for_margin
-    from workbench.core.tiers import declared_tiers
+    from workbench.core.skill.tiers import declared_tiers
+    from workbench.core.stats.rates import games_for_margin
 
     model = get_game(game)
     targets = rb.targets_of(model)
@@ -143,9 +143,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def preflight(args: argparse.Namespace) -> None:
     """The checks made before any game and any file: the target's metrics, the edit space, the tiers."""
-    from workbench.core import rebalance as rb
+    from workbench.core.design import rebalance as rb
     from workbench.core.model import get_game
-    from workbench.core.tiers import default_tiers, parse_tiers
+    from workbench.core.skill.tiers import default_tiers, parse_tiers
 
     if args.resume and not _resumable(Path(args.out)):
         raise InputError(f"rebalance --out {args.out}: nothing to resume there (no {rb.DB}); leave --resume out to "
@@ -158,27 +158,14 @@ def preflight(args: argparse.Namespace) -> None:
 
 
 def _measurable(args: argparse.Namespace) -> None:
-    """Every targeted metric measures something in this game: a few games of the unchanged game, n > 0 each.
-
-    A metric no game of this game can count (the first seat's score where no seat moves first) would
-    end the run with every score NaN (n = 0); it is refused with the metrics that do count here.
-    """
-    from workbench.core import rebalance as rb
+    """Core's check that every targeted metric counts in this game, before the output folder is taken."""
+    from workbench.core.design import rebalance as rb
     from workbench.core.model import get_game
-    from workbench.core.runner import simulate
 
     model = get_game(args.game)
     targets = rb.targets_of(model)
-    bands = rb.parse_target(args.target if args.target is not None else targets.target, targets)
-    metrics = targets.all_metrics()
-    frame = simulate(model, 16, params={**targets.params, **targets.cells[0]}, seed=args.seed, progress=False)
-    counted = {name: int(metric.counts(frame)["n"].sum()) for name, metric in metrics.items()}
-    empty = [b.metric for b in bands if not counted.get(b.metric)]
-    if empty:
-        usable = [name for name, n in counted.items() if n]
-        raise InputError(f"target {', '.join(dict.fromkeys(empty))}: no game of {model.name} counts towards it (n = 0 "
-                         f"in 16 games of the unchanged game), so no edit can move it; metrics that count here: "
-                         f"{', '.join(usable) or 'none (this game declares no balance metric it can measure)'}")
+    rb.check_measurable(model, targets, rb.parse_target(args.target if args.target is not None else targets.target,
+                                                        targets), args.seed)
 
 
 class _Bars:
@@ -190,7 +177,7 @@ class _Bars:
         self.done = 0
 
     def __call__(self, done: int, total: int, phase: str) -> None:
-        from workbench.core.progress import progress
+        from workbench.core.sim.progress import progress
 
         if phase != self.phase or self.bar is None or getattr(self.bar, "total", total) != total:
             self.close()
@@ -213,7 +200,7 @@ def _print(frame: pl.DataFrame) -> None:
 
 
 def _resumable(folder: Path) -> bool:
-    from workbench.core.rebalance import DB
+    from workbench.core.design.rebalance import DB
 
     return (folder / DB).is_file()
 
@@ -221,12 +208,12 @@ def _resumable(folder: Path) -> bool:
 def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str] | None = None) -> int:
     """Run ``workbench rebalance`` on parsed arguments; print the proposals and where they were saved.
 
-    The output folder is held for the run (:class:`~workbench.core.outdir.OutDir`): one writer, only
+    The output folder is held for the run (:class:`~workbench.core.sim.outdir.OutDir`): one writer, only
     files a rebalance wrote there, ``--resume`` only with a search to resume, and a run refused once
     under way leaves nothing behind.
     """
-    from workbench.core.outdir import OutDir
-    from workbench.core.rebalance import DB
+    from workbench.core.design.rebalance import DB
+    from workbench.core.sim.outdir import OutDir
 
     preflight(args)
     _measurable(args)
@@ -236,7 +223,13 @@ def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str]
 
 
 def _run(args: argparse.Namespace) -> int:
-    from workbench.core.rebalance import additive_table, proposals_table, rebalance, searched_text, verification_table
+    from workbench.core.design.rebalance import (
+        additive_table,
+        proposals_table,
+        rebalance,
+        searched_text,
+        verification_table,
+    )
 
     bars = _Bars()
     try:

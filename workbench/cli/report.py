@@ -37,9 +37,9 @@ def run(args: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
 
 
 def _report(game: str, out: Path | None, quick: bool, seed: int, force: bool = False) -> int:
-    from workbench.core.report import check_target, install, staging
-    from workbench.core.store import OutputLock
-    from workbench.core.study import report_builder
+    from workbench.core.present.report import check_target, install, staging
+    from workbench.core.sim.store import OutputLock
+    from workbench.core.studies.study import report_builder
 
     names = game_names() if game == "all" else [get_game(game).name]
     if game == "all":
@@ -66,7 +66,7 @@ def _report_targets(game: str, out: Path | None) -> dict[str, Path]:
 
 def _stale(summary: dict[str, Any] | None, model: GameModel) -> str:
     """Why a report's summary cannot be reused ("" when it can): none there, or another rules/workbench version."""
-    from workbench.core.store import package_version
+    from workbench.core.sim.store import package_version
 
     if summary is None:
         return "no report with a summary there"
@@ -82,7 +82,7 @@ def _stale(summary: dict[str, Any] | None, model: GameModel) -> str:
 
 def _report_summary(game: str, out: Path | None, quick: bool, seed: int, force: bool = False) -> int:
     """``report GAME --summary``: print the report's summary, building the report only when none is current."""
-    from workbench.core.summary import read_summary
+    from workbench.core.present.summary import read_summary
 
     for name, target in _report_targets(game, out).items():
         model = get_game(name)

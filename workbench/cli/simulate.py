@@ -57,7 +57,7 @@ def parsers(game: str) -> list[argparse.ArgumentParser]:
 
 def run(known: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
     """Parse the game's flags, then simulate."""
-    from workbench.core.outdir import held
+    from workbench.core.sim.outdir import held
 
     model = get_game(known.game)
     args = game_parser(model).parse_args(rest)
@@ -66,9 +66,9 @@ def run(known: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
 
 
 def _simulate(model: GameModel, args: argparse.Namespace) -> int:
-    from workbench.core.runner import iter_grid
-    from workbench.core.stream import check_memory, simulate_to_parquet
-    from workbench.core.sweep import run_grid
+    from workbench.core.sim.runner import iter_grid
+    from workbench.core.sim.stream import check_memory, simulate_to_parquet
+    from workbench.core.sim.sweep import run_grid
 
     grid = param_grid(model, args)  # the shared options were checked while parsing
     check_engine(model, args.engine, args.agents, grid)

@@ -38,7 +38,7 @@ def study_parser(model: GameModel, study: Any) -> argparse.ArgumentParser:
 
 def parsers(game: str) -> list[argparse.ArgumentParser]:
     """Every parser of this command for ``game``: one a study (tests walk them)."""
-    from workbench.core.study import studies
+    from workbench.core.studies.study import studies
 
     model = get_game(game)
     return [study_parser(model, study) for study in studies(model)]
@@ -50,8 +50,8 @@ def run(known: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
 
 
 def _study(model: GameModel, rest: list[str]) -> int:
-    from workbench.core.outdir import held
-    from workbench.core.study import get_study, studies
+    from workbench.core.sim.outdir import held
+    from workbench.core.studies.study import get_study, studies
 
     if not rest or rest[0].startswith("-"):
         print(f"studies of {model.name} (workbench study {model.name} STUDY --help):")
@@ -65,14 +65,14 @@ def _study(model: GameModel, rest: list[str]) -> int:
 
 
 def _run(model: GameModel, study: Any, args: argparse.Namespace) -> int:
-    from workbench.core.report import Report, check_target, labelled
+    from workbench.core.present.report import Report, check_target, labelled
 
     settings = {s.name: getattr(args, f"setting_{s.name}") for s in study.settings
                 if getattr(args, f"setting_{s.name}") is not None}
     params = {k.removeprefix("param_"): v for k, v in vars(args).items() if k.startswith("param_") and v is not None}
     if args.out is not None:
         check_target(args.out)  # a folder holding other files is refused before the study plays a game
-    from workbench.core.progress import step
+    from workbench.core.sim.progress import step
 
     start = time.perf_counter()
     with step(f"{model.name} study {study.name}") as running:

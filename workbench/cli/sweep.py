@@ -54,7 +54,7 @@ def run(known: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
     """A sweep, or ``show``/``export`` of a stored one."""
     if known.game in ("show", "export"):
         return _sweep_store(known.game, rest)
-    from workbench.core.outdir import held
+    from workbench.core.sim.outdir import held
 
     model = get_game(known.game)
     args = game_parser(model).parse_args(rest)
@@ -65,7 +65,7 @@ def run(known: argparse.Namespace, rest: list[str], argv: list[str]) -> int:
 
 def _check_store(out: Path) -> None:
     """A sweep goes into a new or empty folder, or a sweep store: a folder of other files is refused, untouched."""
-    from workbench.core.sweep import MANIFEST
+    from workbench.core.sim.sweep import MANIFEST
 
     if not out.is_dir() or (out / MANIFEST).is_file():
         return
@@ -76,7 +76,7 @@ def _check_store(out: Path) -> None:
 
 
 def _sweep(model: GameModel, args: argparse.Namespace) -> int:
-    from workbench.core.sweep import parse_grid, run_grid
+    from workbench.core.sim.sweep import parse_grid, run_grid
 
     grid = parse_grid(args.grid, model)
     for name, values in param_grid(model, args).items():
@@ -97,8 +97,8 @@ def _sweep(model: GameModel, args: argparse.Namespace) -> int:
 
 def _sweep_store(action: str, rest: list[str]) -> int:
     """``workbench sweep show DIR`` and ``workbench sweep export DIR --csv F | --parquet F [--force]``."""
-    from workbench.core.store import write_atomic
-    from workbench.core.sweep import load_sweep, read_manifest, sweep_status
+    from workbench.core.sim.store import write_atomic
+    from workbench.core.sim.sweep import load_sweep, read_manifest, sweep_status
 
     args = store_parser(action).parse_args(rest)
     status = sweep_status(args.dir)
@@ -123,7 +123,7 @@ def _sweep_store(action: str, rest: list[str]) -> int:
     frame = load_sweep(args.dir)  # an unfinished sweep says how to resume it
     for target, kind in targets:
         if kind == ".csv":
-            from workbench.core.report import csv_safe
+            from workbench.core.present.report import csv_safe
 
             write_atomic(target, lambda tmp: csv_safe(frame).write_csv(tmp))
         else:

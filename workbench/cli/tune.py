@@ -1,7 +1,7 @@
 """``workbench tune GAME --agent greedy --name tuned``: tune an agent's weights by self-play and save them as a set.
 
 A command module of ``workbench/cli/`` (``add_arguments`` on its parser, ``run`` on the parsed arguments).
-The work is core's (:func:`workbench.core.tune.tune`); this module only reads flags, holds the weight
+The work is core's (:func:`workbench.core.skill.tune.tune`); this module only reads flags, holds the weight
 set's lock for the run and prints the result.
 """
 
@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--population", default=None, metavar="SPEC,SPEC",
                         help="raise the agent in rounds against this population (earlier tiers, e.g. "
                              "greedy,greedy@tuned), every earlier round's set and itself; each round writes "
-                             "NAME-rK, the last also NAME (workbench.core.raising; --budget is per round)")
+                             "NAME-rK, the last also NAME (workbench.core.skill.raising; --budget is per round)")
     parser.add_argument("--rounds", type=options.positive("rounds", 1000), default=None,
                         help="rounds of the raising loop (default 3 with --population)")
     parser.add_argument("--cycle", type=options.positive("cycle", 10_000), default=None, metavar="K",
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def preflight(args: argparse.Namespace) -> None:
     """The checks made before any game: a set that exists needs --force; --resume needs something to resume."""
-    from workbench.core.tune import set_path, tune_folder
+    from workbench.core.skill.tune import set_path, tune_folder
 
     model = get_game(args.game)
     target = set_path(model, args.name)
@@ -89,8 +89,8 @@ def preflight(args: argparse.Namespace) -> None:
 
 def cells(game: str, items: list[str], together: str | None, cards: str | None) -> list[dict[str, Any]]:
     """The parameter cells of ``--params`` (crossed, except the ``--together`` ones, which are paired)."""
-    from workbench.core.cardtable import card_table
-    from workbench.core.sweep import parse_grid
+    from workbench.core.design.cardtable import card_table
+    from workbench.core.sim.sweep import parse_grid
 
     model = get_game(game)
     grid = parse_grid(items, model)
@@ -123,8 +123,8 @@ def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str]
     The weight set's lock (``NAME.toml.lock``) is held for the whole run: a second tuning of the same
     name — even with ``--force`` — is refused while the first runs, its checkpoint untouched.
     """
-    from workbench.core.store import OutputLock
-    from workbench.core.tune import set_path
+    from workbench.core.sim.store import OutputLock
+    from workbench.core.skill.tune import set_path
 
     preflight(args)
     command = command_line("tune", argv)
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str]
 
 
 def _run(args: argparse.Namespace, command: str) -> int:
-    from workbench.core.tune import tune
+    from workbench.core.skill.tune import tune
 
     tuned = [o.strip() for o in args.options.split(",")] if args.options else None
     if args.population is not None or args.rounds is not None:
@@ -159,8 +159,8 @@ def _run(args: argparse.Namespace, command: str) -> int:
 
 def _raise(args: argparse.Namespace, options: list[str] | None, command: str) -> int:
     """``--population``/``--rounds``: the raising loop; print each round's curve end and held-out scores."""
-    from workbench.core.raising import raise_agent
-    from workbench.core.tiers import default_tiers
+    from workbench.core.skill.raising import raise_agent
+    from workbench.core.skill.tiers import default_tiers
 
     if args.against is not None:
         raise InputError("give --against (one opponent) or --population (rounds against several), not both")

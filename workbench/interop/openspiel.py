@@ -9,7 +9,7 @@ parameter (an optional one is a string, ``"none"`` or its value), plus ``seed`` 
 The protocol maps one to one:
 
 =====================================  ==============================================================
-protocol (``core/model.py``)           OpenSpiel
+protocol (``core/model/``)           OpenSpiel
 =====================================  ==============================================================
 ``current_player`` seat / CHANCE /     the seat / ``CHANCE`` / ``TERMINAL``; in a game declared (or
 TERMINAL / tuple of seats              probed) simultaneous every decision is a ``SIMULTANEOUS`` node,
@@ -44,7 +44,7 @@ holds nothing a seat may not see, and has perfect recall, as CFR and the sequenc
 consumed inside ``apply``) is deterministic once dealt, so all of its hidden randomness is the game
 seed.  The adapter draws it as ``seed_bytes`` explicit chance nodes of 256 outcomes (one byte each,
 nobody observes them): the drawn integer ``i`` starts the game with the game seed of game index
-``i`` of master seed ``seed`` (``core/seeding.py``), i.e. exactly game ``i`` of ``simulate(..., seed=
+``i`` of master seed ``seed`` (``core/sim/seeding.py``), i.e. exactly game ``i`` of ``simulate(..., seed=
 seed)``.  ``seed_bytes=-1`` (auto) uses 4 bytes when ``initial_state`` depends on the seed and 0
 (one fixed game) when it does not (the die game).  Chance nodes that a game declares (the duel's
 timer, the toy's coin) stay explicit chance nodes with their probabilities.  Nothing of the seed
@@ -66,7 +66,7 @@ protocol state and :func:`to_efg` writes the tree as Gambit EFG text, which
 in a fresh determinisation of that observation; the information state strings start at that
 decision.  All its randomness comes from the seat's ``rng``.
 
-**Hooks.**  The adapter reads the model's declarations for search and solvers (``core/model.py``):
+**Hooks.**  The adapter reads the model's declarations for search and solvers (``core/model/``):
 ``simultaneous``, ``max_legal_actions(config)`` and ``max_chance_outcomes(config)`` (a model that
 does not declare them is probed with random games — the maxima seen, not a proof, so a larger
 count met later raises an error instead of a wrong id), ``returns_bounds(config)``,
@@ -88,7 +88,7 @@ import numpy as np
 from workbench.core.errors import InputError
 from workbench.core.model import CHANCE, TERMINAL, AgentDecl, AgentSpec, GameModel, Param, get_game
 from workbench.core.rng import SplitMix64
-from workbench.core.seeding import game_seed
+from workbench.core.sim.seeding import game_seed
 
 INSTALL = "pip install 'workbench[openspiel]'"
 PREFIX = "workbench_"  # OpenSpiel short name: workbench_<game>
@@ -169,7 +169,7 @@ class _Probe:
 def _probe(model: GameModel, config: Any) -> _Probe:
     """Play ``PROBE_GAMES`` random games through the protocol and record what they showed."""
     from workbench.core.model import RandomAgent
-    from workbench.core.play import step
+    from workbench.core.sim.play import step
 
     seen = _Probe()
     n = model.players(config)
@@ -721,7 +721,7 @@ class _AgentRollouts:
 
     def evaluate(self, state: Any) -> np.ndarray:
         """Mean returns of ``rollouts`` games played to the end from ``state``."""
-        from workbench.core.play import step
+        from workbench.core.sim.play import step
 
         a: Adapter = state._adapter
         total = np.zeros(a.facts.players)

@@ -1,9 +1,9 @@
 """The one widget stack: panels built from the games' declarations, for the notebooks and the studio alike.
 
-* :func:`study_panel` — a game's declared studies (``core/study.py``): the form generated from the
+* :func:`study_panel` — a game's declared studies (``core/studies/study.py``): the form generated from the
   declared settings and parameters, Run / Stop with progress, rate and ETA, tables and charts;
-* :func:`lesson_panel` — a game's lessons (``core/lessons.py``): sliders, exact beside simulated;
-* :func:`card_editor` — a game's card table (``core/cardtable.py``): edit, what-if, save as.
+* :func:`lesson_panel` — a game's lessons (``core/studies/lessons.py``): sliders, exact beside simulated;
+* :func:`card_editor` — a game's card table (``core/design/cardtable.py``): edit, what-if, save as.
 
 No panel holds any game's code: a game registered through the protocol gets all three from its
 declarations.  The studio (``workbench/app``) shows the same panels in its tabs.  In a notebook::

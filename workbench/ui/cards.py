@@ -1,6 +1,6 @@
 """The card editor: a card game's declared table, edited in a panel, with a what-if on common random numbers.
 
-For a game that declares ``card_table`` (``core/cardtable.py``); the studio's Cards tab and a
+For a game that declares ``card_table`` (``core/design/cardtable.py``); the studio's Cards tab and a
 notebook's ``card_editor(game)``.  The table pages through the
 rows of the chosen set (the shipped one, a saved one, or an uploaded CSV — checked by the game's
 loader first); the editable columns are input boxes, the key and shown columns plain text.  A
@@ -30,8 +30,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts
-from workbench.core.cardtable import (
+from workbench.core.design.cardtable import (
     CardTable,
     CardWhatIf,
     card_table,
@@ -43,11 +42,12 @@ from workbench.core.cardtable import (
     save_cards,
     what_if,
 )
-from workbench.core.charts import display_label
-from workbench.core.compare import paired_verdicts
 from workbench.core.errors import DataError, InputError, RunInterrupted
 from workbench.core.model import Param, get_game
-from workbench.core.stream import pilot
+from workbench.core.present import charts
+from workbench.core.present.charts import display_label
+from workbench.core.sim.stream import pilot
+from workbench.core.stats.compare import paired_verdicts
 from workbench.ui.common import Pilots, require_widgets, size_estimate, size_line
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html

@@ -61,13 +61,13 @@ def offline_charts() -> None:
 class ShownTable:
     """A table as the report shows it: each rate merged with its interval (``52.3% [51.3–53.3]``).
 
-    :func:`workbench.core.report.display_frame` of ``frame``, drawn as a plain HTML table (a
+    :func:`workbench.core.present.report.display_frame` of ``frame``, drawn as a plain HTML table (a
     polars frame of strings would show quotes, a dtype row and cut long cells) and, for text
     front-ends and exported notebooks, as aligned text.
     """
 
     def __init__(self, frame: Any, title: str = "") -> None:
-        from workbench.core.report import display_frame
+        from workbench.core.present.report import display_frame
 
         self.title = title
         self.frame = display_frame(frame)  # all strings
@@ -183,7 +183,7 @@ class Pilots:
 
     def get(self, key: str, measure: Callable[[], Any] | None, wait: bool = False) -> Any:
         """The setting's ``Pilot``, or None (not measured yet, or ``measure`` is None, or it failed)."""
-        from workbench.core.stream import Pilot
+        from workbench.core.sim.stream import Pilot
 
         if key not in self.found and measure is not None:
             def work(done: threading.Event | None) -> None:

@@ -1,12 +1,12 @@
 """The lesson panel: a game's lessons — a question first, then exact beside simulated — that follow the sliders.
 
-For a game that declares ``lessons`` (``core/lessons.py``).  A lesson opens with its introduction
+For a game that declares ``lessons`` (``core/studies/lessons.py``).  A lesson opens with its introduction
 in plain words (the game's own, or core's general one) and a glossary of the words its text uses,
-then its question (``core/lessons.py: question``): the student types a guess (a percent) or picks
+then its question (``core/studies/lessons.py: question``): the student types a guess (a percent) or picks
 a choice, and presses **Check my guess**.  Only then is the lesson worked out: the exact answer
 first (milliseconds, for a lesson that can run exact-only: ``games`` 0), then the simulation, with
 "simulating… n of N games" while it runs; then the guess, the exact answer and the simulated one
-side by side with a sentence on how far off the guess was (``core/lessons.py: compare``).  Moving
+side by side with a sentence on how far off the guess was (``core/studies/lessons.py: compare``).  Moving
 a slider changes the game: the answer is put away and a new guess asked for.
 
 Every exact-beside-simulated table is shown for a student (:func:`student_table`): one number
@@ -15,7 +15,7 @@ simulated value with its range at the page's one level (:data:`CONFIDENCE`, reco
 counts, said once in plain words in the legend), and a column "exact value inside the simulated
 range?" (✓/✗).  A table mixing chances with averages is shown as two.  The charts are drawn from the
 same numbers (:func:`student_chart`: percents, the same ranges); every key reads by its display name
-(``core/charts.py: display_label``).  The same panel is the studio's Teaching tab and a notebook's
+(``core/present/charts.py: display_label``).  The same panel is the studio's Teaching tab and a notebook's
 ``lesson_panel(game, lesson, …)``.
 """
 
@@ -30,9 +30,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.charts import display_label
 from workbench.core.errors import InputError
-from workbench.core.lessons import (
+from workbench.core.model import get_game
+from workbench.core.present.charts import display_label
+from workbench.core.stats.rates import wilson
+from workbench.core.studies.lessons import (
     EXACT_ONLY,
     LEVEL,
     LEVEL_WORDS,
@@ -46,9 +48,7 @@ from workbench.core.lessons import (
     pct,
     question,
 )
-from workbench.core.model import get_game
-from workbench.core.stats import wilson
-from workbench.core.study import Study
+from workbench.core.studies.study import Study
 from workbench.ui.common import require_widgets, show_here
 from workbench.ui.forms import Form
 from workbench.ui.render import CSS, chart_html, error_message, message, table_html

@@ -1,6 +1,6 @@
 """The rebalance panel: a target, an edit space and a budget, then the smallest edits that reach the target.
 
-For a game that declares ``targets`` (``core/rebalance.py``); the studio's Rebalance tab and a
+For a game that declares ``targets`` (``core/design/rebalance.py``); the studio's Rebalance tab and a
 notebook's ``RebalancePanel(game, out)``.  The form is built from the declaration: one row per
 declared metric (tick it, give its band in percent — the game's default target ticked), the edit
 space (``cost:-1..+1, might:-1..+1`` over the cards ``F*,S*``; the game's default), and the budget
@@ -12,7 +12,7 @@ unknown metric by the target, an empty edit space by the edit spec — and nothi
 Before Run the size is shown as the other pages show it: the search's games and, at most, the
 held-out check's, with the time from pilot games measured on this machine (``core/stream.pilot``); a
 run estimated over :data:`~workbench.ui.studies.CONFIRM_SECONDS` asks for a second press.  Run plays
-:func:`~workbench.core.rebalance.rebalance` in the background (``run.py``) with progress per phase;
+:func:`~workbench.core.design.rebalance.rebalance` in the background (``run.py``) with progress per phase;
 Stop ends it keeping every finished trial — the proposals found so far are shown, labelled
 "stopped" and "not verified" — and **Continue** resumes the same search from its store.  Each run has
 its own folder under ``out`` (``search.jsonl``, ``proposals/``: never the shipped data).  The proposals
@@ -36,11 +36,11 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import rebalance as rb
-from workbench.core.cardtable import card_table, column_kinds, read_cards
+from workbench.core.design import rebalance as rb
+from workbench.core.design.cardtable import card_table, column_kinds, read_cards
 from workbench.core.errors import InputError
 from workbench.core.model import Param, get_game
-from workbench.core.stream import Pilot, pilot
+from workbench.core.sim.stream import Pilot, pilot
 from workbench.ui.common import Pilots, duration_text, require_widgets, size_estimate, size_line
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
@@ -239,7 +239,7 @@ class _BandRow:
 
 def _measured_at(model: Any, targets: rb.Targets) -> str:
     """Where a metric is measured, in words: the matchups every candidate plays and the tiers (each apart)."""
-    from workbench.core.tiers import declared_tiers
+    from workbench.core.skill.tiers import declared_tiers
 
     keys = list(dict.fromkeys(k for cell in targets.cells for k in cell))
     named = " × ".join(k.replace("_", " ") for k in keys)
@@ -272,7 +272,7 @@ class RebalancePanel:
     def __init__(self, game: str, out: str | Path, *, values: dict[str, Any] | None = None,
                  on_apply: Callable[[Proposal], Any] | None = None, seed: int = 0, workers: int = 1) -> None:
         w = require_widgets()
-        from workbench.core.tiers import default_tiers
+        from workbench.core.skill.tiers import default_tiers
 
         self.w = w
         self.model = get_game(game)
@@ -464,7 +464,7 @@ class RebalancePanel:
         self._show_size()
 
     def values(self) -> dict[str, Any]:
-        """The form as keyword arguments of :func:`~workbench.core.rebalance.rebalance`; every wrong field named."""
+        """The form as keyword arguments of core's ``rebalance``, every wrong field named."""
         wrong = []
         try:
             target = self.target_text()
@@ -481,7 +481,7 @@ class RebalancePanel:
         if wrong:
             raise InputError(wrong[0] if len(wrong) == 1 else f"{len(wrong)} fields are refused — " + "; ".join(wrong))
         b = self.budget.values()
-        from workbench.core.tiers import parse_tiers
+        from workbench.core.skill.tiers import parse_tiers
 
         tiers = parse_tiers(self.model, b["tiers"])  # an unknown agent is named here, before any game
         return {"target": target, "edit": self.edit.value, "cards": self.cards.value if self.table is not None
@@ -494,7 +494,7 @@ class RebalancePanel:
 
     # -- the size of a run, before Run --------------------------------------------------------------------------
     def estimate(self, wait: bool = False, measure: bool = True) -> dict[str, Any]:
-        """The whole run's size (:func:`~workbench.core.rebalance.run_size`) and its time.
+        """The whole run's size (:func:`~workbench.core.design.rebalance.run_size`) and its time.
 
         ``total`` games at most, the ``search``'s and the held-out check's (``verify``, with its ``retune`` and
         search-tier ``slow`` games), and ``seconds`` (None until a fast tier's speed is measured; a search-tier

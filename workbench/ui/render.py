@@ -17,9 +17,9 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.charts import RAW_KEY, display_label, known_keys, raw_keys, readable_spec, readable_text
 from workbench.core.errors import WorkbenchError
-from workbench.core.report import LABELS, column_label, display_frame, inline_svg
+from workbench.core.present.charts import RAW_KEY, display_label, known_keys, raw_keys, readable_spec, readable_text
+from workbench.core.present.report import LABELS, column_label, display_frame, inline_svg
 
 __all__ = ["CSS", "LABELS", "chart_html", "chart_svg", "column_label", "display_label", "error_message", "message",
            "readable_table", "table_html"]
@@ -82,7 +82,7 @@ def readable_table(frame: pl.DataFrame, keys: set[str] | None = None) -> pl.Data
     Column names stay the keys (the header labels them).  A cell that is a raw key (``second_auction``)
     reads ``a second auction``; a key inside a cell's text (``max_turns: no value …``,
     ``builders_of_babel vs night_raid``) reads in words when it is a key of this table, of ``keys`` (the
-    run's other tables) or one the loaded games name (:func:`workbench.core.charts.known_keys`).
+    run's other tables) or one the loaded games name (:func:`workbench.core.present.charts.known_keys`).
     """
     shown = display_frame(frame)
     known = raw_keys([frame]) | known_keys() | set(keys or ())

@@ -6,7 +6,7 @@ tables (more than :data:`LONG` rows: charts come before them, not at the bottom 
 kept in a workspace (the studio's ``workbench.app.workspace.Workspace``; a notebook has none), the
 download links once their files are written beside the run: the games frame as CSV and Parquet,
 and the full report as a zip of ``index.html`` (charts inline), ``index.md`` (charts as PNG), every
-table as CSV and Parquet and every chart's Vega-Lite spec (``core/report.py``).
+table as CSV and Parquet and every chart's Vega-Lite spec (``core/present/report.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.charts import raw_keys
-from workbench.core.report import Report, csv_safe, meta_from_frame
-from workbench.core.store import write_atomic
+from workbench.core.present.charts import raw_keys
+from workbench.core.present.report import Report, csv_safe, meta_from_frame
+from workbench.core.sim.store import write_atomic
 from workbench.ui.common import require_widgets
 from workbench.ui.render import chart_html, error_message, message, table_html
 
@@ -61,7 +61,7 @@ def _meta(record: dict[str, Any], tables: Tables) -> dict[str, Any]:
 
 
 def report_zip(record: dict[str, Any], tables: Tables, charts: dict[str, Any], out: Path) -> Path:
-    """The full report of a run as a zip at ``out``: HTML + Markdown + tables + charts (``core/report.py``)."""
+    """The full report of a run as a zip at ``out``: HTML + Markdown + tables + charts (``core/present/report.py``)."""
     rep = Report(record.get("title") or f"{record.get('game')}: {record.get('name')}", _meta(record, tables))
     rep.section("Tables", "Every rate with its 95 % interval and n; the files hold the raw numbers.")
     for name, frame in tables.items():

@@ -1,6 +1,6 @@
 """The study panel: a game's declared studies, a form generated from them, Run / Stop, results.
 
-The study picker lists core's generic studies and the game's own (``core/study.py``); the form is
+The study picker lists core's generic studies and the game's own (``core/studies/study.py``); the form is
 the study's settings and — for a study that takes them — the game's parameters, each a widget made
 from its :class:`~workbench.core.model.Param` (``forms.py``).  Run validates everything first (a
 wrong value or an impossible combination is named in the panel and nothing is played), then plays
@@ -8,7 +8,7 @@ the study in the background (``run.py``); the tables (rates with their intervals
 charts replace the previous run's.  The same panel is the studio's Studies tab — where a workspace
 keeps every finished or stopped run and offers its downloads — and a notebook's
 ``study_panel(game, study, …)``, where :meth:`StudyPanel.show` also puts the tables and charts into
-the cell for a headless or exported copy.  While a study that streams runs (``core/study.py``:
+the cell for a headless or exported copy.  While a study that streams runs (``core/studies/study.py``:
 ``on_partial``), the tables of its finished cells are shown, marked "partial · n of N games" and
 redrawn at most every :data:`PARTIAL_EVERY` seconds; the final tables replace them and say done.  A
 stopped run shows the outcome tables of the games that finished.
@@ -23,11 +23,11 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param, game_names, get_game
-from workbench.core.stream import Pilot, memory_refusal, pilot
-from workbench.core.study import SettingError, Study, outcome_tables, studies
+from workbench.core.present import charts
+from workbench.core.sim.stream import Pilot, memory_refusal, pilot
+from workbench.core.studies.study import SettingError, Study, outcome_tables, studies
 from workbench.ui.common import Pilots, duration_text, require_widgets, show_here, size_estimate, size_line
 from workbench.ui.forms import Form, ignored_params, refuse
 from workbench.ui.render import CSS, error_message, message, table_html

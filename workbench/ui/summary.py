@@ -1,6 +1,6 @@
 """The summary panel: what a game's report finds and what to change — the studio's first panel of a game.
 
-It reads ``reports/<game>/summary.json`` (``core/summary.py``; the same sentences as the report's
+It reads ``reports/<game>/summary.json`` (``core/present/summary.py``; the same sentences as the report's
 opening and ``workbench report GAME --summary``): each finding with its status across skill
 (settled / moves with skill / undecided: play more, or none for an exact or untiered number),
 then "What to change".  Without a summary it says so and offers **Build quick report**, which runs
@@ -21,7 +21,7 @@ from typing import Any
 
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import get_game
-from workbench.core.summary import FINDS, TO_CHANGE, read_summary
+from workbench.core.present.summary import FINDS, TO_CHANGE, read_summary
 from workbench.ui.common import require_widgets
 from workbench.ui.render import CSS, message
 from workbench.ui.run import RunPanel

@@ -11,7 +11,7 @@ from scipy.stats import binomtest, chisquare
 from tests.games.babel.scenario import CONFIG, P1, P2, A, H, M, board
 from workbench.core.errors import InputError
 from workbench.core.rng import SplitMix64
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 from workbench.games.babel import agents, rules
 from workbench.games.babel.agents import GreedyAgent, RandomAgent, SearchAgent, Weights, evaluate, observe
 from workbench.games.babel.model import MODEL

@@ -13,10 +13,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.core.model import AgentSpec
-from workbench.core.play import RunawayGame, play_chunk
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seeds
-from workbench.games.babel import fast
+from workbench.core.sim.play import RunawayGame, play_chunk
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seeds
+from workbench.games.babel.engine import fast
 from workbench.games.babel.model import MODEL
 
 SEARCH = (AgentSpec.parse("search:budget=4,horizon=1,width=2"), AgentSpec("random"))

@@ -14,9 +14,10 @@ from __future__ import annotations
 import pytest
 
 from workbench.core.model import CHANCE, AgentSpec, get_game
-from workbench.core.play import step
 from workbench.core.rng import SplitMix64
-from workbench.games.babel import agents, fast, rules
+from workbench.core.sim.play import step
+from workbench.games.babel import agents, rules
+from workbench.games.babel.engine import fast
 
 KINDS = {rules.MOVE: "move", rules.DEPLOY: "deploy", rules.BUILD: "build", rules.MIGRATE: "migrate",
          rules.ABILITY: "ability", rules.UNIVERSAL: "universal", rules.DISCARD: "discard", rules.END_TURN: "end turn"}

@@ -6,9 +6,9 @@ import pytest
 
 from tests.games.babel.scenario import CONFIG, P1, P2, A, H, act, board
 from workbench.core.model import TERMINAL, get_game
-from workbench.core.play import play_game
 from workbench.core.rng import SplitMix64
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.play import play_game
+from workbench.core.sim.seeding import game_seeds
 from workbench.games.babel import agents, rules
 from workbench.games.babel.model import MAX_ACTIONS_PER_TURN, MODEL
 from workbench.games.babel.results import RESULT_SCHEMA

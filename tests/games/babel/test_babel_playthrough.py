@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core import playthrough
+from workbench.core.present import playthrough
 
 GOLDEN = Path(__file__).parents[2] / "golden" / "playthroughs" / "babel_greedy_abilities.txt"
 

@@ -12,9 +12,9 @@ from tests.independent import wilson
 from tests.independent import wilson as formula_wilson
 from tests.summary_checks import check_summary
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
-from workbench.core.stats import settle
-from workbench.core.study import get_study
+from workbench.core.sim.runner import simulate
+from workbench.core.stats.rates import settle
+from workbench.core.studies.study import get_study
 from workbench.games.babel import studies as st
 from workbench.games.babel.model import MODEL
 
@@ -118,7 +118,7 @@ def test_bad_study_settings_are_named():
 
 
 def _shown(rate: float, low: float, high: float) -> str:
-    """How a rate and its interval read in a report table (core/report.py: "52.3% [51.3–53.3]")."""
+    """How a rate and its interval read in a report table (core/present/report.py: "52.3% [51.3–53.3]")."""
     return f"{100 * rate:.1f}% [{100 * low:.1f}–{100 * high:.1f}]"
 
 

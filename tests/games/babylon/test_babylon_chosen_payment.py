@@ -24,10 +24,11 @@ from tests.games.babylon.scenario import CONFIG, INDEX, P1, legal, position, sid
 from tests.games.babylon.twin import both
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec, get_game
-from workbench.core.runner import simulate
-from workbench.core.search import reference_rollouts
-from workbench.games.babylon import agents, fast, rules
-from workbench.games.babylon import kernel as K
+from workbench.core.sim.runner import simulate
+from workbench.core.skill.search import reference_rollouts
+from workbench.games.babylon import agents, rules
+from workbench.games.babylon.engine import fast
+from workbench.games.babylon.engine import kernel as K
 from workbench.games.babylon.rules import (
     K_PLAY,
     Action,

@@ -19,11 +19,12 @@ from polars.testing import assert_frame_equal
 
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec
-from workbench.core.play import RunawayGame, play_chunk
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seeds
-from workbench.games.babylon import fast, rules
+from workbench.core.sim.play import RunawayGame, play_chunk
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seeds
+from workbench.games.babylon import rules
 from workbench.games.babylon.cards import CARDS_CSV
+from workbench.games.babylon.engine import fast
 from workbench.games.babylon.model import MODEL
 
 # one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)

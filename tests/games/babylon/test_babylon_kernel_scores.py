@@ -12,9 +12,10 @@ different, and the moves among them are checked to be there.
 from __future__ import annotations
 
 from workbench.core.model import AgentSpec, get_game
-from workbench.core.play import step
 from workbench.core.rng import SplitMix64
-from workbench.games.babylon import agents, fast
+from workbench.core.sim.play import step
+from workbench.games.babylon import agents
+from workbench.games.babylon.engine import fast
 from workbench.games.babylon.rules import K_MOVE, K_MULLIGAN, K_PLAY
 
 MODEL = get_game("babylon")

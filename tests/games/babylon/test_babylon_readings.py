@@ -40,7 +40,8 @@ from tests.games.babylon.scenario import (
 )
 from tests.games.babylon.twin import both as act
 from workbench.core.errors import InputError
-from workbench.games.babylon import fast, rules
+from workbench.games.babylon import rules
+from workbench.games.babylon.engine import fast
 from workbench.games.babylon.model import MODEL
 from workbench.games.babylon.rules import BATTLEFIELD, EXHAUSTED, K_PLAY, RAMPARTS, TOWER
 

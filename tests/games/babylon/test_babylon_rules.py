@@ -1132,7 +1132,7 @@ PAIRINGS = [("night_raid", "tide_of_whispers", "p2"), ("tide_of_whispers", "buil
 def test_random_games_of_every_deck_keep_every_invariant_and_every_legal_action_applies(deck_p1, deck_p2, first):
     """What the conformance suite (default decks and numbers) lacks: the Shadow decks, the other seat first,
     long games that empty the decks, every legal action tried at every step, and the counters' ledgers."""
-    from workbench.core.play import play_game
+    from workbench.core.sim.play import play_game
 
     params = MODEL.resolve_params({"deck_p1": deck_p1, "deck_p2": deck_p2, "first": first, "turns": 60,
                                    "win_tower": 500, "mulligan": 2, "second_cards": 0})

@@ -16,8 +16,8 @@ import pytest
 from tests.independent import wilson
 from tests.summary_checks import check_summary
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
-from workbench.core.study import get_study
+from workbench.core.sim.runner import simulate
+from workbench.core.studies.study import get_study
 from workbench.games.babylon import analysis, cardstats, valuation
 from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards

@@ -15,11 +15,12 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from workbench.core import rebalance as rb
-from workbench.core.cardtable import card_table, edited_cards
+from workbench.core.design import rebalance as rb
+from workbench.core.design.cardtable import card_table, edited_cards
+from workbench.core.design.rebalance import play as rb_play
 from workbench.core.model import AgentSpec
-from workbench.core.play import play_chunk
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.play import play_chunk
+from workbench.core.sim.seeding import game_seeds
 from workbench.games.babylon.cards import CARDS_CSV, DECKS_TOML
 from workbench.games.babylon.model import MODEL
 from workbench.games.babylon.targets import TARGETS, uses_card
@@ -67,7 +68,7 @@ def test_an_edited_card_outside_both_decks_changes_nothing_in_a_pairings_games(c
 def test_the_search_plays_a_card_edit_only_in_the_pairings_that_hold_the_card():
     dims = rb.edit_space(MODEL)
     i = next(k for k, d in enumerate(dims) if d.key == "F4" and d.column == "might")
-    ctx = rb._Context(MODEL, TARGETS, rb.parse_target(TARGETS.target, TARGETS), tuple(dims), card_table(MODEL), 1,
+    ctx = rb_play._Context(MODEL, TARGETS, rb.parse_target(TARGETS.target, TARGETS), tuple(dims), card_table(MODEL), 1,
                       "local", None, None, lambda n: None)
     base, edited = ctx.cells(()), ctx.cells(((i, 1),))
     changed = [b["deck_p1"] + "|" + b["deck_p2"] for b, e in zip(base, edited, strict=True) if b != e]

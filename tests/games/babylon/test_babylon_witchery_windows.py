@@ -51,8 +51,8 @@ from tests.games.babylon.scenario import (
 from tests.games.babylon.twin import both
 from workbench.core.errors import DataError, InputError
 from workbench.core.model import AgentSpec
-from workbench.core.play import play_chunk
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.play import play_chunk
+from workbench.core.sim.seeding import game_seeds
 from workbench.games.babylon import rules
 from workbench.games.babylon.cards import load_cards
 from workbench.games.babylon.effects import EffectSyntaxError, parse_text

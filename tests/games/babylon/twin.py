@@ -15,8 +15,8 @@ from functools import cache
 import numpy as np
 
 from tests.games.babylon.scenario import CONFIG, act, paid
-from workbench.games.babylon import fast
-from workbench.games.babylon import kernel as K
+from workbench.games.babylon.engine import fast
+from workbench.games.babylon.engine import kernel as K
 from workbench.games.babylon.rules import Config, State, legal_actions
 
 _ATTACK_FIELDS = np.arange(K.H_ATTACKER, K.H_ATWIN + 1)

@@ -8,8 +8,8 @@ from polars.testing import assert_frame_equal
 
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec, get_game
-from workbench.core.play import play_game
-from workbench.core.runner import simulate
+from workbench.core.sim.play import play_game
+from workbench.core.sim.runner import simulate
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower.rules import Config, legal_cards, result
 

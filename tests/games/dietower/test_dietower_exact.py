@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
-from workbench.core.stats import wilson, z_value
+from workbench.core.sim.runner import simulate
+from workbench.core.stats.rates import wilson, z_value
 from workbench.games.dietower.exact import enumerate_orders, random_play_odds, simulate_streak_model, streak_odds
 from workbench.games.dietower.rules import Config
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from workbench.core.model import AgentSpec
-from workbench.core.seeding import game_seeds
+from workbench.core.sim.seeding import game_seeds
 from workbench.games.dietower import agents as ag
-from workbench.games.dietower.kernel import (
+from workbench.games.dietower.engine.kernel import (
     CHANGE,
     NEXT,
     POINTS,

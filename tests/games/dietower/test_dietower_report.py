@@ -22,7 +22,7 @@ from tests.scipy_intervals import wilson as scipy_wilson
 from tests.summary_checks import check_summary
 from workbench.core.model import TERMINAL
 from workbench.core.rng import SplitMix64
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 from workbench.games.dietower import optimal
 from workbench.games.dietower.analysis import convergence_frame, distribution_chart, streak_comparison
 from workbench.games.dietower.model import MODEL

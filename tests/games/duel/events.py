@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from workbench.core.model import CHANCE
-from workbench.core.play import play_game as core_play_game
+from workbench.core.sim.play import play_game as core_play_game
 from workbench.games.duel import rules
 from workbench.games.duel.model import MODEL
 from workbench.games.duel.rules import MISS, Config, GameState

@@ -8,7 +8,7 @@ import pytest
 from tests.independent import wilson as _wilson
 from tests.scipy_intervals import newcombe, wilson
 from workbench.core.errors import InputError
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 from workbench.games.duel import analysis
 
 # one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)

@@ -22,7 +22,7 @@ from tests.scipy_intervals import newcombe
 from tests.scipy_intervals import wilson as scipy_wilson
 from tests.summary_checks import check_summary
 from workbench.cli import main
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 from workbench.games.duel import analysis
 from workbench.games.duel.model import RULES_VERSION
 from workbench.games.duel.report import BALANCE, QUICK, WHATIF_CARD

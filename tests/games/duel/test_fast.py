@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from workbench.core.model import CHANCE, AgentSpec
-from workbench.core.play import play_game, rows_to_frame
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seeds
-from workbench.games.duel import fast, rules, studies
+from workbench.core.sim.play import play_game, rows_to_frame
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seeds
+from workbench.games.duel import rules, studies
 from workbench.games.duel.data import CARDS_CSV, CardSet, load_battlefields, load_cards
 from workbench.games.duel.effects import MAX_AMOUNT, RESOURCES, Cond, Effect, Op, Statement
+from workbench.games.duel.engine import fast
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL, build_config
 from workbench.games.duel.results import RESULT_SCHEMA
 from workbench.games.duel.rules import MISS, Config

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench.games.duel import fast
-from workbench.games.duel import kernel as K
 from workbench.games.duel.data import Card, CardSet, load_cards
 from workbench.games.duel.effects import parse_effect
+from workbench.games.duel.engine import fast
+from workbench.games.duel.engine import kernel as K
 
 # statistics in STATS order: tower, wall, mines, monasteries, barracks, ore, mana, troops
 ME = (20, 3, 2, 2, 2, 10, 4, 6)

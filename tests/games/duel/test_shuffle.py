@@ -11,8 +11,8 @@ from scipy.stats import chisquare
 
 from tests.games.duel.events import play_game
 from workbench.cli import main
-from workbench.core import playthrough
 from workbench.core.errors import InputError
+from workbench.core.present import playthrough
 from workbench.games.duel import shuffle
 from workbench.games.duel.agents import GreedyAgent
 from workbench.games.duel.data import load_battlefields, load_cards
@@ -109,7 +109,7 @@ def test_the_deal_is_what_a_played_game_deals(secret):
 
 
 def test_the_printed_replay_command_replays_the_deal():
-    """``python -m workbench.core.playthrough duel --seed <game seed>`` deals p1 the secret's first hand."""
+    """``python -m workbench.core.present.playthrough duel --seed <game seed>`` deals p1 the secret's first hand."""
     text = playthrough.render("duel", {"max_turns": 1}, "greedy,greedy", shuffle.game_seed(SECRET))
     dealt = re.search(r"^p1 is dealt: (.*)$", text, re.M).group(1)
     assert [re.sub(r" \(\d+ \w+\)$", "", x).split("] ", 1)[1] for x in dealt.split(", [")] == [
@@ -228,7 +228,7 @@ def test_cli_commit_with_a_secret_recomputes_for_replays(capsys):
     out = capsys.readouterr().out
     assert f"commitment: {COMMITMENT}" in out and SECRET not in out and "recomputed from the given secret" in out
     seed = shuffle.game_seed(SECRET)
-    assert f"game seed:  {seed}" in out and f"workbench.core.playthrough duel --seed {seed}" in out
+    assert f"game seed:  {seed}" in out and f"workbench.core.present.playthrough duel --seed {seed}" in out
 
 
 def test_cli_deal_prints_positions_ids_names_and_hands(capsys):

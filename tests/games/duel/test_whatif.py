@@ -9,9 +9,10 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from workbench.core.compare import compare_cells
 from workbench.core.errors import DataError, InputError
-from workbench.games.duel import analysis, cardstats, whatif
+from workbench.core.stats.compare import compare_cells
+from workbench.games.duel import analysis
+from workbench.games.duel.cards import cardstats, whatif
 from workbench.games.duel.data import CARDS_CSV, load_battlefields, load_cards
 
 

@@ -9,7 +9,7 @@ import pytest
 from tests.scipy_intervals import wilson as scipy_wilson
 from workbench.core.errors import InputError
 from workbench.core.model import get_game
-from workbench.core.runner import simulate
+from workbench.core.sim.runner import simulate
 from workbench.games.rescue import control as C
 from workbench.games.rescue import rules as A
 from workbench.games.rescue.agents import plan_of, shade_bid

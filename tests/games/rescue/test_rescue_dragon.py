@@ -6,8 +6,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from workbench.core.errors import InputError, RunInterrupted
-from workbench.core.runner import simulate
-from workbench.core.seeding import game_seed
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.seeding import game_seed
 from workbench.games.rescue import dragon
 from workbench.games.rescue.events import STUDIES
 

@@ -17,9 +17,9 @@ from polars.testing import assert_frame_equal
 
 from workbench.core.errors import RunInterrupted
 from workbench.core.model import CHANCE, TERMINAL, from_ref, model_ref
-from workbench.core.play import play_game
-from workbench.core.seeding import game_seed
-from workbench.core.study import get_study
+from workbench.core.sim.play import play_game
+from workbench.core.sim.seeding import game_seed
+from workbench.core.studies.study import get_study
 from workbench.games.rescue import dragon, trophies
 
 # one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)

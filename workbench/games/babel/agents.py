@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from workbench.core.model import AgentDecl, AgentSpec, Param, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.search import search_decl
+from workbench.core.skill.search import search_decl
 from workbench.games.babel import rules
 from workbench.games.babel.rules import END_TURN, QUARRY, Action, Config, GameState
 
@@ -88,7 +88,7 @@ def world(view: View, nations: list[int], quarry: list[int], deck_rng: int) -> G
 
 def determinise(view: View, rng: SplitMix64) -> GameState:
     """A full state consistent with ``view``: the hidden cards dealt at random, a fresh deck stream."""
-    from workbench.core.rng_numba import shuffled  # here: numba loads with the first search, not with the game
+    from workbench.core.sim.rng_numba import shuffled  # here: numba loads with the first search, not with the game
 
     nations, temples = unseen_cards(view)
     return world(view, shuffled(rng, nations), shuffled(rng, temples), rng.next_u64())
@@ -235,7 +235,7 @@ class GreedyAgent:
 
 
 # ------------------------------------------------------------------------------------------ search
-# the hooks of core's search agent (core/search.py): greedy's score as the prior, rollouts in the compiled kernel
+# the hooks of core's search agent (core/skill/search.py): greedy's score as the prior, rollouts in the compiled kernel
 VALUE_SCALE = 20.0  # an unfinished rollout is worth the logistic of greedy's evaluation / VALUE_SCALE
 
 
@@ -261,7 +261,7 @@ def search_clock(config: Config, state: GameState) -> int:
 
 
 def SearchAgent(budget: int = 72, horizon: int = 2, width: int = 6, rollout: str = "greedy") -> Any:  # noqa: N802
-    """Core's search agent on Babel (``core/search.py``) with these options (a shorthand for tests)."""
+    """Core's search agent on Babel (``core/skill/search.py``) with these options (a shorthand for tests)."""
     from workbench.core.model import get_game  # by name: the model module imports this one
 
     return get_game("babel").make_agent(f"search:budget={budget},horizon={horizon},width={width},rollout={rollout}")
@@ -275,10 +275,10 @@ def _greedy(**weights: float) -> GreedyAgent:
     return GreedyAgent(Weights(**weights))
 
 
-# core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
+# core's search agent (core/skill/search.py); a winning action scores the win less greedy's margin: anything above
 # half of it is a win.  Rollouts and prior: the best fast policy (rollout=best, the strongest declared fast tier)
-SEARCH = SearchHooks(prior="workbench.games.babel.fast:prior", value=f"{__name__}:search_value",
-                     clock=f"{__name__}:search_clock", rollout="workbench.games.babel.fast:rollouts",
+SEARCH = SearchHooks(prior="workbench.games.babel.engine.fast:prior", value=f"{__name__}:search_value",
+                     clock=f"{__name__}:search_clock", rollout="workbench.games.babel.engine.fast:rollouts",
                      policies=("random", "greedy"), win=WIN / 2,
                      options=(("budget", 72), ("width", 6), ("horizon", 2), ("z", 1.0)))
 

@@ -91,11 +91,11 @@ class BabelModel(GameModel):
     verdicts = "workbench.games.babel.studies:verdict_sources"  # the verdicts study's sources
     report = "workbench.games.babel.report:build_report"
     # capabilities
-    engine = CompiledEngine(("random", "greedy"), "workbench.games.babel.fast:play", chunk=10_000,
-                            variants="workbench.games.babel.fast:VARIANTS")
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.babel.engine.fast:play", chunk=10_000,
+                            variants="workbench.games.babel.engine.fast:VARIANTS")
     text = "workbench.games.babel.text"
-    search = babel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
-    tiers = ("greedy", "greedy@tuned", "search")  # skill tiers, weakest first (core/tiers.py)
+    search = babel_agents.SEARCH  # core's search agent (core/skill/search.py) over these hooks
+    tiers = ("greedy", "greedy@tuned", "search")  # skill tiers, weakest first (core/skill/tiers.py)
     targets = "workbench.games.babel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
     readings = READINGS  # open readings of the text as switches (core's readings study plays each)
 

@@ -18,14 +18,14 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import metrics
-from workbench.core.charts import rate_chart
+from workbench.core.design.readings import add_report_section as add_readings_section
+from workbench.core.design.rebalance import add_report_section as add_rebalance_section
 from workbench.core.model import AgentSpec
-from workbench.core.readings import add_report_section as add_readings_section
-from workbench.core.rebalance import add_report_section as add_rebalance_section
-from workbench.core.report import Report
-from workbench.core.summary import rebalance_changes, tier_findings
-from workbench.core.tiers import first_seat_by_tier, report_section, report_tiers
+from workbench.core.present.charts import rate_chart
+from workbench.core.present.report import Report
+from workbench.core.present.summary import rebalance_changes, tier_findings
+from workbench.core.skill.tiers import first_seat_by_tier, report_section, report_tiers
+from workbench.core.stats import metrics
 from workbench.games.babel import studies as st
 from workbench.games.babel.model import MODEL
 

@@ -20,13 +20,14 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts, metrics
 from workbench.core.errors import InputError
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param
-from workbench.core.stats import two_proportion, wilson_exprs
-from workbench.core.study import Partial, Study, play_grid
-from workbench.core.sweep import run_grid
+from workbench.core.present import charts
+from workbench.core.sim.sweep import run_grid
+from workbench.core.stats import metrics
+from workbench.core.stats.rates import two_proportion, wilson_exprs
+from workbench.core.studies.study import Partial, Study, play_grid
 from workbench.games.babel.results import TALLY_COLUMNS
 from workbench.games.babel.rules import NATIONS
 
@@ -250,7 +251,7 @@ STUDIES = (
 # -- the verdicts core's ``verdicts`` study gives (GameModel.verdicts) -------------------------------------------
 def verdict_sources(model: GameModel, params: dict[str, Any]) -> list[Any]:
     """The start seat under each start-hand variant (every other rule as set)."""
-    from workbench.core.verdicts import first_seat_source
+    from workbench.core.studies.verdicts import first_seat_source
 
     hands = model.param("start_hands").choices or ()
     return [first_seat_source([(h, {**params, "start_hands": h}) for h in hands], "start seat",

@@ -1,4 +1,4 @@
-"""Babel's balance targets for ``workbench rebalance`` (``core/rebalance.py``).
+"""Babel's balance targets for ``workbench rebalance`` (``core/design/rebalance.py``).
 
 Metrics, each a balance score (a draw counts half) with its n and 95 % interval:
 
@@ -18,13 +18,13 @@ The two tiers disagree by up to a point, half the band, so the search plays both
 hand it picks must sit inside the band at greedy *and* at greedy@tuned, not at greedy alone (the search at
 greedy alone picked 5/6 and 10/10, which held out at 48.6 and 48.8 %).  The variants are separate parts of
 the space (their own cells and items), so the search screens each variant's hands alone and composes the
-best of both (``core/rebalance.py``); the last racing stage reads ±0.5 point and the held-out check ±0.5
+best of both (``core/design/rebalance.py``); the last racing stage reads ±0.5 point and the held-out check ±0.5
 point, for a band of ±1.
 """
 
 from __future__ import annotations
 
-from workbench.core.rebalance import Targets, first_seat_metric
+from workbench.core.design.rebalance import Targets, first_seat_metric
 
 HANDS = {"3/5": (3, 5), "5/5": (5, 5)}
 
@@ -44,5 +44,6 @@ TARGETS = Targets(
     stages=4,
     margin=0.005,
     search_tiers=True,
-    retune=0,  # no re-tune: a weight set is re-tuned on one card set (core/tune.py), and each variant deals other hands
+    # no re-tune: a weight set is re-tuned on one card set (core/skill/tune.py), and each variant deals other hands
+    retune=0,
 )

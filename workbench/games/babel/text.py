@@ -1,7 +1,7 @@
 """How a game of Babel reads in a playthrough: the lines behind the model's ``describe`` hooks.
 
 The model declares this module as its ``text`` capability; core's one writer
-(``workbench/core/playthrough.py``) plays the game with the reference loop and asks it for lines:
+(``workbench/core/present/playthrough.py``) plays the game with the reference loop and asks it for lines:
 the rules in force, the deal, every action with what it changed (pawns, stacks, temples, hands,
 the temple stacks, owed discards, reshuffles, the next turn's draw), and the end.  Cards are
 written by letter: A Assyrians, H Hittites, M Medes, P Persians, S Sumerians; site ``M`` is the

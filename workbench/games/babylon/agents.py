@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 
 from workbench.core.model import AgentDecl, AgentSpec, Param, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.search import search_decl
+from workbench.core.skill.search import search_decl
 from workbench.games.babylon import rules
 from workbench.games.babylon.rules import (
     BATTLEFIELD,
@@ -108,7 +108,7 @@ def unseen(config: Config, view: View, seat: int) -> list[int]:
 
 def determinise(config: Config, view: View, rng: SplitMix64) -> State:
     """A full state consistent with ``view``: unseen cards shuffled into the decks and the opponent's hand."""
-    from workbench.core.rng_numba import shuffled  # here: numba loads with the first search, not with the game
+    from workbench.core.sim.rng_numba import shuffled  # here: numba loads with the first search, not with the game
 
     s = view.state
     sides = list(s.sides)
@@ -392,7 +392,7 @@ def _cost(config: Config, card: int) -> int:
     return info.tp if info.type == rules.WITCHERY else info.power
 
 
-# -- the hooks of core's search agent (core/search.py) ----------------------------------------------------------
+# -- the hooks of core's search agent (core/skill/search.py) ----------------------------------------------------------
 VALUE_SCALE = 10.0  # an unfinished rollout is worth the logistic of greedy's evaluation / VALUE_SCALE
 
 
@@ -425,7 +425,7 @@ def search_clock(config: Config, s: State) -> int:
 
 
 def SearchAgent(budget: int = 48, width: int = 3, horizon: int = 4, z: float = 1.0) -> Any:  # noqa: N802
-    """Core's search agent on Babylon (``core/search.py``) with these options (a shorthand for tests)."""
+    """Core's search agent on Babylon (``core/skill/search.py``) with these options (a shorthand for tests)."""
     from workbench.core.model import get_game  # by name: the model module imports this one
 
     return get_game("babylon").make_agent(f"search:budget={budget},width={width},horizon={horizon},z={z}")
@@ -435,7 +435,7 @@ def _greedy(**options: float) -> GreedyAgent:
     return GreedyAgent(Weights(**options))
 
 
-# core's search agent (core/search.py); a winning action scores the win less greedy's margin: anything above
+# core's search agent (core/skill/search.py); a winning action scores the win less greedy's margin: anything above
 # half of it is a win.  Rollouts (and the cut rollouts' value): default greedy, prior greedy@tuned, not the best fast
 # tier (rollout=best, greedy@raised): measured on benchmarks/search.py's setting (seed 31, n=160, both seats, against
 # greedy@tuned) rollout=best scored 71.9 % [64.5, 78.3] and these 89.1 % [82.9, 92.8], paired -17.2 points
@@ -444,9 +444,10 @@ def _greedy(**options: float) -> GreedyAgent:
 # player and a cut rollout's value it is the weaker guide.  Budget and horizon: halving the work (budget 24, horizon
 # 2) scored 33.4 % [26.6, 41.1] against these (n=160), so the search keeps them and is made faster by the compiled
 # deal (SearchHooks.deal) instead
-SEARCH = SearchHooks(prior="workbench.games.babylon.fast:prior", value=f"{__name__}:search_value",
+SEARCH = SearchHooks(prior="workbench.games.babylon.engine.fast:prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
-                     rollout="workbench.games.babylon.fast:rollouts", deal="workbench.games.babylon.fast:deal",
+                     rollout="workbench.games.babylon.engine.fast:rollouts",
+                     deal="workbench.games.babylon.engine.fast:deal",
                      policies=("random", "greedy"), win=WIN_VALUE / 2,
                      options=(("budget", 48), ("width", 3), ("horizon", 4), ("z", 1.0), ("rollout", "greedy"),
                               ("prior", "greedy@tuned")))

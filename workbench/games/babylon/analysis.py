@@ -9,7 +9,7 @@ is the one in seat p1.  Every rate is over all games (a draw is not a win) with 
 interval and n; ``p_value`` is the exact binomial test of the row deck's wins against its losses
 at 1/2 (are the decks even?).  Paired comparisons (:func:`matrix_delta`, :func:`arm_comparison`)
 pair games by cell and game index on common random numbers (McNemar's exact test, core's
-:func:`~workbench.core.compare.paired_difference`).
+:func:`~workbench.core.stats.compare.paired_difference`).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import metrics
-from workbench.core.compare import first_seat_won, paired_difference, paired_frames
 from workbench.core.errors import InputError
 from workbench.core.lazy import lazy
-from workbench.core.stats import binom_pvalue, wilson_exprs
+from workbench.core.stats import metrics
+from workbench.core.stats.compare import first_seat_won, paired_difference, paired_frames
+from workbench.core.stats.rates import binom_pvalue, wilson_exprs
 
 alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it
 
@@ -175,7 +175,7 @@ def matrix_delta(baseline: pl.DataFrame, variant: pl.DataFrame, order: Sequence[
                  alpha: float = 0.05) -> pl.DataFrame:
     """Per matrix cell: the row deck's win rate in both arms, variant − baseline, the exact paired test.
 
-    Columns: deck, opponent, then :func:`~workbench.core.compare.paired_difference`'s (n, base,
+    Columns: deck, opponent, then :func:`~workbench.core.stats.compare.paired_difference`'s (n, base,
     variant with intervals, diff, low, high, p_value, significant, discordant).
     """
     b, v = paired_games(baseline, variant)

@@ -2,7 +2,7 @@
 
 Every problem is one :class:`DataError` naming the file, the row (a spreadsheet's numbering: the
 header is row 1) or the deck, the column or card, and what is allowed.  Reading, encodings and the
-reload cache are :mod:`workbench.core.datafile`'s; the card text language is :mod:`.effects`.
+reload cache are :mod:`workbench.core.model.datafile`'s; the card text language is :mod:`.effects`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from workbench.core.datafile import Row, file_cache, read_table
 from workbench.core.errors import DataError
+from workbench.core.model.datafile import Row, file_cache, read_table
 from workbench.games.babylon.effects import (
     TRIGGERS,
     Effect,

@@ -1,11 +1,11 @@
-"""Towers of Babylon's per-card rates: :mod:`workbench.core.cardstats` over seat-games of the decks holding a card.
+"""Towers of Babylon's per-card rates over seat-games of the decks holding a card (core's ``stats.cardstats``).
 
 A card is only in some decks (a precon holds the cards of its two factions), so "the seat-games in
 which it was not drawn" must not include seat-games of decks without it, or the improvement when
 drawn would measure the deck, not the card.  Each seat-game of a game is therefore taken in its own
 deck's colours (the seat's ``deck_p1`` / ``deck_p2``), and each card is rated over the seat-games
 of the decks that hold it (its *holders*, e.g. ``night_raid+siege_of_ur`` for a Fire card): core's
-:func:`~workbench.core.cardstats.card_rates` grouped by holders, keeping each card's own group.  In
+:func:`~workbench.core.stats.cardstats.card_rates` grouped by holders, keeping each card's own group.  In
 a mirror match both seat-games count.  ``cost`` is the printed cost (power, or TP for a
 Witchery), the scale the static model (:mod:`.valuation`) and the empirical values share.
 """
@@ -16,8 +16,9 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import cardstats
 from workbench.core.errors import InputError
+from workbench.core.present import charts
+from workbench.core.stats import cardstats
 from workbench.games.babylon.cards import CardPool, Deck, load_cards, load_decks
 from workbench.games.babylon.valuation import card_cost
 
@@ -93,7 +94,7 @@ def card_rates(frame: pl.DataFrame, cards: CardPool | None = None, decks: dict[s
 def cost_value_frame(costing: pl.DataFrame, rates: pl.DataFrame, outliers: int = 5) -> pl.DataFrame:
     """Both views of the cards: the static model's :func:`~.valuation.costing_table` and the empirical values.
 
-    ``rates`` is :func:`workbench.core.cardstats.empirical_values` of :func:`card_rates`; columns
+    ``rates`` is :func:`workbench.core.stats.cardstats.empirical_values` of :func:`card_rates`; columns
     id, name, faction, type, cost, value, residual (cost − value), view, outlier.
     """
     return cardstats.cost_value_frame(costing, rates, CARD_COLUMNS, outliers)
@@ -101,4 +102,4 @@ def cost_value_frame(costing: pl.DataFrame, rates: pl.DataFrame, outliers: int =
 
 def cost_value_chart(frame: pl.DataFrame, title: str = "Cost against value (power; TP for a Witchery)") -> Any:
     """One scatter per view, outliers labelled by card id."""
-    return cardstats.cost_value_chart(frame, label="id", title=title)
+    return charts.cost_value_chart(frame, label="id", title=title)

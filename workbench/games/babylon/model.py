@@ -33,7 +33,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.cardtable import CardTable
+from workbench.core.design.cardtable import CardTable
 from workbench.core.errors import InputError
 from workbench.core.model import FIRST, TERMINAL, CompiledEngine, GameModel, Param, seat_name
 from workbench.core.rng import SplitMix64
@@ -132,12 +132,13 @@ class BabylonModel(GameModel):
     agent_stream_base = SEAT_STREAM_BASE
     reference_chunk = 100  # a reference game takes tens of milliseconds
     # capabilities (card_table above)
-    engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.fast:play", chunk=5_000,
-                            variants="workbench.games.babylon.fast:VARIANTS",
-                            warm="workbench.games.babylon.fast:warm_steps")  # the scenario checks' one-step entries
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.babylon.engine.fast:play", chunk=5_000,
+                            variants="workbench.games.babylon.engine.fast:VARIANTS",
+                            # warm: the scenario checks' one-step entries
+                            warm="workbench.games.babylon.engine.fast:warm_steps")
     text = "workbench.games.babylon.text"
-    search = babylon_agents.SEARCH  # core's search agent (core/search.py) over these hooks
-    tiers = ("greedy", "greedy@tuned", "greedy@raised", "search")  # skill tiers, weakest first (core/tiers.py)
+    search = babylon_agents.SEARCH  # core's search agent (core/skill/search.py) over these hooks
+    tiers = ("greedy", "greedy@tuned", "greedy@raised", "search")  # skill tiers, weakest first (core/skill/tiers.py)
     targets = "workbench.games.babylon.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
 
     def params_for(self, given: dict[str, Any] | None = None) -> tuple[Param, ...]:

@@ -24,19 +24,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core import metrics
-from workbench.core.balance import balance_chart
-from workbench.core.charts import rate_chart
-from workbench.core.metagame import RESAMPLES, metagame, metagame_sentence, metagame_table, pair_counts
+from workbench.core.design.balance import balance_chart
+from workbench.core.design.readings import readings_table
+from workbench.core.design.readings import report_section as readings_section
+from workbench.core.design.rebalance import add_report_section as add_rebalance_section
 from workbench.core.model import AgentSpec
-from workbench.core.readings import readings_table
-from workbench.core.readings import report_section as readings_section
-from workbench.core.rebalance import add_report_section as add_rebalance_section
-from workbench.core.report import Report
-from workbench.core.stats import wilson
-from workbench.core.study import get_study, play_grid
-from workbench.core.summary import rebalance_changes, tier_findings
-from workbench.core.tiers import (
+from workbench.core.present.charts import rate_chart
+from workbench.core.present.report import Report
+from workbench.core.present.summary import rebalance_changes, tier_findings
+from workbench.core.skill.tiers import (
     Tier,
     by_tier,
     cost_flags_by_tier,
@@ -49,6 +45,10 @@ from workbench.core.tiers import (
     side_of,
     tier_verdicts,
 )
+from workbench.core.stats import metrics
+from workbench.core.stats.rates import wilson
+from workbench.core.studies.metagame import RESAMPLES, metagame, metagame_sentence, metagame_table, pair_counts
+from workbench.core.studies.study import get_study, play_grid
 from workbench.games.babylon import analysis, cardstats
 from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards, load_decks

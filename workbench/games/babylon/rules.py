@@ -1125,7 +1125,7 @@ def card_count(s: State, seat: int) -> int:
 def card_played(cfg: Config, s: State, action: Any) -> str | None:
     """The id of the card ``action`` plays — a card played from hand or a Witchery cast — else None.
 
-    Declared as the card table's ``played_by`` (``core/cardplay.py`` counts dead cards with it).
+    Declared as the card table's ``played_by`` (``core/design/cardplay.py`` counts dead cards with it).
     """
     kind, a = action[0], action[1]
     return cfg.cards[a].id if kind in (K_PLAY, K_WITCH) else None

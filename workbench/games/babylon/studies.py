@@ -9,7 +9,7 @@ numbers), on core's grid runner — the compiled engine when the agents allow it
   against the field (:mod:`.analysis`);
 * ``compensation``: the first seat's win rate with and without the second player's +1 card and
   +1 Transformed Power (every arm paired with the rules' on the same seeds), and the search for the
-  TP bonus that makes the first seat 50 % (core's :func:`~workbench.core.balance.search`);
+  TP bonus that makes the first seat 50 % (core's :func:`~workbench.core.design.balance.search`);
 * ``cards``: card cost-efficiency two ways — the static least-squares value model
   (:mod:`.valuation`) and the empirical drawn/played rates (:mod:`.cardstats`) — side by side with
   the most over- and under-costed cards by each;
@@ -17,7 +17,7 @@ numbers), on core's grid runner — the compiled engine when the agents allow it
   won it), game length, what each deck does, and tower trajectories per deck;
 * ``whatif``: card edits (``F9.power_cost=2; E4.might=4``) against the unchanged cards on the same
   seeds — the matrix's change cell by cell with the exact paired test, and the edited cards' rates;
-* ``metagame``: core's (:func:`~workbench.core.metagame.metagame_study`) — the equilibrium mix of
+* ``metagame``: core's (:func:`~workbench.core.studies.metagame.metagame_study`) — the equilibrium mix of
   precons from the matrix at the strongest fast tier, with intervals over resamples.
 """
 
@@ -30,17 +30,18 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts, metrics
-from workbench.core.balance import BalanceResult, search
-from workbench.core.cardstats import compare_card_rates, costed_lists, empirical_values
-from workbench.core.cardtable import ProgressTotal, paired_runs
-from workbench.core.compare import first_seat_won
-from workbench.core.edits import cache_dir, edit_csv
+from workbench.core.design.balance import BalanceResult, search
+from workbench.core.design.cardtable import ProgressTotal, paired_runs
+from workbench.core.design.edits import cache_dir, edit_csv
 from workbench.core.errors import InputError
-from workbench.core.metagame import metagame_study
 from workbench.core.model import GameModel, Param
-from workbench.core.stats import wilson_exprs
-from workbench.core.study import Partial, Study, play_grid
+from workbench.core.present import charts
+from workbench.core.stats import metrics
+from workbench.core.stats.cardstats import compare_card_rates, costed_lists, empirical_values
+from workbench.core.stats.compare import first_seat_won
+from workbench.core.stats.rates import wilson_exprs
+from workbench.core.studies.metagame import metagame_study
+from workbench.core.studies.study import Partial, Study, play_grid
 from workbench.games.babylon import analysis, cardstats, valuation
 from workbench.games.babylon.cards import CARD_COLUMNS, CARDS_CSV, load_cards, load_decks
 from workbench.games.babylon.rules import TALLIES
@@ -329,7 +330,7 @@ def what_if(model: GameModel, decks: list[str], games: int, agents: Any, params:
             should_stop: Stop = None, baseline: pl.DataFrame | None = None) -> Tables:
     """The matrix with ``edits`` against the unchanged cards on the same seeds, cell by cell.
 
-    Both arms are core's :func:`~workbench.core.cardtable.paired_runs` over the deck grid (common
+    Both arms are core's :func:`~workbench.core.design.cardtable.paired_runs` over the deck grid (common
     random numbers); ``baseline``: the unchanged arm when already played (the same grid, games and
     seed), else it is played here first.
     """
@@ -438,8 +439,8 @@ STUDIES = (
 # -- the verdicts core's ``verdicts`` study gives (GameModel.verdicts) -------------------------------------------
 def _scored(counts: pl.DataFrame) -> pl.DataFrame:
     """``key``, ``verdict``, ``n``, ``wins``, ``draws`` → a score (a draw counts half), its 95 % interval and label."""
-    from workbench.core.stats import wilson
-    from workbench.core.tiers import side_of
+    from workbench.core.skill.tiers import side_of
+    from workbench.core.stats.rates import wilson
 
     score = (counts["wins"] + counts["draws"] / 2).to_numpy()
     low, high = wilson(score, counts["n"].to_numpy())
@@ -461,7 +462,7 @@ def verdict_sources(model: GameModel, params: dict[str, Any]) -> list[Any]:
     against the field (mirrors left out), each pairing (the deck listed first named first), and each
     card's cost flag — all from the same games at each tier.
     """
-    from workbench.core.verdicts import Source, cost_flag_source
+    from workbench.core.studies.verdicts import Source, cost_flag_source
 
     decks = deck_choice(model, "all", params)
     names = {d: model.choice_label("deck_p1", d) for d in decks}

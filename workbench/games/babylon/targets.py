@@ -1,4 +1,4 @@
-"""Towers of Babylon's balance targets for ``workbench rebalance`` (``core/rebalance.py``).
+"""Towers of Babylon's balance targets for ``workbench rebalance`` (``core/design/rebalance.py``).
 
 Metrics, each a balance score (a draw counts half) with its n and 95 % interval:
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.core.rebalance import Metric, Targets, first_seat_metric, score_counts
+from workbench.core.design.rebalance import Metric, Targets, first_seat_metric, score_counts
 from workbench.games.babylon.cards import deck_names, load_decks
 
 DECKS = tuple(load_decks())

@@ -1,7 +1,7 @@
 """Static value model of Towers of Babylon's cards: what a card's stats and text are worth in cost.
 
 Each card becomes a few *features*; the exchange rates that best explain the printed costs are
-fitted by core's bounded least squares (:mod:`workbench.core.valuation`: rates ≥ 0, intercepts free)::
+fitted by core's bounded least squares (:mod:`workbench.core.stats.valuation`: rates ≥ 0, intercepts free)::
 
     cost ≈ base[type] + Σ rate[f] · feature[f]
 
@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from workbench.core import valuation as value_model
 from workbench.core.errors import InputError
-from workbench.core.valuation import ValueModel
+from workbench.core.stats import valuation as value_model
+from workbench.core.stats.valuation import ValueModel
 from workbench.games.babylon.cards import TYPES, Card, CardPool, load_cards
 from workbench.games.babylon.effects import Action
 
@@ -113,7 +113,7 @@ def feature_frame(cards: CardPool | None = None) -> pl.DataFrame:
 def fit_value_model(features: pl.DataFrame | None = None, cost: str = "cost", nonnegative: bool = True) -> ValueModel:
     """Least-squares exchange rates explaining ``cost`` from the features of a :func:`feature_frame`.
 
-    Core's bounded least squares (:func:`workbench.core.valuation.fit_value_model`), one base per
+    Core's bounded least squares (:func:`workbench.core.stats.valuation.fit_value_model`), one base per
     card type; a feature no card has is held at 0 (it cannot be identified).
     """
     features = feature_frame() if features is None else features

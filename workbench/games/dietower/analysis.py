@@ -15,8 +15,8 @@ import polars as pl
 
 from workbench.core.errors import RunInterrupted
 from workbench.core.lazy import lazy
-from workbench.core.runner import simulate
-from workbench.core.stats import wilson, z_value
+from workbench.core.sim.runner import simulate
+from workbench.core.stats.rates import wilson, z_value
 from workbench.games.dietower.exact import random_play_odds, simulate_streak_model, streak_odds
 from workbench.games.dietower.optimal import heuristic_losses, solve
 from workbench.games.dietower.rules import Config, card_name

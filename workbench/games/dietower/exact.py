@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.core.stopping import check as check_stop
+from workbench.core.sim.stopping import check as check_stop
 from workbench.games.dietower.rules import Config, apply, initial_state, is_over, resolve_round, result
 
 # --------------------------------------------------------------------------------------------- (a)

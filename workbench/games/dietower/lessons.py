@@ -1,4 +1,4 @@
-"""Tower of Babel (die streak): its lessons (``MODEL.lessons`` names ``LESSONS``; core/lessons.py).
+"""Tower of Babel (die streak): its lessons (``MODEL.lessons`` names ``LESSONS``; core/studies/lessons.py).
 
 * ``streak``: the teacher's streak model (``exact.streak_odds``) — the chance of a six-win (a rate
   with its Wilson interval), the mean of p1's points and of the longest streak (with the half-width
@@ -24,11 +24,11 @@ import polars as pl
 
 from workbench.core.errors import RunInterrupted
 from workbench.core.lazy import lazy
-from workbench.core.lessons import LEVEL as CONFIDENCE
-from workbench.core.lessons import Lesson, Question
 from workbench.core.model import GameModel, Param
-from workbench.core.stats import wilson, z_value
-from workbench.core.study import Study
+from workbench.core.stats.rates import wilson, z_value
+from workbench.core.studies.lessons import LEVEL as CONFIDENCE
+from workbench.core.studies.lessons import Lesson, Question
+from workbench.core.studies.study import Study
 from workbench.games.dietower.analysis import distribution_chart, six_win_chart, streak_length_chart
 from workbench.games.dietower.exact import simulate_streak_model, streak_odds
 

@@ -56,9 +56,9 @@ class DieTowerModel(GameModel):
     studies = "workbench.games.dietower.studies:STUDIES"
     report = "workbench.games.dietower.report:build_report"
     # capabilities
-    engine = CompiledEngine(ag.AGENTS, "workbench.games.dietower.fast:play", chunk=1_000_000,
-                            variants="workbench.games.dietower.fast:VARIANTS")
-    lessons = "workbench.games.dietower.lessons:LESSONS"  # the teaching page (core/lessons.py)
+    engine = CompiledEngine(ag.AGENTS, "workbench.games.dietower.engine.fast:play", chunk=1_000_000,
+                            variants="workbench.games.dietower.engine.fast:VARIANTS")
+    lessons = "workbench.games.dietower.lessons:LESSONS"  # the teaching page (core/studies/lessons.py)
     text = "workbench.games.dietower.text"
 
     def players(self, config: Config) -> int:

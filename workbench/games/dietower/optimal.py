@@ -2,7 +2,7 @@
 
 Both players choose a card at the same time, so every state is a zero-sum matrix game whose
 entries are the round's result plus the value of the state it leads to.  Each matrix game is
-solved by core's :func:`~workbench.core.metagame.matrix_game`: a saddle-point check (pure
+solved by core's :func:`~workbench.core.studies.metagame.matrix_game`: a saddle-point check (pure
 strategies) or else a linear program (``scipy.optimize.linprog``, HiGHS); the column player's
 strategy is read from the LP's dual values.
 
@@ -38,8 +38,8 @@ from functools import cache
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.core.metagame import matrix_game
-from workbench.core.stopping import check as check_stop
+from workbench.core.sim.stopping import check as check_stop
+from workbench.core.studies.metagame import matrix_game
 from workbench.games.dietower import agents as ag
 from workbench.games.dietower.rules import Config, resolve_round
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import polars as pl
 
-from workbench.core.readings import add_report_section as add_readings_section
-from workbench.core.report import Report
-from workbench.core.stats import wilson
-from workbench.core.summary import number_text
+from workbench.core.design.readings import add_report_section as add_readings_section
+from workbench.core.present.report import Report
+from workbench.core.present.summary import number_text
+from workbench.core.stats.rates import wilson
 from workbench.games.dietower import analysis as an
 from workbench.games.dietower.exact import streak_odds
 from workbench.games.dietower.model import MODEL

@@ -19,7 +19,7 @@ import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import GameModel, Param
-from workbench.core.study import Partial, PartialFeed, SettingError, Study
+from workbench.core.studies.study import Partial, PartialFeed, SettingError, Study
 from workbench.games.dietower import analysis
 
 

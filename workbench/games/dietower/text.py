@@ -1,6 +1,6 @@
 """How a game of the die tower reads in a playthrough: the model's ``text`` capability.
 
-Core's one writer (``workbench/core/playthrough.py``) plays the game with the reference loop and asks
+Core's one writer (``workbench/core/present/playthrough.py``) plays the game with the reference loop and asks
 these functions for lines: the deal, every round's revealed cards and how it resolved, the end.
 """
 
@@ -49,7 +49,7 @@ def end_lines(config: Config, state: State) -> list[str]:
     return ["", f"end after {res.length} rounds: {who} ({res.reason})"]
 
 
-# what a person reads for the keys in the die game's tables and charts (core/charts.py: display_label)
+# what a person reads for the keys in the die game's tables and charts (core/present/charts.py: display_label)
 LABELS = {
     "six_win": "a six-win", "draw": "a draw", "win_p1": "p1 wins", "win_p2": "p2 wins", "win_p3": "p3 wins",
     "mean_score_p1": "p1's average score", "mean_score_p2": "p2's average score",

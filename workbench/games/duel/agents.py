@@ -1,4 +1,4 @@
-"""Duel agents: random, greedy (one ply), and the hooks of core's search agent (``core/search.py``).
+"""Duel agents: random, greedy (one ply), and the hooks of core's search agent (``core/skill/search.py``).
 
 An agent sees only a :class:`View`: its own hand, both players' public positions, the discard
 pile, the size of the draw pile and the turn — never the enemy's hand or the deck order.  Each
@@ -16,7 +16,7 @@ import numpy as np
 from workbench.core.errors import InputError
 from workbench.core.model import AgentDecl, AgentSpec, Param, RandomAgent, SearchHooks
 from workbench.core.rng import SplitMix64
-from workbench.core.search import search_decl
+from workbench.core.skill.search import search_decl
 from workbench.games.duel import rules
 from workbench.games.duel.effects import STATS
 from workbench.games.duel.rules import DISCARD, Action, Config, GameState, PlayerState
@@ -120,7 +120,7 @@ class GreedyAgent:
         return best
 
 
-# -- the hooks of core's search agent (core/search.py; declared on the model as ``search``) ----------------------
+# -- the hooks of core's search agent (core/skill/search.py; declared on the model as ``search``) ----------------------
 VALUE_SCALE = 20.0  # an unfinished rollout is worth the logistic of greedy's evaluation / VALUE_SCALE
 
 
@@ -155,7 +155,7 @@ def determinise(view: View, config: Config, rng: SplitMix64) -> GameState:
     """
     n = len(config.cards)
     me = view.me
-    from workbench.core.rng_numba import shuffle_in_place  # here: numba loads with the first search, not the game
+    from workbench.core.sim.rng_numba import shuffle_in_place  # here: numba loads with the first search, not the game
 
     if config.deck == "regular":
         pool = _unseen(n, view.hand, view.discard).copy()
@@ -188,14 +188,14 @@ def _greedy(**weights: float) -> GreedyAgent:
     return GreedyAgent(Weights(**weights))
 
 
-# core's search agent (core/search.py): the best fast policy's score (rollout=best: the strongest declared fast tier,
-# greedy@tuned until a raised set is declared) ranks 3 candidates, 720 rollouts a decision (240 worlds) by it in the
-# compiled kernel, 6 turns deep, then its evaluation; raced (a candidate 3 standard errors of
+# core's search agent (core/skill/search.py): the best fast policy's score (rollout=best: the strongest declared fast
+# tier, greedy@tuned until a raised set is declared) ranks 3 candidates, 720 rollouts a decision (240 worlds) by it in
+# the compiled kernel, 6 turns deep, then its evaluation; raced (a candidate 3 standard errors of
 # paired loss behind the leader stops being played: ~1/3 of the worlds saved); the search leaves the prior's choice
 # only for a paired gain of 1 standard error.  Budget chosen on seed 7 of benchmarks/search.py (its docstring).
 SEARCH = SearchHooks(prior=f"{__name__}:search_prior", value=f"{__name__}:search_value",
                      clock=f"{__name__}:search_clock", key=f"{__name__}:search_key",
-                     rollout="workbench.games.duel.fast:rollouts", deal="workbench.games.duel.fast:deal",
+                     rollout="workbench.games.duel.engine.fast:rollouts", deal="workbench.games.duel.engine.fast:deal",
                      policies=("random", "greedy"), win=WIN,
                      options=(("budget", 720), ("width", 3), ("horizon", 6), ("z", 1.0),
                               ("race", 3.0)))
@@ -219,5 +219,5 @@ def make_agent(spec: AgentSpec | str) -> Agent:
 
 
 def SearchAgent(budget: int = 720, horizon: int = 6, rollout: str = "greedy@tuned", width: int = 3) -> Agent:  # noqa: N802
-    """Core's search agent on the duel (``core/search.py``) with these options (a shorthand for tests)."""
+    """Core's search agent on the duel (``core/skill/search.py``) with these options (a shorthand for tests)."""
     return make_agent(f"search:budget={budget},horizon={horizon},rollout={rollout},width={width}")

@@ -21,12 +21,14 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts, metrics, sweep
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.lazy import lazy
-from workbench.core.runner import check_games, simulate
-from workbench.core.stats import rate_diff_table, rate_table
-from workbench.core.study import Partial, play_grid
+from workbench.core.present import charts
+from workbench.core.sim import sweep
+from workbench.core.sim.runner import check_games, simulate
+from workbench.core.stats import metrics
+from workbench.core.stats.rates import rate_diff_table, rate_table
+from workbench.core.studies.study import Partial, play_grid
 from workbench.games.duel.model import BATTLEFIELD_KEYS
 
 alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it

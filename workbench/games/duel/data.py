@@ -2,7 +2,7 @@
 
 Every problem is reported as a :class:`DataError` naming the file, the row (as a spreadsheet shows
 it: the header is row 1), the column and the reason, before anything is simulated.  Reading,
-encodings, row numbering and the reload cache are :mod:`workbench.core.datafile`'s.
+encodings, row numbering and the reload cache are :mod:`workbench.core.model.datafile`'s.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
-from workbench.core.datafile import file_cache, read_table
 from workbench.core.errors import DataError
+from workbench.core.model.datafile import file_cache, read_table
 from workbench.games.duel.effects import COLOURS, Effect, EffectSyntaxError, parse_effect
 
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "duel"

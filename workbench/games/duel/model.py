@@ -1,6 +1,6 @@
 """The tower duel as a workbench game: parameters, agents, the protocol over ``rules``, engines.
 
-Protocol (``core/model.py``): the state is a :class:`rules.State` — the rules' ``GameState`` plus the
+Protocol (``core/model/``): the state is a :class:`rules.State` — the rules' ``GameState`` plus the
 integer states of the deck and timer streams — and every protocol function is ``rules``' own
 (``initial_state``, ``legal_actions``, ``apply``, ``chance_outcomes``, ``sample_chance``): a turn starts
 at the duel timer's chance node, then the player to move acts until the turn passes.  The compiled
@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.cardtable import CardTable
+from workbench.core.design.cardtable import CardTable
 from workbench.core.errors import InputError
 from workbench.core.model import CHANCE, FIRST, TERMINAL, CompiledEngine, GameModel, Param
 from workbench.core.rng import SplitMix64
@@ -86,7 +86,7 @@ def _build_config(key: str) -> Config:
     if 2 * p["hand_size"] + 2 > len(cards) and p["deck"] == "regular":
         raise InputError(f"hand_size {p['hand_size']} is too large for a deck of {len(cards)} cards")
     if p["worst_card"] == "value":
-        from workbench.games.duel.valuation import card_values
+        from workbench.games.duel.cards.valuation import card_values
 
         values = card_values(cards)
     else:
@@ -113,15 +113,15 @@ class DuelModel(GameModel):
     verdicts = "workbench.games.duel.studies:verdict_sources"  # the verdicts study's sources
     commands = "workbench.games.duel.shuffle:COMMAND"
     report = "workbench.games.duel.report:build_report"
-    # the table a designer edits in the studio (core/cardtable.py): the `cards` parameter takes the file
+    # the table a designer edits in the studio (core/design/cardtable.py): the `cards` parameter takes the file
     card_table = CardTable("cards", CARDS_CSV, key=("key", "id"), editable=("cost", "effect"),
                            shown=("name_en", "colour"), validate=load_cards,
                            played_by="workbench.games.duel.rules:card_played")
-    engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.fast:play",
-                            variants="workbench.games.duel.fast:VARIANTS")
+    engine = CompiledEngine(("random", "greedy"), "workbench.games.duel.engine.fast:play",
+                            variants="workbench.games.duel.engine.fast:VARIANTS")
     text = "workbench.games.duel.text"
-    search = duel_agents.SEARCH  # core's search agent (core/search.py) over these hooks
-    tiers = ("greedy", "greedy@tuned", "search")  # skill tiers, weakest first (core/tiers.py)
+    search = duel_agents.SEARCH  # core's search agent (core/skill/search.py) over these hooks
+    tiers = ("greedy", "greedy@tuned", "search")  # skill tiers, weakest first (core/skill/tiers.py)
     targets = "workbench.games.duel.targets:TARGETS"  # balance metrics and edit space: workbench rebalance
     readings = ("thief_rounding", "lightning", "groundwater", "worst_card")  # docs/rules/duel.md, open readings
 

@@ -21,15 +21,13 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core import charts, metrics
-from workbench.core.balance import auto_balance, balance_chart
-from workbench.core.cardstats import costed_lists, empirical_values
-from workbench.core.readings import add_report_section as add_readings_section
-from workbench.core.rebalance import add_report_section as add_rebalance_section
-from workbench.core.report import Report
-from workbench.core.stats import rate_table, wilson_exprs
-from workbench.core.summary import rebalance_changes, tier_findings
-from workbench.core.tiers import (
+from workbench.core.design.balance import auto_balance, balance_chart
+from workbench.core.design.readings import add_report_section as add_readings_section
+from workbench.core.design.rebalance import add_report_section as add_rebalance_section
+from workbench.core.present import charts
+from workbench.core.present.report import Report
+from workbench.core.present.summary import rebalance_changes, tier_findings
+from workbench.core.skill.tiers import (
     Tier,
     cost_flags_by_tier,
     cost_flags_section,
@@ -39,7 +37,11 @@ from workbench.core.tiers import (
     report_section,
     report_tiers,
 )
-from workbench.games.duel import analysis, cardstats, valuation, whatif
+from workbench.core.stats import metrics
+from workbench.core.stats.cardstats import costed_lists, empirical_values
+from workbench.core.stats.rates import rate_table, wilson_exprs
+from workbench.games.duel import analysis
+from workbench.games.duel.cards import cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
 

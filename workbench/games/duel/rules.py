@@ -1,6 +1,6 @@
 """Tower duel rules as pure functions over immutable state (the reference engine).
 
-The protocol functions (``core/model.py``) take ``(config, state, action)``: :func:`initial_state`,
+The protocol functions (``core/model/``) take ``(config, state, action)``: :func:`initial_state`,
 :func:`legal_actions`, :func:`apply`, :func:`chance_outcomes` and :func:`sample_chance` over a
 :class:`State` — the game (:class:`GameState`) plus the integer states of the deck and timer
 streams, so it is a value and ``apply`` is pure.  A turn starts at a chance node, the duel timer:

@@ -9,9 +9,9 @@ Algorithm ``duel-deal-v2`` (``V = b"duel-deal-v2"``, ``||`` is byte concatenatio
    seed; small seeds were found from their commitment in a fraction of a second.  It is retired.)
 3. Game seed (what the engine plays with): the first 8 bytes of ``sha256(V || b"seed" || secret)``
    read big-endian, an integer in 0..2**64-1.  Replay the game with it:
-   ``python -m workbench.core.playthrough duel --seed GAME_SEED`` (with the agents and ``--param``
+   ``python -m workbench.core.present.playthrough duel --seed GAME_SEED`` (with the agents and ``--param``
    used), or ``MODEL.initial_state(config, GAME_SEED)`` from Python.  It is *not* a ``simulate``
-   master seed (``workbench/core/seeding.py`` hashes those into game seeds).
+   master seed (``workbench/core/sim/seeding.py`` hashes those into game seeds).
 4. Deal: ``rng = SplitMix64(stream_seed(game_seed, 1))`` — stream 1 of the game seed is the deck
    stream the engine uses (``workbench/core/rng.py`` documents SplitMix64, ``below`` and
    ``stream_seed``).  Regular deck: Fisher–Yates over the card indexes ``0..n-1``: for ``i`` from
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from workbench.core.errors import InputError, WorkbenchError
 from workbench.core.rng import SplitMix64
-from workbench.core.study import Command
+from workbench.core.studies.study import Command
 from workbench.games.duel.data import CardSet, load_cards
 from workbench.games.duel.rules import DECK_STREAM
 
@@ -187,7 +187,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def _replay_hint(seed: int, deck: str = "DECK") -> str:
     return (f"game seed:  {seed}\n"
-            f"replay:     python -m workbench.core.playthrough duel --seed {seed} --param deck={deck} --agents A,B\n"
+            f"replay:     python -m workbench.core.present.playthrough duel --seed {seed} --param deck={deck} "
+            "--agents A,B\n"
             f"            (plus the --param values played; from Python MODEL.initial_state(config, {seed}); it is "
             "a game seed, not a `simulate --seed` master seed)")
 

@@ -21,15 +21,16 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.cardstats import costed_lists, empirical_values
-from workbench.core.cardtable import card_table, changed_cells, read_cards
-from workbench.core.compare import compare_cells
+from workbench.core.design.cardtable import card_table, changed_cells, read_cards
 from workbench.core.errors import InputError
 from workbench.core.model import GameModel, Param
-from workbench.core.runner import check_games
-from workbench.core.study import Partial, Study
-from workbench.core.sweep import run_grid
-from workbench.games.duel import analysis, cardstats, valuation, whatif
+from workbench.core.sim.runner import check_games
+from workbench.core.sim.sweep import run_grid
+from workbench.core.stats.cardstats import costed_lists, empirical_values
+from workbench.core.stats.compare import compare_cells
+from workbench.core.studies.study import Partial, Study
+from workbench.games.duel import analysis
+from workbench.games.duel.cards import cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES, MODEL
 from workbench.games.duel.report import card_rate_intervals, first_seat_chart, seat_win_table, with_score
@@ -313,7 +314,7 @@ def default_study(games_per_seating: int = 10_000, workers: int = 2, seed: int =
 # -- the verdicts core's ``verdicts`` study gives (GameModel.verdicts) -------------------------------------------
 def verdict_sources(model: GameModel, params: dict[str, Any]) -> list[Any]:
     """The first seat on every battlefield (the deck as set), and each card's cost flag over those games pooled."""
-    from workbench.core.verdicts import cost_flag_source, first_seat_source
+    from workbench.core.studies.verdicts import cost_flag_source, first_seat_source
 
     cells = [(b, {**params, "battlefield": b}) for b in BATTLEFIELD_KEYS]
     shown = {b: model.choice_label("battlefield", b) for b in BATTLEFIELD_KEYS}

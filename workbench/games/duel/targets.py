@@ -1,4 +1,4 @@
-"""The duel's balance targets for ``workbench rebalance`` (``core/rebalance.py``).
+"""The duel's balance targets for ``workbench rebalance`` (``core/design/rebalance.py``).
 
 Metrics, each a balance score (a draw counts half) with its n and 95 % interval:
 
@@ -11,7 +11,7 @@ one start value per battlefield for the seat that moves second: its tower (``sec
 (``second_bonus_wall``, 0..+10, each level ~0.3–1 point), at most eight edits — one per battlefield.
 The battlefields are separate parts of the space (each edit changes one battlefield's games and
 items), so the search screens each battlefield's values alone, keeps the better half stage by stage,
-and composes the best of each (``core/rebalance.py``); the last of four racing stages plays 81,920
+and composes the best of each (``core/design/rebalance.py``); the last of four racing stages plays 81,920
 games a battlefield (±0.35 point) and the held-out check ±0.5 point, for a band of ±1.  The search
 plays both tiers (``search_tiers``): searched at greedy alone, a proposal could hold at greedy and miss
 at greedy@tuned by a fraction of a point (Misty Harbour 51.1 % at seed 1).  The other
@@ -20,7 +20,7 @@ at greedy@tuned by a fraction of a point (Misty Harbour 51.1 % at seed 1).  The 
 
 from __future__ import annotations
 
-from workbench.core.rebalance import Targets, first_seat_metric
+from workbench.core.design.rebalance import Targets, first_seat_metric
 from workbench.games.duel.data import battlefield_names, load_battlefields
 
 BATTLEFIELDS = tuple(load_battlefields())

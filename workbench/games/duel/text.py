@@ -1,10 +1,10 @@
 """How a duel reads in a playthrough: the lines behind the model's ``describe`` hooks.
 
 The model declares this module as its ``text`` capability; core's one writer
-(``workbench/core/playthrough.py``) plays the game with the reference loop and asks it for lines:
+(``workbench/core/present/playthrough.py``) plays the game with the reference loop and asks it for lines:
 the rules in force, the deal, each turn's start (production, a missed turn), every action with the
 card's name, cost and effect, what changed, the cards drawn, both positions after every action, and
-the end.  ``python -m workbench.core.playthrough duel --seed 7 --agents greedy,greedy`` prints one game.
+the end.  ``python -m workbench.core.present.playthrough duel --seed 7 --agents greedy,greedy`` prints one game.
 """
 
 from __future__ import annotations

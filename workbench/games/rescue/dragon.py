@@ -29,7 +29,7 @@ Modelling decisions (the text leaves these open; each is a parameter or stated h
 * **Simulation.** The race is a protocol model, :data:`DRAGON` (:class:`DragonModel`: chance
   nodes only — catching is luck, not a choice), run by core's runner, so every row carries the
   rules version, params hash and seeds like any game's.  Game ``g`` gets seed ``game_seed(seed,
-  g)`` (``core/seeding.py``); stream 0 shuffles the 6 cards (``SplitMix64.shuffle``), stream
+  g)`` (``core/sim/seeding.py``); stream 0 shuffles the 6 cards (``SplitMix64.shuffle``), stream
   ``1 + i`` draws player ``i``'s catches, one ``random() < catch[i]`` per round it races.  Players
   keep their own draws whatever the others do, which gives the same law as the race (catches are
   independent), and a game replays alone.
@@ -46,12 +46,12 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from workbench.core import runner
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import CHANCE, TERMINAL, AgentDecl, GameModel, Param
 from workbench.core.rng import SplitMix64, stream_seed
-from workbench.core.seeding import check_master_seed
-from workbench.core.stats import wilson
+from workbench.core.sim import runner
+from workbench.core.sim.seeding import check_master_seed
+from workbench.core.stats.rates import wilson
 
 SHUFFLED_EVENTS = 5  # the Dragon is shuffled with the top 5 event cards
 POSITIONS = SHUFFLED_EVENTS + 1

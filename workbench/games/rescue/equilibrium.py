@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.core.stopping import check as check_stop
+from workbench.core.sim.stopping import check as check_stop
 from workbench.games.rescue.rules import Config, Plan, outcome
 
 FP_ITERATIONS = 3000

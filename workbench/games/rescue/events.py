@@ -20,7 +20,7 @@ import polars as pl
 
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param
-from workbench.core.study import Study
+from workbench.core.studies.study import Study
 from workbench.games.rescue import dragon, trophies
 
 alt = lazy("altair")  # imported when the first chart is drawn: a page that draws none never loads it

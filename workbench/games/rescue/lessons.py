@@ -1,4 +1,4 @@
-"""To The Rescue: its lessons (``MODEL.lessons`` names ``LESSONS``; core/lessons.py).
+"""To The Rescue: its lessons (``MODEL.lessons`` names ``LESSONS``; core/studies/lessons.py).
 
 The auction, the Dragon and the tower trophies, each with what a student reads: a title, an
 introduction in plain words and the question asked before any number is shown.  The studies
@@ -7,7 +7,7 @@ themselves are the game's (``studies.py``, ``events.py``); their help texts are 
 
 from __future__ import annotations
 
-from workbench.core.lessons import Lesson, Question
+from workbench.core.studies.lessons import Lesson, Question
 
 AUCTION_INTRO = ("Each player secretly puts some of their crystals in a closed fist to bid for a Mercenary, then "
                  "everyone opens their hand at once. The single highest bid wins and pays its crystals. If two or "

@@ -19,10 +19,10 @@ from typing import Any
 
 import polars as pl
 
-from workbench.core.readings import add_report_section as add_readings_section
-from workbench.core.report import Report
-from workbench.core.study import Tables, get_study
-from workbench.core.summary import number_text
+from workbench.core.design.readings import add_report_section as add_readings_section
+from workbench.core.present.report import Report
+from workbench.core.present.summary import number_text
+from workbench.core.studies.study import Tables, get_study
 from workbench.games.rescue.model import MODEL
 
 AUCTION_PLAYERS = (2, 3)

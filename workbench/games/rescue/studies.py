@@ -18,8 +18,8 @@ import polars as pl
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.lazy import lazy
 from workbench.core.model import GameModel, Param, seat_names
-from workbench.core.stats import wilson
-from workbench.core.study import Partial, Study, play_games
+from workbench.core.stats.rates import wilson
+from workbench.core.studies.study import Partial, Study, play_games
 from workbench.games.rescue import board_studies, control, equilibrium, events
 from workbench.games.rescue.agents import plan_of
 from workbench.games.rescue.rules import PAYOFFS, Config, outcome

@@ -1,6 +1,6 @@
 """How one Mercenary auction reads in a playthrough: the rescue model's ``text`` capability.
 
-Core's one writer (``workbench/core/playthrough.py``) plays the auction with the reference loop and asks
+Core's one writer (``workbench/core/present/playthrough.py``) plays the auction with the reference loop and asks
 these functions for lines: every seat's crystals and value, then each auction's revealed bids.
 """
 
@@ -33,7 +33,7 @@ def step_lines(config: Config, before: State, who: Any, action: Any, after: Stat
     return [f"- {label}: {bids} → {what}"]
 
 
-# what a person reads for the keys in To The Rescue's tables and charts (core/charts.py: display_label)
+# what a person reads for the keys in To The Rescue's tables and charts (core/present/charts.py: display_label)
 LABELS = {
     "second_auction": "a second auction", "double_tie": "a tie in the second auction too",
     "no_bids": "everybody bid 0", "lone_catch": "caught by one player alone",

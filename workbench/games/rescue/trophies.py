@@ -47,11 +47,11 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from workbench.core import runner
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import CHANCE, TERMINAL, AgentDecl, GameModel, Param
 from workbench.core.rng import SplitMix64, stream_seed
-from workbench.core.seeding import check_master_seed
+from workbench.core.sim import runner
+from workbench.core.sim.seeding import check_master_seed
 from workbench.games.rescue.dragon import (
     CONFIDENCE,
     MAX_PLAYERS,
