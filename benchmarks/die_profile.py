@@ -3,9 +3,9 @@
     .venv/bin/python benchmarks/die_profile.py [--games N] [--rounds R] [--players 2|3]
 
 Phases (each the best of ``--rounds`` runs over CPU time, so other work on a shared machine disturbs
-it little): the game seeds (``core.seeding``), the compiled kernel alone on one chunk (its result
+it little): the game seeds (``core.sim.seeding``), the compiled kernel alone on one chunk (its result
 arrays), the result columns from those arrays (``fast.to_frame``), the run/agent/parameter columns
-(``core.results.head_frame``), one chunk end to end (``runner.run_chunk``) and ``simulate()`` end to
+(``core.sim.results.head_frame``), one chunk end to end (``runner.run_chunk``) and ``simulate()`` end to
 end (1 worker, default chunks).  The C anchor (``../shared/anchors/dietower_c``, built as
 ``benchmarks/anchors.py`` builds it) plays the same number of random games, its ns/game on the last
 line: the kernel's and ``simulate()``'s ratios to it are printed with the load average.

@@ -120,7 +120,7 @@ def test_core_reaches_interop_only_through_its_declared_agent_providers():
     assert PROVIDERS, "AGENT_PROVIDERS is empty: nothing to check"
     for ref in PROVIDERS:
         module, _, function = ref.partition(":")
-        # interop's agents, or core's own search (provided by reference: core.search imports core.model)
+        # interop's agents, or core's own search (provided by reference: core.skill.search imports core.model)
         assert module in MODULES and (module.startswith("workbench.interop")
                                       or module == "workbench.core.skill.search"), ref
         defined = {n.name for n in ast.parse(MODULES[module].read_text(encoding="utf-8")).body

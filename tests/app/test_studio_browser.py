@@ -184,7 +184,7 @@ def test_duel_study_from_the_form_shows_the_librarys_first_seat_rate(studio):
 
 # -- the duel's cards: edit, what-if, save ---------------------------------------------------------------
 def test_card_edit_what_if_shows_the_librarys_delta_and_saves_a_new_set(studio, tmp_path):
-    from workbench.games.duel.cards.whatif import what_if
+    from workbench.games.duel.cardvalue.whatif import what_if
     from workbench.games.duel.data import CARDS_CSV
 
     shipped = CARDS_CSV.read_bytes()
@@ -343,13 +343,20 @@ def test_stop_mid_run_keeps_the_finished_games_and_reopens_them(studio):
     stopped = page.locator(".wb-status [data-state=stopped]")
     stopped.wait_for()
     done = int(stopped.get_attribute("data-done"))
-    # whole chunks (of the waves the run streams in, whose sizes follow the measured rate): the kept games are
-    # exactly the first `done` of the run, checked below against a plain simulation of that many
+    # whole chunks (of the waves the run streams in, whose sizes follow the measured rate), finished in the
+    # studio's shared pool in whatever order its workers finish them: the kept games are the run's own, each the
+    # very game a plain simulation plays at its index (checked below on the run the studio kept)
     assert 0 < done < 300_000
     assert f"{done:,} of 300,000" in stopped.inner_text()
     page.locator("[data-table=first_mover]").wait_for()
     assert page.locator(".wb-games").get_attribute("data-games") == str(done)
-    frame = simulate("toy", done, seed=0, progress=False)  # the finished games are the first `done` of the run
+    server = studio[0]
+    kept = max((server.workspace / "runs").glob("*/games.parquet"), key=lambda f: f.stat().st_mtime)
+    frame = pl.read_parquet(kept)
+    assert frame.height == done and frame.get_column("game_index").n_unique() == done
+    last = int(frame.get_column("game_index").max()) + 1
+    plain = simulate("toy", last, seed=0, progress=False).filter(pl.col("game_index").is_in(frame["game_index"]))
+    assert_frame_equal(frame.select(plain.columns).sort("game_index"), plain.sort("game_index"))
     expected = display_frame(metrics.first_mover(frame)).row(0, named=True)
     assert _cell(page, "first_mover", "first_mover") == expected["first_mover"]
     assert _cell(page, "first_mover", "first_mover_n") == str(done)
@@ -555,6 +562,32 @@ def _rss(pids: list[int]) -> int:
             continue
         total += int(line.split()[1]) * 1024
     return total
+
+
+def test_pages_opened_together_on_the_default_shared_pool_all_draw_and_play_there(studio, tmp_path):
+    """The studio's default: one compute pool (a worker per core) for every page; pages opened at one instant,
+    while the pool is still starting, each draw their page (they used to stay blank) and a Run plays in the pool."""
+    _, _, browser = studio
+    server = StudioServer(tmp_path / "workspace").start()
+    context = browser.new_context(viewport=VIEW)
+    try:
+        pages = []
+        for game in ("duel", "babel", "dietower", "rescue"):
+            page = context.new_page()
+            page.set_default_timeout(OPEN)
+            page.goto(server.url + f"?game={game}&study=outcomes", wait_until="commit")
+            pages.append(page)
+        for page in pages:
+            page.locator(".wb-run").first.wait_for()
+        log = server.log.read_text()
+        assert "a compute pool of" in log and "no shared pool" not in log, log[:400]
+        assert "Timeout waiting for IOPub output" not in log
+        page = pages[2]  # the die tower's outcomes: a short run
+        page.locator(".wb-run").first.click()
+        page.locator(".wb-status [data-state=done]").first.wait_for()
+    finally:
+        context.close()
+        server.stop()
 
 
 def _until(check, ceiling: float = 120.0) -> bool:

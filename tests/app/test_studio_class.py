@@ -49,6 +49,17 @@ def _studio_section() -> str:
     return text[text.index("## The studio (browser app)"):][:20000]
 
 
+def test_a_page_waits_for_its_widgets_however_late_a_busy_server_sends_them():
+    """Voilà's executor (nbclient) drops a cell's output that comes more than ``iopub_timeout`` s after the kernel's
+    reply (4 by default): pages opened together beside a starting pool stayed blank.  The studio waits minutes."""
+    from nbclient import NotebookClient
+
+    from workbench.app.serve import IOPUB_WAIT, voila_config
+
+    assert NotebookClient.iopub_timeout.default_value == 4  # what the studio overrides
+    assert voila_config(Path("studio"), 8123).VoilaExecutor.iopub_timeout == IOPUB_WAIT >= 120
+
+
 # -- a page whose browser went away frees its kernel ------------------------------------------------------------
 def test_the_server_reaps_kernels_without_a_page_within_30_s_and_finds_a_lost_network():
     from workbench.app.serve import voila_config

@@ -162,7 +162,7 @@ def test_a_card_what_if_with_no_agents_chosen_plays_the_games_first_tier_never_r
 
 
 def test_the_duels_what_if_plays_its_first_tier_when_no_agents_are_given():
-    from workbench.games.duel.cards.whatif import what_if
+    from workbench.games.duel.cardvalue.whatif import what_if
 
     result = what_if({}, card_edits={"dragon": {"cost": 20}}, games=10, seed=2)
     for frame in (result.baseline, result.variant):

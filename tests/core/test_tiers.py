@@ -129,7 +129,7 @@ def test_card_flags_per_tier_say_which_flags_change_with_skill():
         "b: moves with skill — under-costed (+20.0 points) at weak, in line (+0.0 points) at strong."]
 
 
-# -- the equivalence rule (core.stats.settle) on built values -----------------------------------------------
+# -- the equivalence rule (core.stats.rates.settle) on built values -----------------------------------------------
 def _pair(a: float, b: float, n: int) -> pl.DataFrame:
     """Two tiers' first-seat scores for one cell, built (no games played)."""
     return by_tier([Tier("greedy", "greedy"), Tier("search", "search")], lambda t: pl.DataFrame(

@@ -217,7 +217,7 @@ def test_battlefields_notebook_shows_the_tables_and_charts_of_its_run(run_notebo
 @pytest.mark.slow
 def test_cards_notebook_shows_the_value_model_and_the_what_if_of_its_run(run_notebook):
     from workbench.core.sim.runner import simulate
-    from workbench.games.duel.cards.whatif import edited_cards_csv
+    from workbench.games.duel.cardvalue.whatif import edited_cards_csv
     from workbench.games.duel.data import load_cards
 
     small = SMALL[CARDS]
@@ -348,7 +348,7 @@ def test_the_battlefield_numbers_what_if_plays_both_arms_on_the_same_seeds():
 
 
 def test_the_card_whatif_study_recounts_from_both_arms():
-    from workbench.games.duel.cards import valuation
+    from workbench.games.duel.cardvalue import valuation
     from workbench.ui import study_panel
 
     panel = study_panel("duel", "whatif", edits="ruby.effect=self.tower +9", games=40)

@@ -31,8 +31,7 @@ such kernels 2.5 GB PSS in all (about 300 MB a page).  Taken as 500 MB a page; o
 (24 - 4) GB / 500 MB = 40 pages.
 
 Pages are thin: the games run in one compute pool the server shares among all pages — a local Dask
-cluster it starts (``--workers N``; off by default for now: with it on, pages opened at the same
-instant were seen to stay blank) or a scheduler given at start
+cluster it starts (``--workers N``, by default one per core) or a scheduler given at start
 (``--scheduler tcp://host:8786``, so a school can point the studio at a bigger cluster; ``--workers 0``
 and no scheduler: each page plays on its own workers, as before).  The kernels reach it through
 ``WORKBENCH_SCHEDULER`` (``core/sim/runner.py``: :func:`~workbench.core.sim.runner.shared_scheduler`), which
@@ -243,6 +242,9 @@ def studio_kernels() -> type:
     return StudioKernels
 
 
+IOPUB_WAIT = 300  # seconds a page's render waits for the output of its cells (see voila_config)
+
+
 def voila_config(studio: Path, port: int, cull_idle: int = CULL_IDLE, pool: int = POOL,
                  reap_after: float = REAP_AFTER) -> object:
     """Voilà's settings: loopback only, our template, no CDN MathJax, downloads below the workspace only.
@@ -267,6 +269,10 @@ def voila_config(studio: Path, port: int, cull_idle: int = CULL_IDLE, pool: int 
     c.VoilaConfiguration.show_tracebacks = False
     c.VoilaConfiguration.preheat_kernel = pool > 0  # a kernel waits with everything imported: the page opens at once
     c.VoilaConfiguration.default_pool_size = pool
+    # nbclient waits only IOPUB_WAIT s (its default: 4) for a cell's output after the kernel's reply, then drops it:
+    # on a busy server (pages opened together, a compute pool starting) the page's widgets came after that, and the
+    # page stayed blank.  The wait ends as soon as the output is in, so a long one costs a quick page nothing.
+    c.VoilaExecutor.iopub_timeout = IOPUB_WAIT
     c.MappingKernelManager.cull_idle_timeout = int(cull_idle)  # a page that vanished without its beacon
     c.MappingKernelManager.cull_interval = max(1, min(60, int(cull_idle) // 2 or 1))
     c.MappingKernelManager.cull_connected = False  # an open page is never culled, however long it stays idle
@@ -376,10 +382,10 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"end a kernel this many seconds after its page went away: a closed window, a lost "
                              f"network (default {REAP_AFTER}; 0: only the idle cull)")
     cores = os.cpu_count() or 1
-    parser.add_argument("--workers", type=_positive, default=int(os.environ.get(ENV_WORKERS) or 0),
-                        help=f"processes of a compute pool every page shares (e.g. {cores}, one per core); default 0: "
-                             "no shared pool, each page plays on its own workers (with the pool on, pages opened at "
-                             "the same instant were seen to stay blank: opt in until that is fixed)")
+    workers = os.environ.get(ENV_WORKERS)
+    parser.add_argument("--workers", type=_positive, default=int(workers) if workers else cores,
+                        help=f"processes of the compute pool every page shares (default {cores}, one per core); 0: "
+                             "no shared pool, each page plays on its own workers")
     parser.add_argument("--scheduler", default=os.environ.get(ENV_SCHEDULER) or None,
                         help="a Dask scheduler to share among the pages instead of a local pool "
                              "(e.g. tcp://10.0.0.5:8786: a bigger cluster)")

@@ -227,6 +227,7 @@ def _run(args: argparse.Namespace) -> int:
         additive_table,
         proposals_table,
         rebalance,
+        retunes_table,
         searched_text,
         verification_table,
     )
@@ -259,15 +260,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nHeld-out seeds (game indices {lo}..{hi - 1} of a master seed the search never used), "
               f"{result.verify_games_per_cell:,} games per cell and tier:")
         _print(table)
-    retunes = result.retunes()
+    retunes = retunes_table(result)
     if retunes.height:
-        print(f"\nWeights re-tuned for each proposal ({result.retune:,} games each; held out against the agent's "
-              "default options, a score with its 95 % interval and n):")
-        _print(retunes.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
-                              pl.col("weights").alias("Weights played"), pl.col("games").alias("Games"),
-                              pl.format("{} % [{}, {}] (n = {})", *(pl.col(c).mul(100).round(1) for c in (
-                                  "held_out_score", "held_out_low", "held_out_high")), pl.col("held_out_n"))
-                              .alias("Held out")))
+        print(f"\nWeights re-tuned for each proposal ({result.retune:,} games each; the re-tuned weights are played "
+              "only where they score at least as well as the set as shipped on the same held-out games, a draw "
+              "counting half):")
+        _print(retunes)
     shown = [shown_path(p) for p in result.files]
     if shown:
         print("\nwrote " + ", ".join(shown))

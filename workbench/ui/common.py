@@ -165,7 +165,7 @@ def size_line(text: str, found: dict[str, Any], *, games: int, measure: bool, ki
 
 
 class Pilots:
-    """Pilot measurements (``core.stream.Pilot``: speed and memory) of a form's settings, by a key per setting.
+    """Pilot measurements (``core.sim.stream.Pilot``: speed and memory) of a form's settings, by a key per setting.
 
     :meth:`get` answers at once when the setting was measured; otherwise it measures it — now
     (``wait``) or in a background thread, calling ``on_measured()`` when done so the form redraws its

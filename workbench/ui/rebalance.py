@@ -45,7 +45,7 @@ from workbench.ui.common import Pilots, duration_text, require_widgets, size_est
 from workbench.ui.forms import Form, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.run import RunPanel
-from workbench.ui.studies import CONFIRM_SECONDS
+from workbench.ui.studies import CONFIRM_SECONDS, show_refused
 
 __all__ = ["Proposal", "RebalancePanel", "apply_to_editor", "declares_targets", "proposals_of"]
 
@@ -572,8 +572,7 @@ class RebalancePanel:
                     return None
                 self._confirmed = ""
         except Exception as exc:  # noqa: BLE001 - every error a user can cause is named in the panel
-            self.note.value = message(error_message(exc), "error")
-            self.job.reset("not run: put the refused values right", "refused")
+            show_refused(self.note, self.job, exc)
             if wait:
                 raise
             return None

@@ -42,6 +42,12 @@ CONFIRM_SECONDS = 600  # a run estimated to take longer asks for a second press 
 PARTIAL_EVERY = 0.8  # seconds: a running study's partial tables are redrawn at most this often
 
 
+def show_refused(note: Any, job: RunPanel, exc: Exception) -> None:
+    """A run refused before it began: ``exc`` named in ``note`` (an HTML widget) and ``job`` marked not run."""
+    note.value = message(error_message(exc), "error")
+    job.reset("not run: put the refused values right", "refused")
+
+
 def varying_keys(model: GameModel, frame: pl.DataFrame) -> list[str]:
     """The parameters (and lineups) that vary across a frame's games: its cells."""
     keys = [p.name for p in model.params if p.name in frame.columns and frame.get_column(p.name).n_unique() > 1]
@@ -318,8 +324,7 @@ class StudyPanel:
         try:
             settings, params = self.values()
         except Exception as exc:  # noqa: BLE001 - every error a user can cause is named in the panel
-            self.note.value = message(error_message(exc), "error")
-            self.job.reset("not run: put the refused values right", "refused")
+            show_refused(self.note, self.job, exc)
             if wait:
                 raise
             return None

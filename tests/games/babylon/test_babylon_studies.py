@@ -18,9 +18,10 @@ from tests.summary_checks import check_summary
 from workbench.core.errors import InputError
 from workbench.core.sim.runner import simulate
 from workbench.core.studies.study import get_study
-from workbench.games.babylon import analysis, cardstats, valuation
+from workbench.games.babylon import analysis
 from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards
+from workbench.games.babylon.cardvalue import cardstats, valuation
 from workbench.games.babylon.model import MODEL
 
 # one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)

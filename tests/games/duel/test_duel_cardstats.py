@@ -7,7 +7,7 @@ import pytest
 
 from workbench.core.sim.runner import simulate
 from workbench.core.stats.cardstats import VIEWS, costed_lists, empirical_values
-from workbench.games.duel.cards import cardstats, valuation
+from workbench.games.duel.cardvalue import cardstats, valuation
 from workbench.games.duel.data import load_cards
 
 # one worker builds this module's shared fixtures once (pytest -n 2 --dist loadgroup)

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from workbench.games.duel.cards import valuation
+from workbench.games.duel.cardvalue import valuation
 from workbench.games.duel.data import Card, CardSet, load_cards
 from workbench.games.duel.effects import parse_effect
 

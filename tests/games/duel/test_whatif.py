@@ -12,7 +12,7 @@ from scipy import stats
 from workbench.core.errors import DataError, InputError
 from workbench.core.stats.compare import compare_cells
 from workbench.games.duel import analysis
-from workbench.games.duel.cards import cardstats, whatif
+from workbench.games.duel.cardvalue import cardstats, whatif
 from workbench.games.duel.data import CARDS_CSV, load_battlefields, load_cards
 
 

@@ -184,7 +184,7 @@ def dead_cards(game: str | GameModel, tiers: Sequence[Tier], games: int, *, para
                positions: dict[str, tuple[Any, int]] | None = None) -> pl.DataFrame:
     """Per card and tier the counts of :func:`card_play_counts`, ``dead`` and the status across skill.
 
-    The status is ``core.tiers.status_columns`` on played when playable (n = the games playable).
+    The status is ``core.skill.tiers.status_columns`` on played when playable (n = the games playable).
 
     Every tier plays the same seeds with its agent in every seat.  ``dead`` is true when, at every tier,
     the card was played in at most ``share`` of the games where it was playable (a card never playable
@@ -301,7 +301,7 @@ def dead_cards_study(model: GameModel) -> dict[str, Any] | None:
             "settings": (Param("tiers", None, str, "skill tiers, weakest first, one agent spec each (every seat "
                                f"plays it); none: the declared {default_tiers(model, slow=True)}", optional=True),
                          Param("games", 200, int, "games per fast tier (the reference loop: a few per second; a "
-                               "search tier plays fewer, core.tiers.Tier.games)", 1, 10**6),
+                               "search tier plays fewer, core.skill.tiers.Tier.games)", 1, 10**6),
                          Param("search", "search" if "search" in model.agents else None, str,
                                "an agent asked, at a position where each dead card was playable, whether it plays "
                                "it (none: not asked)", optional=True)),

@@ -20,10 +20,14 @@ Front ends (the studio) read only the declaration; the work is done here, for ev
 **Re-tuning** (``what_if(..., retune=N)``): a weight set (``greedy@tuned``) was tuned for the cards
 it was tuned on, and is refused on other cards (``core/model/agents.py``'s ``expand_weight_set``).  With
 ``retune`` the edited arm plays weights re-tuned for the edited cards — :func:`workbench.core.skill.tune.tune`
-from the set (``start``), ``N`` games (a fifth of them its own held-out check), on seeds derived
-from the what-if's seed by :func:`retune_seed` (never the master seed of the games compared), nothing
-written — while the unchanged arm plays the set as shipped.  :class:`CardWhatIf` records the agents
-each arm played, in full, and each re-tune's held-out result.
+from the set (``start``), ``N`` games in all, on seeds derived from the what-if's seed by
+:func:`retune_seed` (never the master seed of the games compared), nothing written — while the
+unchanged arm plays the set as shipped.  A re-tune is **accepted** only when it does not play worse:
+the re-tuned weights and the set as shipped each play the same held-out games on the edited cards
+against the same opponent (common random numbers, both seat orders, a draw counting half), and the
+shipped set is kept unless the re-tuned weights score at least as well (:func:`retune_plan` splits
+the ``N`` games).  :class:`CardWhatIf` records the agents each arm played, in full, and each re-tune's
+record (:class:`Retune`: both scores with n and 95 % intervals, the set kept and why).
 """
 
 from __future__ import annotations
@@ -48,16 +52,16 @@ from workbench.core.model.refs import resolve_ref
 from workbench.core.rng import stream_seed
 from workbench.core.stats.compare import compare_outcomes
 
-__all__ = ["CardTable", "CardWhatIf", "ProgressTotal", "Retune", "card_table", "changed_cells", "check_retune",
-           "column_kinds", "edited_cards", "paired_runs", "play_pair", "read_cards", "retune_plan", "retune_seed",
-           "retune_sets", "retune_weights", "save_cards", "what_if"]
+__all__ = ["CardTable", "CardWhatIf", "ProgressTotal", "Retune", "accept_retune", "card_table", "changed_cells",
+           "check_retune", "column_kinds", "edited_cards", "paired_runs", "play_pair", "read_cards", "retune_plan",
+           "retune_seed", "retune_sets", "retune_weights", "save_cards", "what_if"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 Edits = Mapping[str, Mapping[str, Any]]
 RETUNE_STREAM = 0x2E7C4E  # a re-tune's seed: sub-stream RETUNE_STREAM + i of the what-if's (or rebalance's) seed
-RETUNE_HELD_OUT = 5  # a re-tune's held-out check plays 1/RETUNE_HELD_OUT of its games
+RETUNE_HELD_OUT = 5  # a re-tune's held-out check plays 1/RETUNE_HELD_OUT of its games per set compared (two sets)
 RETUNE_GENERATIONS = 3  # a small re-tune budget plays at least this many generations (fewer games a candidate)
 RETUNE_GAMES = 200  # games a candidate at most (tune's default)
 
@@ -264,16 +268,21 @@ def paired_runs(play: PlayArm, base: dict[str, Any], variant: dict[str, Any], to
 # -- re-tuning a weight set for edited cards ----------------------------------------------------------------
 @dataclass(frozen=True)
 class Retune:
-    """A weight set re-tuned for edited cards: what was named, what is played, and how it was found.
+    """A weight set re-tuned for edited cards: what was named, what was found, which was kept, and why.
 
-    ``spec`` is the re-tuned agent in full (every option written out), so a row replays without any
-    file; ``master_seeds`` are every master seed the re-tune played (its generations', then its
-    held-out check's); ``validation`` is the re-tune's held-out result against the agent's default
-    options (``core/skill/tune.py``), None when it played none.
+    ``spec`` is the agent played from now on, in full (every option written out), so a row replays
+    without any file: the re-tuned weights (``tuned``) when they were accepted, else the set as
+    shipped (``shipped``).  ``validation`` is the re-tuned weights' held-out result against the
+    agent's default options (``core/skill/tune.py``), ``shipped_validation`` the shipped set's on the
+    same held-out games (common random numbers): each a score (a draw half) with ``n``, ``low`` and
+    ``high`` (95 % Wilson).  ``kept`` is ``"re-tuned"`` when the re-tuned weights scored at least as
+    well as the shipped set there, else ``"shipped"``; ``why`` says so in words.  ``master_seeds`` are
+    every master seed the re-tune played (its generations', then its held-out check's, which both
+    sets play).
     """
 
     agent: str  # as named, e.g. greedy@tuned
-    spec: str  # re-tuned, e.g. greedy:tower=1.31,wall=0.52,...
+    spec: str  # played: the kept set in full, e.g. greedy:tower=1.31,wall=0.52,...
     seed: int
     budget: int
     games: int  # games the re-tune played (its generations and its held-out check)
@@ -283,32 +292,82 @@ class Retune:
     master_seeds: tuple[int, ...]
     validation: dict[str, Any] | None = None
     indices: tuple[int, int] = (0, 0)  # game indices 0..n-1 played of each generation's seed, and of the held-out one
+    tuned: str = ""  # the re-tuned weights in full (what the search found), played only when kept
+    shipped: str = ""  # the set as shipped in full (where the search started)
+    shipped_validation: dict[str, Any] | None = None  # the shipped set on the same held-out games
+    kept: str = "re-tuned"  # "re-tuned" or "shipped": which set ``spec`` plays
+    why: str = ""  # the acceptance, in words: both scores and which was kept
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the re-tuned weights are played (else the set as shipped)."""
+        return self.kept == "re-tuned"
 
     def game_seeds(self) -> np.ndarray:
-        """Every game seed the re-tune played (each seat order replays the same seeds)."""
+        """Every game seed the re-tune played: its generations', its held-out check's and the shipped set's on them.
+
+        Each seat order replays the same seeds; the shipped set's comparison replays the held-out check's.
+        """
         from workbench.core.sim.seeding import game_seeds
 
         *generations, held = self.master_seeds if self.validation else (*self.master_seeds, None)
         parts = [game_seeds(m, 0, self.indices[0]) for m in generations]
         if held is not None:
             parts.append(game_seeds(held, 0, self.indices[1]))
+        if self.shipped_validation:  # the comparison's own record of where it played
+            parts.append(game_seeds(int(self.shipped_validation["master_seed"]), 0, self.indices[1]))
         return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
 
     def as_dict(self) -> dict[str, Any]:
         """The record as plain data (a run's settings, a report)."""
         return {"agent": self.agent, "spec": self.spec, "seed": self.seed, "budget": self.budget, "games": self.games,
                 "generations": self.generations, "games_per_candidate": self.games_per_candidate,
-                "cards": self.cards, "validation": self.validation}
+                "cards": self.cards, "validation": self.validation, "tuned": self.tuned, "shipped": self.shipped,
+                "shipped_validation": self.shipped_validation, "kept": self.kept, "why": self.why}
+
+    def row(self) -> dict[str, Any]:
+        """One flat row (a saved table): the weights played, both held-out scores with n and intervals, the set kept."""
+        v, s = self.validation or {}, self.shipped_validation or {}
+        return {"agent": self.agent, "weights": self.spec, "kept": self.kept, "seed": self.seed, "games": self.games,
+                "budget": self.budget, "opponent": v.get("opponent") or s.get("opponent"),
+                "retuned_weights": self.tuned or None, "retuned_score": v.get("score"),
+                "retuned_low": v.get("low"), "retuned_high": v.get("high"), "retuned_n": v.get("n"),
+                "shipped_weights": self.shipped or None, "shipped_score": s.get("score"), "shipped_low": s.get("low"),
+                "shipped_high": s.get("high"), "shipped_n": s.get("n"), "why": self.why}
 
     def text(self) -> str:
-        """``greedy@tuned re-tuned for the edited cards (800 games, seed …): greedy:…`` and its held-out score."""
-        out = (f"{self.agent} re-tuned for these cards ({self.games:,} games, {self.generations} generations, "
-               f"seed {self.seed}): {self.spec}")
-        v = self.validation
-        if v:
-            out += (f"; held out vs {v['opponent']}: {100 * v['score']:.1f} % [{100 * v['low']:.1f}, "
-                    f"{100 * v['high']:.1f}] (n = {v['n']:,})")
-        return out
+        """``greedy@tuned re-tuned for these cards (… games, seed …): kept …`` with both held-out scores and why."""
+        head = (f"{self.agent} re-tuned for these cards ({self.games:,} games, {self.generations} generation"
+                f"{'' if self.generations == 1 else 's'}, seed {self.seed})")
+        if not self.shipped_validation:  # no comparison played: the re-tuned weights as found
+            v = self.validation
+            return f"{head}: {self.spec}" + (f"; held out vs {v['opponent']}: {_rate(v)}" if v else "")
+        if self.accepted:
+            return f"{head}: the re-tuned weights are played, {self.spec}; {self.why}"
+        return f"{head}: the set as shipped is played, {self.spec}; {self.why}"
+
+
+def _rate(v: dict[str, Any]) -> str:
+    """A held-out score as a person reads it: ``51.2 % [48.1, 54.3] (n = 1,000)``."""
+    return f"{100 * v['score']:.1f} % [{100 * v['low']:.1f}, {100 * v['high']:.1f}] (n = {v['n']:,})"
+
+
+def accept_retune(validation: dict[str, Any], shipped: dict[str, Any]) -> tuple[str, str]:
+    """``(kept, why)``: the re-tuned weights are kept only when they score at least as well as the shipped set.
+
+    Both held-out records must come from the same games (same master seed and n: common random numbers);
+    a score counts a draw as half a win, compared exactly (wins × 2 + draws).
+    """
+    if (validation["master_seed"], validation["n"], validation["opponent"]) != (
+            shipped["master_seed"], shipped["n"], shipped["opponent"]):  # never: asserted
+        raise RuntimeError("re-tune: the shipped set's comparison did not play the re-tuned weights' held-out games")
+    ours, theirs = (2 * int(r["wins"]) + int(r["draws"]) for r in (validation, shipped))
+    kept = "re-tuned" if ours >= theirs else "shipped"
+    said = (f"held out vs {validation['opponent']}, the re-tuned weights scored {_rate(validation)} and the set as "
+            f"shipped {_rate(shipped)} on the same games")
+    if kept == "re-tuned":
+        return kept, said + ": the re-tuned weights score at least as well, so they are kept"
+    return kept, said + ": the re-tuned weights score lower, so the shipped set is kept"
 
 
 def check_retune(retune: Any) -> int:
@@ -355,9 +414,13 @@ def retune_sets(model: GameModel, agents: Any, params: dict[str, Any]) -> list[s
 def retune_plan(model: GameModel, agent: str, budget: int, cells: int = 1) -> dict[str, int]:
     """How ``budget`` games re-tune ``agent``: candidates a generation, games a candidate, tuning and held-out games.
 
-    A fifth (even) is the held-out check; the rest tunes with :data:`RETUNE_GAMES` games a candidate, or
-    fewer so a small budget still plays :data:`RETUNE_GENERATIONS` generations.  Too small a budget for
-    one generation of two games a candidate is an :class:`InputError` naming the least that works.
+    The budget splits three ways: ``validate``, a fifth (whole games a cell and seat), is the re-tuned
+    weights' held-out check; ``compare``, as many again, is the set as shipped on those same games (the
+    acceptance: the shipped set is kept unless the re-tuned weights score at least as well); the rest,
+    ``tuning``, tunes with :data:`RETUNE_GAMES` games a candidate, or fewer so a small budget still plays
+    :data:`RETUNE_GENERATIONS` generations.  ``tuning + validate + compare <= budget``.  Too small a
+    budget for one generation of two games a candidate and one held-out game a cell and seat is an
+    :class:`InputError` naming the least that works.
     """
     from workbench.core.skill.tune import tunable_options
 
@@ -366,18 +429,25 @@ def retune_plan(model: GameModel, agent: str, budget: int, cells: int = 1) -> di
     popsize = 4 + int(3 * math.log(width))
 
     def split(total: int) -> tuple[int, int]:
-        held = 2 * (total // (2 * RETUNE_HELD_OUT))
-        return total - held, held
+        held = 2 * cells * (total // (2 * cells * RETUNE_HELD_OUT))  # each set's held-out games: whole per cell, seat
+        return total - 2 * held, held
+
+    def works(total: int) -> bool:
+        tuning, held = split(total)
+        return tuning >= 2 * unit and held >= 2 * cells
 
     unit = (popsize + 1) * cells  # games of one generation at one game a candidate and cell
-    least = next(b for b in range(2 * unit, 4 * unit + 4 * RETUNE_HELD_OUT) if split(b)[0] >= 2 * unit)
+    least = 2 * unit
+    while not works(least):
+        least += 1
     if budget < least:
         raise InputError(f"retune {budget:,}: too few games to re-tune {agent} ({popsize} candidates and the centre "
-                         f"a generation, 2 games each at least, and a fifth held out): give at least {least:,}, "
+                         f"a generation, 2 games each at least, then a fifth held out for the re-tuned weights and "
+                         f"a fifth for the set as shipped on the same games): give at least {least:,}, "
                          "or 0 for no re-tune")
     tuning, held = split(budget)
     per_candidate = min(RETUNE_GAMES, max(2, 2 * (tuning // (2 * unit * RETUNE_GENERATIONS))))
-    return {"popsize": popsize, "games": per_candidate, "tuning": tuning, "validate": held,
+    return {"popsize": popsize, "games": per_candidate, "tuning": tuning, "validate": held, "compare": held,
             "generations": tuning // (unit * per_candidate)}
 
 
@@ -388,11 +458,14 @@ def retune_weights(game: str | GameModel, agent: str, params: dict[str, Any] | l
     """Re-tune the weight set ``agent`` names (``greedy@tuned``) for the cards ``params`` play; nothing is written.
 
     ``params`` may be a list of cells (one card set): every candidate plays each.  ``core/skill/tune.py``'s
-    :func:`~workbench.core.skill.tune.tune` from the set, ``budget`` games (:func:`retune_plan`),
-    seed ``seed``, without a checkpoint file: stopped (``should_stop``, Ctrl-C), :class:`RunInterrupted`
-    is raised and nothing is left behind.  ``on_games(n)`` counts the games as they finish.
+    :func:`~workbench.core.skill.tune.tune` from the set, seed ``seed``, without a checkpoint file, then
+    the acceptance: the set as shipped plays the re-tune's held-out games too (same opponent, same
+    seeds, both seat orders), and the re-tuned weights are kept only when they score at least as well
+    (:func:`accept_retune`); ``budget`` games pay for all of it (:func:`retune_plan`).  Stopped
+    (``should_stop``, Ctrl-C), :class:`RunInterrupted` is raised and nothing is left behind.
+    ``on_games(n)`` counts the games as they finish.
     """
-    from workbench.core.skill.tune import master_seeds, tune
+    from workbench.core.skill.tune import held_out_check, master_seeds, spec_text, tune
 
     model = get_game(game)
     spec = AgentSpec.parse(agent)
@@ -408,10 +481,22 @@ def retune_weights(game: str | GameModel, agent: str, params: dict[str, Any] | l
                  on_games=on_games)
     generations = int(found.data["generations"])
     validation = found.validation
-    played = int(found.data["games_played"]) + (int(validation["n"]) if validation else 0)
-    return Retune(agent, found.spec, seed, budget, played, generations, plan["games"], str(found.data["card_source"]),
-                  tuple(master_seeds(seed, generations, bool(validation))), validation,
-                  (plan["games"] // 2, int(validation["n"]) // (2 * len(cells)) if validation else 0))
+    if validation is None:  # never: the plan always holds out games
+        raise RuntimeError("re-tune: the tuning played no held-out check to compare the shipped set with")
+    shipped = spec_text(spec.name, model.agent_decl(spec.name).resolve_options(model.resolve_spec(spec)))  # in full
+    if should_stop is not None and should_stop():
+        raise RunInterrupted(None, int(found.data["games_played"]) + int(validation["n"]), budget)
+    compared = held_out_check(model, shipped, params=cells, n=plan["compare"], seed=seed,
+                              opponent=found.data["tuning"]["opponent"], engine=engine, workers=workers,
+                              on_games=on_games)
+    kept, why = accept_retune(validation, compared)
+    played = int(found.data["games_played"]) + int(validation["n"]) + int(compared["n"])
+    if played > budget:  # never: the plan's split pays for every game
+        raise RuntimeError(f"re-tune: {played:,} games played, over the budget of {budget:,}")
+    return Retune(agent, found.spec if kept == "re-tuned" else shipped, seed, budget, played, generations,
+                  plan["games"], str(found.data["card_source"]), tuple(master_seeds(seed, generations, True)),
+                  validation, (plan["games"] // 2, int(validation["n"]) // (2 * len(cells))), found.spec, shipped,
+                  compared, kept, why)
 
 
 def _set_boxes(model: GameModel, spec: AgentSpec) -> dict[str, tuple[float, float]] | None:
@@ -492,9 +577,11 @@ def what_if(game: str | GameModel, edits: Edits, *, params: dict[str, Any] | Non
 
     ``retune`` (games, 0: off): each weight set the agents name (``greedy@tuned``, on one seat or
     every seat) is first re-tuned for the edited cards with that many games (:func:`retune_weights`,
-    seed :func:`retune_seed` of ``seed``), and the edited arm plays the re-tuned weights; the unchanged
-    arm plays the set as shipped.  Progress counts the re-tune's games; stopped during the re-tune,
-    :class:`RunInterrupted` is raised with no game and nothing is written.
+    seed :func:`retune_seed` of ``seed``), and the edited arm plays the set it kept: the re-tuned weights
+    when they scored at least as well as the shipped set on the same held-out games, else the shipped
+    set's options (each :class:`Retune` says which and why); the unchanged arm plays the set as shipped.
+    Progress counts the re-tune's games; stopped during the re-tune, :class:`RunInterrupted` is raised
+    with no game and nothing is written.
     """
     retune = check_retune(retune)
     model = get_game(game)
@@ -519,7 +606,9 @@ def what_if(game: str | GameModel, edits: Edits, *, params: dict[str, Any] | Non
                                    workers=workers, should_stop=should_stop, on_games=tally.add)
         except RunInterrupted:
             raise RunInterrupted(None, 0, 2 * games) from None  # stopped before any game compared: none to keep
-        if seed in found.master_seeds:  # never: asserted, so a change of seeding cannot hide it
+        compared = {found.validation["master_seed"] if found.validation else None,
+                    found.shipped_validation["master_seed"] if found.shipped_validation else None}
+        if seed in found.master_seeds or seed in compared:  # never: asserted, so a change of seeding cannot hide it
             raise RuntimeError("what-if: a re-tune played the master seed of the games compared")
         retuned.append(found)
         tally.add(max(0, retune * (i + 1) - tally.done))  # the bar at the planned count (a re-tune may play fewer)

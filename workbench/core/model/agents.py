@@ -231,7 +231,7 @@ RANDOM_AGENT = AgentDecl("random", RandomAgent, "uniform over the legal actions"
 
 # Agents offered to every game whose declarations they need, by "module:function(model) -> AgentDecl | None"
 # (imported only when asked for; a provider whose library is not installed offers nothing).
-# agents core and interop provide to every game that declares what they need, by reference (core.search and
+# agents core and interop provide to every game that declares what they need, by reference (core.skill.search and
 # interop import this module): core's search for a game with ``search`` hooks, OpenSpiel's IS-MCTS
 AGENT_PROVIDERS = ("workbench.core.skill.search:provided_decl", "workbench.interop.openspiel:ismcts_decl")
 

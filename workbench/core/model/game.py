@@ -66,8 +66,8 @@ class GameModel(GameCapabilities, GameRules):
     value_columns: dict[str, str] = {}  # a declaration, never mutated
     simultaneous: bool = False  # True when decisions are simultaneous nodes (current_player returns tuples)
     # studies, commands and report: declarations, or "module:NAME" strings imported only when asked for
-    studies: tuple[Any, ...] | str = ()  # core.study.Study declarations (core adds the generic ones)
-    commands: tuple[Any, ...] | str = ()  # core.study.Command declarations (game-specific CLI commands)
+    studies: tuple[Any, ...] | str = ()  # core.studies.study.Study declarations (core adds the generic ones)
+    commands: tuple[Any, ...] | str = ()  # core.studies.study.Command declarations (game-specific CLI commands)
     report: str | None = None  # "module:function" writing the game's report, or None: core's generic one
     # readings: names of parameters whose values are readings of an open text (docs/rules/<game>.md says which);
     # their default is the reading the workbench plays, and core's "readings" study compares the others to it
@@ -78,20 +78,22 @@ class GameModel(GameCapabilities, GameRules):
     # set the game does not hold yet is skipped; () means greedy and greedy@tuned where they exist
     tiers: tuple[str, ...] = ()
     # time a game costs at a tier, relative to a fast tier: {spec: cost}; a study plays 1/cost of its games there
-    # (a search tier not named here costs core.tiers.SEARCH_COST)
+    # (a search tier not named here costs core.skill.tiers.SEARCH_COST)
     tier_costs: dict[str, float] = {}  # a declaration, never mutated
-    # "module:function(model, params) -> list[core.verdicts.Source]": the balance verdicts the game gives (pairings,
-    # battlefields, cost flags...); None: the first seat as set (core/studies/verdicts.py adds the dead cards)
+    # "module:function(model, params) -> list[core.studies.verdicts.Source]": the balance verdicts the game gives
+    # (pairings, battlefields, cost flags...); None: the first seat as set (core/studies/verdicts.py adds the dead
+    # cards)
     verdicts: str | None = None
 
     # -- 3. capabilities (declared here, so a reader sees them all; None / () = the game has none) ---
     engine: CompiledEngine | None = None
     search: SearchHooks | None = None  # the hooks of core's search agent (core/skill/search.py)
-    card_table: Any = None  # core.cardtable.CardTable or "module:NAME"
-    lessons: tuple[Any, ...] | str = ()  # core.study.Study declarations or study names: the teaching page
+    card_table: Any = None  # core.design.cardtable.CardTable or "module:NAME"
+    lessons: tuple[Any, ...] | str = ()  # core.studies.study.Study declarations or study names: the teaching page
     text: str | None = None  # module with the playthrough text functions (see :meth:`describe`)
     data_dir: str | Path | None = None  # the game's data folder (weight sets in agents/); None: data/<name>
-    targets: Any = None  # core.rebalance.Targets or "module:NAME": balance metrics and edit space (workbench rebalance)
+    # core.design.rebalance.Targets or "module:NAME": balance metrics and edit space (workbench rebalance)
+    targets: Any = None
 
     def capabilities(self) -> dict[str, str]:
         """The optional capabilities this game declares, each with a line saying what it gives."""

@@ -75,7 +75,7 @@ def value_names() -> dict[str, dict[str, str]]:
 
     A column named after a parameter that declares ``choice_names`` (the duel's ``battlefield``,
     Babylon's ``deck_p1``), or listed in a game's ``value_columns``, reads by display name in every
-    table a person sees (``core.report.display_frame``); CSV and Parquet keep the keys.  Only games
+    table a person sees (``core.present.report.display_frame``); CSV and Parquet keep the keys.  Only games
     already imported are asked (a table shown comes from a game that is loaded), so showing a table
     never imports a game.
     """

@@ -166,7 +166,7 @@ class Report:
               step_bigger: str = "", **kwargs: Any) -> Any:
         """Run ``fn(*args, **kwargs)`` as one step of the report's run and return what it returns.
 
-        The step shows progress (``core.progress.step(label)``: ``label …`` and ``… done in 3.2 s``) and
+        The step shows progress (``core.sim.progress.step(label)``: ``label …`` and ``… done in 3.2 s``) and
         its real wall time goes to the header (``meta["seconds"][step]``, added up when a step repeats)
         and to the sizes section (:meth:`sizes_section`) with ``step_games`` (its size in words) and
         ``step_bigger`` (what a bigger run would decide).  The header's step times are the log's.
@@ -243,7 +243,7 @@ class Report:
         return out
 
     def summary(self) -> dict[str, Any] | None:
-        """The report's summary (``core.summary.summary_of``), or None when it states no finding or change."""
+        """The report's summary (``core.present.summary.summary_of``), or None when it states no finding or change."""
         from workbench.core.present.summary import summary_of
 
         if not self.findings and not self.changes:

@@ -11,7 +11,7 @@ the sentences are generated from the report's own tables, never typed by hand:
   finding's weight is how far it lies from fair (points: its interval's distance beyond fair plus a
   quarter of the value's, :func:`verdict_weight`) times how settled it is (:data:`SETTLEDNESS`): a
   settled, clearly unfair verdict comes first.
-* :func:`rebalance_changes` turns a rebalance's proposals (``core.rebalance.RebalanceResult``) into
+* :func:`rebalance_changes` turns a rebalance's proposals (``core.design.rebalance.RebalanceResult``) into
   "What to change": the smallest proposal that meets the target at every tier on held-out seeds and
   what it does at each tier, or — when none does — says so and gives the best one with its per-tier
   distances (a proposal meeting the target at some tiers only is shown as such).

@@ -15,7 +15,7 @@
   corrected command starts clean.  Any other ending — finished, stopped, failed — keeps what it
   wrote and records it in the manifest, so ``--resume`` finds it.
 
-Core module: it imports only ``core.errors`` and ``core.store``.
+Core module: it imports only ``core.errors`` and ``core.sim.store``.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ RUN_COLUMNS: dict[str, pl.DataType] = {
     "params_hash": pl.String,  # GameModel.params_hash of the resolved parameters
     "master_seed": pl.UInt64,  # the run's seed
     "game_index": pl.Int64,  # the game's index in the run (its seed depends on nothing else)
-    "game_seed": pl.UInt64,  # core.seeding.game_seeds(master_seed, index): replays the game alone
+    "game_seed": pl.UInt64,  # core.sim.seeding.game_seeds(master_seed, index): replays the game alone
 }
 
 

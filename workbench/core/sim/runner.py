@@ -26,6 +26,7 @@ import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, from_ref, get_game, model_ref
+from workbench.core.sim.closing import close
 from workbench.core.sim.memory import retain_freed_memory
 from workbench.core.sim.play import play_chunk
 from workbench.core.sim.results import head_frame
@@ -76,7 +77,7 @@ WATCHED_FLOOR = 250  # ... but never below this (or the hint): many tiny chunks 
 
 
 def watched_chunk(hint: int) -> int:
-    """Games per chunk for a run someone may stop (``core.stopping.watching``): short enough to stop soon."""
+    """Games per chunk for a run someone may stop (``core.sim.stopping.watching``): short enough to stop soon."""
     from workbench.core.sim.stopping import watched
 
     return max(min(hint, WATCHED_FLOOR), hint // WATCHED_SHARE) if watched() else hint
@@ -170,9 +171,7 @@ def drain(results: Iterator[tuple[int, pl.DataFrame]], jobs: int,
                 if should_stop is not None and should_stop():
                     raise KeyboardInterrupt
     finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+        close(results)
 
 
 def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: int, label: str | None,
@@ -199,9 +198,7 @@ def _collect(results: Iterator[tuple[int, pl.DataFrame]], games: int, n_chunks: 
     finally:
         if bar is not None:
             bar.close()
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+        close(results)
     return _concat(done)
 
 

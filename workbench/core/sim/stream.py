@@ -32,6 +32,7 @@ from typing import Any
 
 from workbench.core.errors import InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, get_game, model_ref
+from workbench.core.sim.closing import close
 from workbench.core.sim.runner import check_games, check_workers, execute, iter_grid
 from workbench.core.sim.seeding import check_master_seed, game_seeds
 from workbench.core.sim.store import (
@@ -279,11 +280,11 @@ def _stream(model: GameModel, out: Path, run: dict[str, Any], cells: list, games
             if should_stop is not None and finished < total and should_stop():
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
-        _close(results)
+        close(results)
         written = _merge_or_explain(parts, out, finished)
         raise RunInterrupted(Streamed(out, written, total, False), written, total) from None
     except OSError as exc:
-        _close(results)
+        close(results)
         raise OutputError(f"could not write {exc.filename or out} ({exc.strerror or exc}); the {finished:,} "
                           f"finished games are kept in {parts}/: make room or make the folder writable, then run "
                           "the same command again to resume") from None
@@ -293,12 +294,6 @@ def _stream(model: GameModel, out: Path, run: dict[str, Any], cells: list, games
     written = _merge_or_explain(parts, out, finished)
     shutil.rmtree(parts, ignore_errors=True)
     return Streamed(out, written, total, True)
-
-
-def _close(results: Any) -> None:
-    close = getattr(results, "close", None)
-    if close is not None:
-        close()
 
 
 def _merge_or_explain(parts: Path, out: Path, finished: int) -> int:

@@ -41,6 +41,7 @@ import polars as pl
 
 from workbench.core.errors import DataError, InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game, model_ref
+from workbench.core.sim.closing import close
 from workbench.core.sim.runner import check_games, check_workers, execute, iter_grid, plan_chunks, watched_chunk
 from workbench.core.sim.seeding import check_master_seed
 from workbench.core.sim.store import (
@@ -342,21 +343,19 @@ def _play(model: GameModel, seed: int, cells: list[_Cell], missing: list[_Chunk]
             if should_stop is not None and finished < len(missing) and should_stop():
                 raise KeyboardInterrupt
     except KeyboardInterrupt:
-        results.close()
+        close(results)
         partial = load_sweep(store[0], partial=True) if store is not None else \
             _concat([kept[i] for i in sorted(kept)])
         raise RunInterrupted(partial, 0 if partial is None else partial.height, total) from None
     except OSError as exc:
         if store is None:
             raise
-        results.close()
+        close(results)
         raise OutputError(f"could not write {exc.filename or store[0]} ({exc.strerror or exc}); the finished chunks "
                           f"are kept in {store[0]}: make room or make the folder writable, then run the same sweep "
                           "again to resume it") from None
     finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()  # stops a worker pool at once, also on Ctrl-C
+        close(results)  # stops a worker pool at once, also on Ctrl-C
         if bar is not None:
             bar.close()
     return kept

@@ -685,7 +685,7 @@ def _ladder_check(model: GameModel, settings: dict[str, Any], params: dict[str, 
 
 
 def study_declaration(model: GameModel) -> dict[str, Any]:
-    """The ``ladder`` study every game has, as the keyword arguments of ``core.study.Study``.
+    """The ``ladder`` study every game has, as the keyword arguments of ``core.studies.study.Study``.
 
     A round robin of agents with Bradley–Terry ratings and intervals.  Given as data (``study.py``
     builds ``Study(**study_declaration(model))``) so this module never imports ``study.py``, which

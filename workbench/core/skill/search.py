@@ -106,7 +106,7 @@ def play_on(model: GameModel, hooks: SearchHooks, config: Any, state: Any, agent
     """Core's reference loop from ``state``: the game played on by ``agents`` (drawing from ``rngs``).
 
     It ends at the end of the game, or once the game's clock (``hooks.clock``, turns begun) reaches
-    ``stop``.  Chance nodes are sampled from the game's own streams in the state, as ``core.play`` does.
+    ``stop``.  Chance nodes are sampled from the game's own streams in the state, as ``core.sim.play`` does.
     """
     from workbench.core.sim.play import step
 

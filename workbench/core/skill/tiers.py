@@ -13,7 +13,7 @@ A study that gives verdicts runs once per tier on the same seeds (:func:`by_tier
 pair), the verdict and its value at each tier, and its ``status`` across skill — *settled* when
 the values at the two strongest tiers agree within ±2 points (two one-sided tests, each at 5 %),
 *moves with skill* when they differ (two-sided test at 5 %), else *undecided: play more* with
-the games needed (``core.stats.settle``).  Labels are not compared: a wide interval reads "fair"
+the games needed (``core.stats.rates.settle``).  Labels are not compared: a wide interval reads "fair"
 at both tiers while the value moves.  :func:`flips` says in plain words which verdicts are not
 settled, so a report can print it.
 
@@ -525,7 +525,7 @@ def report_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: 
                    scored: str = "the first seat's score") -> None:
     """A report section of a :func:`tier_verdicts` table: what was played, the unsettled in words, table, chart.
 
-    ``rep`` is a ``core.report.Report``; the table is written as ``name`` (Parquet/CSV too), the chart
+    ``rep`` is a ``core.present.report.Report``; the table is written as ``name`` (Parquet/CSV too), the chart
     as ``<name>_chart``.
     """
     tiers = [c.rsplit(" · ", 1)[0] for c in table.columns if c.endswith(" · verdict")]

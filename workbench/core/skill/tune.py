@@ -51,11 +51,13 @@ from workbench.core.model import (
     weight_set_path,
 )
 from workbench.core.rng import stream_seed
+from workbench.core.sim.closing import close
 from workbench.core.sim.runner import execute, plan_chunks
 from workbench.core.stats.rates import binom_pvalue, wilson
 
-__all__ = ["Box", "TuneResult", "card_hash", "check_run_options", "expand_set", "load_set", "master_seeds",
-           "set_names", "set_path", "tune", "tune_folder", "tunable_options", "weight_boxes", "write_set"]
+__all__ = ["Box", "TuneResult", "card_hash", "check_run_options", "expand_set", "held_out_check", "load_set",
+           "master_seeds", "set_names", "set_path", "tune", "tune_folder", "tunable_options", "weight_boxes",
+           "write_set"]
 
 VALIDATION_STREAM = 0x5EED  # the held-out master seed: this sub-stream of the tuning seed (no generation uses it)
 GENERATION_STREAM = 1  # generation g's master seed: sub-stream 1 + g
@@ -363,9 +365,7 @@ def _play(model: GameModel, lineups: list[tuple[str, str, int]], cells: list[dic
             frames[j] = frame.select("winner")
             on_chunk(frame.height)
     finally:
-        close = getattr(results, "close", None)
-        if close is not None:
-            close()
+        close(results)
     out = []
     for i in range(len(lineups)):
         idx = [j for j, (k, _, _) in enumerate(plan) if k == i]
@@ -421,6 +421,30 @@ def _validate(model: GameModel, spec: str, opponents: list[str], cells: list[dic
         return _held_out(opponents[0], results[0], master)
     return {**_held_out(", ".join(opponents), _pool(results), master),
             "by_opponent": [_held_out(o, r, master) for o, r in zip(opponents, results, strict=True)]}
+
+
+def held_out_check(game: str | GameModel, spec: str, *, params: dict[str, Any] | Sequence[dict[str, Any]] | None,
+                   n: int, seed: int, opponent: str | Sequence[str] | None = None, engine: str = "fast",
+                   workers: int = 1, backend: str = "local", scheduler: str | None = None,
+                   on_games: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """The held-out check a tuning with seed ``seed`` and ``validate=n`` plays, played by ``spec`` instead.
+
+    The same opponent(s) (default: ``spec``'s agent with its default options), cells, master seed and game
+    indices, both seat orders, a draw counting half: on common random numbers with that tuning's own check,
+    so a re-tune can compare the set it started from with what it found on the same games
+    (``core/design/cardtable.py``'s ``retune_weights``).  Returns the same record as
+    :attr:`TuneResult.validation`.
+    """
+    model = get_game(game)
+    cells = _cells(model, params)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InputError(f"n must be a whole number of held-out games >= 1, got {n!r}")
+    check_run_options(workers=workers, seed=seed)
+    given = [opponent or AgentSpec.parse(spec).name] if opponent is None or isinstance(opponent, str) \
+        else list(opponent)
+    opponents = list(dict.fromkeys(str(model.resolve_spec(o, cells[0])) for o in given))
+    return _validate(model, str(model.resolve_spec(spec, cells[0])), opponents, cells, n, seed, engine, workers,
+                     backend, scheduler, on_games or (lambda k: None))
 
 
 def _read_state(folder: Path) -> dict[str, Any] | None:

@@ -185,7 +185,7 @@ class Study:
         :attr:`streams`).
 
         The stop protocol, the same for every study: once ``should_stop()`` turns true the run ends at
-        its next safe point (a finished chunk, a finished step of an exact solver: ``core.stopping``)
+        its next safe point (a finished chunk, a finished step of an exact solver: ``core.sim.stopping``)
         and this raises :class:`RunInterrupted` — never returns tables as if done, never another
         error — with ``done`` the games finished (the last count the run reported), ``total`` the
         games asked and ``partial`` what finished: the study's own tables of it (a dict), else the
@@ -609,7 +609,7 @@ def outcome_sections(rep: Any, frame: pl.DataFrame, games: int) -> None:
     """The outcome sections of a report over a frame with a ``lineup`` column.
 
     Seat win rates (table and chart), first mover, end reasons, game length (table and chart); ``rep`` is a
-    ``core.report.Report``.
+    ``core.present.report.Report``.
     """
     tables = outcome_tables(frame, ["lineup"])
     rep.section("Win rates per seat", f"{games} games per lineup at the default parameters; every rate with its "

@@ -11,9 +11,9 @@ played once) and measures one tier's frames of its cells into rows: ``key`` (raw
 for a value that is not a score, its standard error ``se``.
 
 The ``verdicts`` study plays every cell at every declared tier on the same seeds (a search tier
-plays ``games / cost`` games, at least ``core.tiers.MIN_TIER_GAMES``: :meth:`core.tiers.Tier.games`)
-and lines the rows up with :func:`core.tiers.tier_verdicts`: each verdict's value at each tier with
-n and interval, and its status (``core.stats.settle``).  It streams the sources whose cells are
+plays ``games / cost`` games, at least ``core.skill.tiers.MIN_TIER_GAMES``: :meth:`core.skill.tiers.Tier.games`)
+and lines the rows up with :func:`core.skill.tiers.tier_verdicts`: each verdict's value at each tier with
+n and interval, and its status (``core.stats.rates.settle``).  It streams the sources whose cells are
 finished and obeys Stop like the ``skill`` study; ``--csv PATH`` (or ``--out DIR``) writes
 ``verdicts.csv``, one row per verdict with its raw key.
 """
@@ -60,7 +60,7 @@ class Source:
     ``measure({cell label: frame})`` returns :data:`ROW_COLUMNS` (``se`` too where the value is not
     a score).  ``games`` names the study setting giving its games per cell (``games``, or
     ``card_games`` for the slow reference loop of dead cards); ``player`` plays a cell (default:
-    ``core.tiers.play_cell``; a list value pools every value); ``shown`` keeps only the rows whose
+    ``core.skill.tiers.play_cell``; a list value pools every value); ``shown`` keeps only the rows whose
     label is one of these at some tier (the cards flagged, not every card in line); ``value`` is
     ``"score"`` (shown as a percentage) or ``"points"``.
     """
@@ -94,7 +94,7 @@ def first_seat_source(cells: Sequence[tuple[str, dict[str, Any]]], name: str = "
 
 def cost_flag_source(cells: Sequence[tuple[str, dict[str, Any]]], rates: Callable[[pl.DataFrame, float], pl.DataFrame],
                      cards: int, key: str = "card", cost: str = "cost", name: str | None = None) -> Source:
-    """Each card's cost flag from the cells' games pooled (``core.tiers.cost_flags_by_tier``'s measure).
+    """Each card's cost flag from the cells' games pooled (``core.skill.tiers.cost_flags_by_tier``'s measure).
 
     The value is the card's improvement beyond its cost (win-rate points) with its Bonferroni
     interval over ``cards`` cards and the standard error read from it; only the cards flagged

@@ -49,9 +49,10 @@ from workbench.core.stats import metrics
 from workbench.core.stats.rates import wilson
 from workbench.core.studies.metagame import RESAMPLES, metagame, metagame_sentence, metagame_table, pair_counts
 from workbench.core.studies.study import get_study, play_grid
-from workbench.games.babylon import analysis, cardstats
+from workbench.games.babylon import analysis
 from workbench.games.babylon import studies as st
 from workbench.games.babylon.cards import load_cards, load_decks
+from workbench.games.babylon.cardvalue import cardstats
 from workbench.games.babylon.model import DECK_KEYS, MODEL
 
 __all__ = ["FAST", "QUICK", "REFERENCE", "Settings", "build_report", "settings_for", "whatif_edit"]

@@ -61,248 +61,117 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import combinations
-from math import comb
-from typing import Any, NamedTuple
+from typing import Any
 
 from workbench.core.errors import InputError
 from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
-from workbench.games.babylon.cards import FACTIONS, Card, CardPool, Deck
-from workbench.games.babylon.effects import WITCHERY_TRIGGERS, Clause
+from workbench.games.babylon.effects import Clause
+from workbench.games.babylon.payment import (
+    PAY_BASE,
+    can_pay,
+    kept_playable,
+    most_payments,
+    pack_payment,
+    payment,
+    payments,
+    unpack_payment,
+)
+from workbench.games.babylon.state import (
+    BATTLEFIELD,
+    BLOCK,
+    CHOOSING,
+    COMMAND,
+    COUNT,
+    DECISIONS,
+    DECK_STREAMS,
+    DRAW_SEAT,
+    EXHAUSTED,
+    FACTION_LIST,
+    IMMOBILE,
+    INVOCATION,
+    K_ATTACK,
+    K_BLOCK,
+    K_BUILD,
+    K_DRAW,
+    K_END,
+    K_MOVE,
+    K_MULLIGAN,
+    K_OFFER,
+    K_PLAY,
+    K_SKIP,
+    K_TARGET,
+    K_WITCH,
+    KINDS,
+    MAIN,
+    MINION,
+    MULLIGAN,
+    N_FACTIONS,
+    NO_TARGET,
+    OFFER,
+    RAMPARTS,
+    READINGS,
+    READY,
+    REASONS,
+    SEAT_STREAM_BASE,
+    SEATS,
+    ST_BLOCK,
+    ST_CLASH,
+    ST_TWIN,
+    ST_WITCH,
+    START,
+    STATUSES,
+    T_ATTACKS,
+    T_BLOCKS,
+    T_BUILT,
+    T_DAMAGE,
+    T_DEATHS,
+    T_DRAWN,
+    T_MINIONS,
+    T_MULLIGAN,
+    T_OFFER,
+    T_SPELLS,
+    T_STOLEN,
+    T_WITCH,
+    TALLIES,
+    TARGET,
+    TOWER,
+    TOWER_TARGET,
+    TOWER_WIN,
+    TWIN,
+    TYPE_CODES,
+    UNKNOWN,
+    WITCH,
+    WITCHERY,
+    ZONES,
+    Action,
+    Attack,
+    CardInfo,
+    Config,
+    Minion,
+    Pending,
+    Side,
+    State,
+    Trigger,
+    _remove,
+    card_info,
+    make_config,
+)
 
-SEATS = 2
-DECK_STREAMS, SEAT_STREAM_BASE = (1, 2), 3  # sub-streams of the game seed; agents 3 and 4; core's FIRST_STREAM 5
-FACTION_LIST = tuple(FACTIONS)  # Fire Light Earth Water Shadow
-N_FACTIONS = len(FACTION_LIST)
-UNKNOWN = -1  # a card a seat cannot see (observations)
-TOWER_TARGET = -1  # an attack's target: the enemy tower
-NO_TARGET = -1
-
-RAMPARTS, TOWER, BATTLEFIELD = 0, 1, 2
-ZONES = ("Ramparts", "Tower", "Battlefield")
-READY, IMMOBILE, EXHAUSTED = 0, 1, 2
-STATUSES = ("ready", "immobile", "exhausted")
-MINION, COMMAND, INVOCATION, WITCHERY = 0, 1, 2, 3
-TYPE_CODES = {"Minion": MINION, "Command": COMMAND, "Invocation": INVOCATION, "Witchery": WITCHERY}
-
-# decisions
-MULLIGAN, START, MAIN, BLOCK, WITCH, TWIN, OFFER, TARGET = range(8)
-DECISIONS = ("mulligan", "start", "main", "block", "witch", "twin", "offer", "target")
-
-# action kinds: an action is (kind, a, b, pay)
-K_MULLIGAN, K_DRAW, K_OFFER, K_SKIP, K_PLAY, K_MOVE, K_BUILD, K_ATTACK, K_END, K_BLOCK, K_WITCH, K_TARGET = range(12)
-KINDS = ("mulligan", "draw", "offer", "skip", "play", "move", "build", "attack", "end", "block", "witch", "target")
-
-# attack stages
-ST_BLOCK, ST_WITCH, ST_TWIN, ST_CLASH = range(4)
-
-CHOOSING = ("minion", "enemy_minion", "friendly_minion")  # targets the controller picks
-
-# the readings of the open text a Config carries: field -> its values, the default first (docs/rules/babylon.md)
-READINGS = {
-    "clash_back": ("yes", "no"),
-    "dark_pact": ("draws", "unplayable"),
-    "thief_gain": ("lost", "damage"),
-    "crush_excess": ("remaining", "printed"),
-    "sentenced_build": ("counts", "fails"),
-    "payment": ("chosen", "keep_playable", "others_first"),
-}
-
-TOWER_WIN, COUNT = "tower", "count"
-REASONS = (TOWER_WIN, COUNT)
-DRAW_SEAT = -1
-
-TALLIES = ("built", "tower_damage", "stolen", "minions", "spells", "witcheries", "offerings", "attacks", "blocks",
-           "deaths", "drawn_cards", "mulligan")
-T_BUILT, T_DAMAGE, T_STOLEN, T_MINIONS, T_SPELLS, T_WITCH, T_OFFER, T_ATTACKS, T_BLOCKS, T_DEATHS, T_DRAWN, \
-    T_MULLIGAN = range(len(TALLIES))
-
-
-class Action(NamedTuple):
-    """One decision: ``kind`` (``K_*``) and two integers whose meaning the kind fixes (card, minion, zone, mask).
-
-    ``pay``: the sources a play spends (:func:`pack_payment`) under ``payment="chosen"``; 0 otherwise, where
-    the engine pays by the reading (a card costing nothing is paid by 0 under every reading).
-    """
-
-    kind: int
-    a: int = 0
-    b: int = 0
-    pay: int = 0
-
-
-class CardInfo(NamedTuple):
-    """The rules' view of one card of the pool (indexed by its position in the pool)."""
-
-    id: str
-    name: str
-    type: int
-    faction: int
-    power: int
-    specific: int
-    tp: int
-    construction: int
-    might: int
-    health: int
-    crush: bool
-    twinstrike: bool
-    tunnel: bool
-    lethal: bool
-    thief: bool
-    retreating: bool
-    regenerating: bool
-    clauses: dict[str, Clause]  # trigger -> clause (a card has at most one clause per trigger)
-
-
-class Config(NamedTuple):
-    """The cards, both decks (pool indices, 60 each), and the numbers a designer may change."""
-
-    cards: tuple[CardInfo, ...]
-    decks: tuple[tuple[int, ...], tuple[int, ...]]
-    deck_keys: tuple[str, str]
-    first: str  # "p1" | "p2" | "random"
-    start_hand: int  # cards the first player draws
-    second_cards: int  # extra cards for the second player
-    second_tp: int  # Transformed Power the second player starts with
-    mulligan: int  # most cards put back
-    start_tower: int
-    win_tower: int
-    turns: int  # turns per player
-    # readings of the open text (READINGS: the first choice of each is the default)
-    clash_back: str = "yes"  # an exhausted minion that is attacked still deals its might back ("no": none)
-    dark_pact: str = "draws"  # a text destroying a chosen friendly minion, with none: still runs ("unplayable")
-    thief_gain: str = "lost"  # Thief gains the levels the enemy tower lost ("damage": the full damage)
-    crush_excess: str = "remaining"  # Crush's excess over the blocker's remaining health ("printed": its health)
-    sentenced_build: str = "counts"  # a Sentenced builder killed by its exhaustion still builds ("fails")
-    payment: str = "chosen"  # which sources pay: the player's, in the action ("keep_playable", "others_first")
-
-
-class Minion(NamedTuple):
-    """A minion on the board (``uid`` counts up from 0 in the order minions entered)."""
-
-    uid: int
-    card: int
-    owner: int
-    zone: int
-    status: int
-    damage: int = 0
-    sentenced: bool = False
-    bonus: int = 0  # health until end of turn
-
-
-class Side(NamedTuple):
-    """One player's cards and counters."""
-
-    deck: tuple[int, ...]  # top first
-    hand: tuple[int, ...]  # sorted
-    discard: tuple[int, ...]
-    sacrifice: tuple[int, ...]
-    invocations: tuple[int, ...]  # played, waiting for the start of the next turn
-    available: tuple[int, ...]  # power sources per faction
-    exhausted: tuple[int, ...]
-    tp: int
-    tower: int
-    turns: int
-    drawn: frozenset[int]  # cards ever held (opening hand included)
-    played: frozenset[int]
-    tally: tuple[int, ...]  # TALLIES
-
-
-class Attack(NamedTuple):
-    """An attack in progress."""
-
-    attacker: int  # uid
-    target: int  # uid, or TOWER_TARGET
-    blocker: int = NO_TARGET
-    stage: int = ST_BLOCK
-    no_tower_damage: bool = False
-    ended: bool = False
-    twin: int = NO_TARGET
-
-
-class Trigger(NamedTuple):
-    """A text waiting to resolve: ``clause`` of ``card`` for ``controller`` (``offers`` > 0: Offerings owed)."""
-
-    controller: int
-    card: int
-    clause: Clause | None
-    offers: int = 0
-    optional: bool = False
-
-
-class Pending(NamedTuple):
-    """A decision other than MAIN: its kind, the seat deciding, and the trigger it belongs to."""
-
-    kind: int
-    seat: int
-    trigger: Trigger | None = None
-
-
-class State(NamedTuple):
-    """A whole game position; ``outcome`` is ``(winner seat or DRAW_SEAT, reason)`` once decided."""
-
-    sides: tuple[Side, Side]
-    minions: tuple[Minion, ...]
-    active: int
-    first: int
-    turn: int  # player turns begun, both seats
-    pending: Pending | None
-    attack: Attack | None
-    queue: tuple[Trigger, ...]
-    next_uid: int
-    upkeep: bool  # the active player's start of turn still has to draw
-    ending: bool  # the active player's turn has ended; the next begins once its triggers resolved
-    outcome: tuple[int, str] | None
-    history: tuple[tuple[int, int], ...]  # both towers after each turn
-    entering: int = NO_TARGET  # uid of the minion that just entered while its controller's Witchery window is open
-
-
-# -- config ---------------------------------------------------------------------------------------
-def card_info(card: Card) -> CardInfo:
-    """The rules' record of a loaded card."""
-    clauses: dict[str, Clause] = {}
-    for clause in card.effect.clauses:
-        if clause.trigger in clauses:
-            raise InputError(f"card {card.id} ({card.name}) has two {clause.trigger!r} clauses; join their actions "
-                             "with '&'")
-        if clause.trigger in WITCHERY_TRIGGERS and any(a.target in CHOOSING for a in clause.actions):
-            raise InputError(f"card {card.id} ({card.name}): a Witchery's text cannot choose a minion; write "
-                             "'attacker' or 'blocker'")
-        if sum(1 for a in clause.actions if a.target in CHOOSING) > 1:
-            raise InputError(f"card {card.id} ({card.name}): a clause may choose one minion; refer back to it with "
-                             "'it'")
-        clauses[clause.trigger] = clause
-    kw = set(card.keywords)
-    return CardInfo(card.id, card.name, TYPE_CODES[card.type], FACTION_LIST.index(card.faction),
-                    card.power_cost or 0, card.specific_cost or 0, card.tp_cost or 0, card.construction or 0,
-                    card.might or 0, card.health or 0, "Crush" in kw, "Twinstrike" in kw, "Tunnel" in kw,
-                    "Lethal" in kw, "Thief" in kw, "Retreating" in kw, "Regenerating" in kw, clauses)
-
-
-def make_config(pool: CardPool, decks: tuple[Deck, Deck], *, first: str = "random", start_hand: int = 4,
-                second_cards: int = 1, second_tp: int = 1, mulligan: int = 3, start_tower: int = 10,
-                win_tower: int = 50, turns: int = 15, **readings: str) -> Config:
-    """A rules configuration; raises :class:`InputError` for an impossible combination.
-
-    ``readings`` are the fields of :data:`READINGS` (each one of its values; missing: the default).
-    """
-    index = {c.id: i for i, c in enumerate(pool.cards)}
-    for name, value in readings.items():
-        if name not in READINGS:
-            raise InputError(f"babylon: {name!r} is not a reading; allowed: {', '.join(READINGS)}")
-        if value not in READINGS[name]:
-            raise InputError(f"babylon: reading {name} {value!r} is not allowed; allowed: {', '.join(READINGS[name])}")
-    if start_tower >= win_tower:
-        raise InputError(f"start_tower {start_tower} must be below win_tower {win_tower}: the game would be won "
-                         "before it starts")
-    for deck in decks:
-        if start_hand + second_cards + mulligan > len(deck):
-            raise InputError(f"deck {deck.key} has {len(deck)} cards: too few for a hand of "
-                             f"{start_hand} + {second_cards} and a mulligan of {mulligan}")
-    cards = tuple(card_info(c) for c in pool.cards)
-    return Config(cards, tuple(tuple(index[cid] for cid in d.card_ids) for d in decks),  # type: ignore[arg-type]
-                  (decks[0].key, decks[1].key), first, start_hand, second_cards, second_tp, mulligan,
-                  start_tower, win_tower, turns, **readings)
+__all__ = ["Action", "Attack", "BATTLEFIELD", "BLOCK", "CHOOSING", "COMMAND", "COUNT", "CardInfo", "Config",
+           "DECISIONS", "DECK_STREAMS", "DRAW_SEAT", "EXHAUSTED", "FACTION_LIST", "IMMOBILE", "INVOCATION", "KINDS",
+           "K_ATTACK", "K_BLOCK", "K_BUILD", "K_DRAW", "K_END", "K_MOVE", "K_MULLIGAN", "K_OFFER", "K_PLAY",
+           "K_SKIP", "K_TARGET", "K_WITCH", "MAIN", "MINION", "MULLIGAN", "Minion", "NO_TARGET", "N_FACTIONS",
+           "OFFER", "PAY_BASE", "Pending", "RAMPARTS", "READINGS", "READY", "REASONS", "SEATS", "SEAT_STREAM_BASE",
+           "START", "STATUSES", "ST_BLOCK", "ST_CLASH", "ST_TWIN", "ST_WITCH", "Side", "State", "TALLIES", "TARGET",
+           "TOWER", "TOWER_TARGET", "TOWER_WIN", "TWIN", "TYPE_CODES", "T_ATTACKS", "T_BLOCKS", "T_BUILT",
+           "T_DAMAGE", "T_DEATHS", "T_DRAWN", "T_MINIONS", "T_MULLIGAN", "T_OFFER", "T_SPELLS", "T_STOLEN",
+           "T_WITCH", "Trigger", "UNKNOWN", "WITCH", "WITCHERY", "ZONES", "advance", "apply", "block_options",
+           "can_pay", "card_count", "card_info", "card_played", "change_tower", "clause_choice", "decision",
+           "describe_action", "describe_payment", "distinct", "draw", "health_left", "initial_state",
+           "kept_playable", "legal_actions", "main_actions", "make_config", "minion", "minions_of", "most_payments",
+           "mulligan_masks", "new_game", "offering", "pack_payment", "payment", "payments", "run_clause",
+           "sacrifices", "targets", "twin_options", "unpack_payment", "window_trigger", "witchery_options"]
 
 
 # -- small helpers ----------------------------------------------------------------------------------
@@ -317,11 +186,6 @@ def _side(s: State, seat: int, **changes: object) -> State:
 def _tally(s: State, seat: int, which: int, n: int = 1) -> State:
     side = s.sides[seat]
     return _side(s, seat, tally=_set(side.tally, which, side.tally[which] + n))
-
-
-def _remove(hand: tuple[int, ...], card: int) -> tuple[int, ...]:
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1:]
 
 
 def _add(hand: tuple[int, ...], card: int) -> tuple[int, ...]:
@@ -353,98 +217,6 @@ def health_left(cfg: Config, m: Minion) -> int:
 def distinct(hand: tuple[int, ...]) -> tuple[int, ...]:
     """The known cards of a hand, each once, in order."""
     return tuple(sorted({c for c in hand if c != UNKNOWN}))
-
-
-def can_pay(cfg: Config, side: Side, card: int) -> bool:
-    """True when the available sources pay the card's power and specific cost."""
-    info = cfg.cards[card]
-    return sum(side.available) >= info.power and side.available[info.faction] >= info.specific
-
-
-PAY_BASE = 100  # Action.pay: the sources of each faction as two decimal digits, Fire first (a cost is at most 20)
-
-
-def pack_payment(paid: tuple[int, ...]) -> int:
-    """``Action.pay`` of sources ``paid`` per faction: Fire 2, Water 1 is 2_00_00_01_00 (digits in faction order)."""
-    pay = 0
-    for n in paid:
-        pay = pay * PAY_BASE + n
-    return pay
-
-
-def unpack_payment(pay: int) -> tuple[int, ...]:
-    """The sources per faction of ``Action.pay`` (:func:`pack_payment`)."""
-    paid = []
-    for _ in range(N_FACTIONS):
-        pay, n = divmod(pay, PAY_BASE)
-        paid.append(n)
-    return tuple(reversed(paid))
-
-
-def payments(cfg: Config, side: Side, card: int) -> Iterator[tuple[int, ...]]:
-    """Every way the available sources pay ``card`` (sources per faction), in lexicographic order of faction counts."""
-    info = cfg.cards[card]
-    avail = side.available
-
-    def rest(f: int, left: int) -> Iterator[tuple[int, ...]]:
-        if f == N_FACTIONS - 1:
-            if left <= avail[f]:
-                yield (left,)
-            return
-        for n in range(min(avail[f], left) + 1):
-            for tail in rest(f + 1, left - n):
-                yield (n,) + tail
-
-    return (paid for paid in rest(0, info.power) if paid[info.faction] >= info.specific)
-
-
-def most_payments(cfg: Config) -> int:
-    """Most ways to pay one card of either deck (a bound): the splits of its power over the five factions."""
-    return max(comb(cfg.cards[c].power + N_FACTIONS - 1, N_FACTIONS - 1) for deck in cfg.decks for c in deck)
-
-
-def kept_playable(cfg: Config, side: Side, card: int, paid: tuple[int, ...]) -> int:
-    """Cards left in the hand (``card`` played; Witcheries, unknown cards aside) the sources left after ``paid`` pay."""
-    left = side._replace(available=tuple(a - p for a, p in zip(side.available, paid, strict=True)))
-    return sum(1 for c in _remove(side.hand, card)
-               if c != UNKNOWN and cfg.cards[c].type != WITCHERY and can_pay(cfg, left, c))
-
-
-def payment(cfg: Config, side: Side, card: int, reading: str | None = None) -> tuple[int, ...]:
-    """Sources used per faction when the engine pays by ``reading`` (default ``Config.payment``).
-
-    ``keep_playable`` (and ``chosen``, whose plays name their payment: the payment the older reading
-    made): of every payment (:func:`payments`), one that leaves the most of the hand payable
-    (:func:`kept_playable`); among equals the ``others_first`` one, else the first in
-    :func:`payments`' order.  ``others_first``: the specific cost in colour, the rest from other
-    colours, most available first (ties in faction order), its own colour last.
-    """
-    first = _others_first(cfg, side, card)
-    if (reading or cfg.payment) == "others_first":
-        return first
-    best, most = first, kept_playable(cfg, side, card, first)
-    for paid in payments(cfg, side, card):
-        kept = kept_playable(cfg, side, card, paid)
-        if kept > most:
-            best, most = paid, kept
-    return best
-
-
-def _others_first(cfg: Config, side: Side, card: int) -> tuple[int, ...]:
-    info = cfg.cards[card]
-    paid = [0] * N_FACTIONS
-    paid[info.faction] = info.specific
-    rest = info.power - info.specific
-    left = list(side.available)
-    left[info.faction] -= info.specific
-    while rest > 0:
-        others = [f for f in range(N_FACTIONS) if f != info.faction and left[f] > 0]
-        f = max(others, key=lambda x: (left[x], -x)) if others else info.faction
-        take = min(rest, left[f])
-        paid[f] += take
-        left[f] -= take
-        rest -= take
-    return tuple(paid)
 
 
 # -- setup ----------------------------------------------------------------------------------------

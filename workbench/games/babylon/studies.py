@@ -42,8 +42,9 @@ from workbench.core.stats.compare import first_seat_won
 from workbench.core.stats.rates import wilson_exprs
 from workbench.core.studies.metagame import metagame_study
 from workbench.core.studies.study import Partial, Study, play_grid
-from workbench.games.babylon import analysis, cardstats, valuation
+from workbench.games.babylon import analysis
 from workbench.games.babylon.cards import CARD_COLUMNS, CARDS_CSV, load_cards, load_decks
+from workbench.games.babylon.cardvalue import cardstats, valuation
 from workbench.games.babylon.rules import TALLIES
 
 Progress = Callable[[int, int], None] | None
@@ -152,7 +153,7 @@ def balance_tp(model: GameModel, decks: list[str], games: int, agents: Any, para
     Every value plays the same games (common random numbers); the second player's extra cards stay
     as ``params`` say.
     """
-    def response(value: int) -> tuple[int, int, int]:  # a draw counts half to the score (core.balance.search)
+    def response(value: int) -> tuple[int, int, int]:  # a draw counts half to the score (core.design.balance.search)
         frame = play(model, decks, games, agents, {**params, "second_tp": value}, seed=seed, workers=workers,
                      on_progress=on_progress, should_stop=should_stop)
         return (int(frame.select(first_seat_won().sum()).item()), frame.height,

@@ -2,7 +2,7 @@
 
 * ``streak``: the teacher's streak model (``exact.streak_odds``) — the chance of a six-win (a rate
   with its Wilson interval), the mean of p1's points and of the longest streak (with the half-width
-  at the teaching page's one level, ``core.lessons.LEVEL``) — exact beside a simulation, for sliders of p,
+  at the teaching page's one level, ``core.studies.lessons.LEVEL``) — exact beside a simulation, for sliders of p,
   die faces, rounds and players.  With ``games`` 0 it is exact only (milliseconds), so the exact
   numbers follow the sliders at once;
 * ``reduced_decks``: the real game's exact odds on reduced decks beside a simulation (a study).

@@ -86,7 +86,7 @@ def _build_config(key: str) -> Config:
     if 2 * p["hand_size"] + 2 > len(cards) and p["deck"] == "regular":
         raise InputError(f"hand_size {p['hand_size']} is too large for a deck of {len(cards)} cards")
     if p["worst_card"] == "value":
-        from workbench.games.duel.cards.valuation import card_values
+        from workbench.games.duel.cardvalue.valuation import card_values
 
         values = card_values(cards)
     else:

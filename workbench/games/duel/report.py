@@ -41,7 +41,7 @@ from workbench.core.stats import metrics
 from workbench.core.stats.cardstats import costed_lists, empirical_values
 from workbench.core.stats.rates import rate_table, wilson_exprs
 from workbench.games.duel import analysis
-from workbench.games.duel.cards import cardstats, valuation, whatif
+from workbench.games.duel.cardvalue import cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, MODEL
 
@@ -64,7 +64,7 @@ class Settings:
     miss_rates: tuple[float, ...]
     engine: str | None
     workers: int
-    search_tier: bool = True  # the declared search tier too (its small sample: core.tiers.Tier.games)
+    search_tier: bool = True  # the declared search tier too (its small sample: core.skill.tiers.Tier.games)
     search_battlefields: int = 2  # the search tier's battlefields: the ones the fast tiers call least fair
 
 
@@ -249,13 +249,16 @@ def _timed(rep: Report, name: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
     return rep.timed(name, f"duel report: {name}", fn, *args, step_bigger=BIGGER.get(name, ""), **kwargs)
 
 
+def _played(rep: Report, s: Settings, name: str, size: str, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """A step that plays games (``size`` says how many) on the report's engine and workers: :func:`_timed`."""
+    return _timed(rep, name, fn, *args, engine=s.engine, workers=s.workers, step_games=size, **kwargs)
+
+
 def _battlefield_section(rep: Report, s: Settings, seed: int) -> pl.DataFrame:
-    main = _timed(rep, "battlefields greedy", analysis.run_grid, s.battlefields, ("regular", "unlimited"),
-                  (("greedy", "greedy"),), s.main_games, seed, engine=s.engine, workers=s.workers,
-                  step_games=f"{s.main_games:,} games a battlefield and deck")
-    other = _timed(rep, "battlefields other pairings", analysis.run_grid, s.battlefields,
-                   ("regular", "unlimited"), s.other_pairings, s.other_games, seed, engine=s.engine,
-                   workers=s.workers, step_games=f"{s.other_games:,} games a battlefield, deck and pairing")
+    main = _played(rep, s, "battlefields greedy", f"{s.main_games:,} games a battlefield and deck", analysis.run_grid,
+                   s.battlefields, ("regular", "unlimited"), (("greedy", "greedy"),), s.main_games, seed)
+    other = _played(rep, s, "battlefields other pairings", f"{s.other_games:,} games a battlefield, deck and pairing",
+                    analysis.run_grid, s.battlefields, ("regular", "unlimited"), s.other_pairings, s.other_games, seed)
     table = with_score(analysis.balance_table(main), main)
     rates, ends = split_balance(table)
     rep.section("Battlefield balance",
@@ -310,10 +313,9 @@ def _first_seat_summary(table: pl.DataFrame) -> str:
 
 
 def _miss_section(rep: Report, s: Settings, seed: int) -> None:
-    frame = _timed(rep, "miss rule", analysis.run_grid, s.battlefields, ("regular",), (("greedy", "greedy"),),
-                   s.miss_games, seed, params={"worst_card": _worst_card()}, extra={"miss_rate": list(s.miss_rates)},
-                   engine=s.engine, workers=s.workers,
-                   step_games=f"{s.miss_games:,} games a battlefield and miss rate")
+    frame = _played(rep, s, "miss rule", f"{s.miss_games:,} games a battlefield and miss rate", analysis.run_grid,
+                    s.battlefields, ("regular",), (("greedy", "greedy"),), s.miss_games, seed,
+                    params={"worst_card": _worst_card()}, extra={"miss_rate": list(s.miss_rates)})
     table = analysis.miss_effect_table(frame)
     rep.section("The miss rule (duel timer)",
                 f"Each turn a player misses with probability `miss_rate`; a miss discards the worst card "
@@ -363,10 +365,9 @@ def _card_section(rep: Report, main: pl.DataFrame, n_lists: int = 5) -> pl.DataF
 def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame) -> None:
     row = costing.filter(pl.col("key") == WHATIF_CARD).row(0, named=True)
     new_cost = max(0, round(row["value"]))
-    result = _timed(rep, "what-if", whatif.what_if, {"battlefield": "crystal_garden"},
-                    card_edits={WHATIF_CARD: {"cost": new_cost}}, games=s.whatif_games, seed=seed,
-                    step_games=f"{s.whatif_games:,} games, each arm",
-                    engine=s.engine, workers=s.workers)
+    result = _played(rep, s, "what-if", f"{s.whatif_games:,} games, each arm", whatif.what_if,
+                     {"battlefield": "crystal_garden"}, card_edits={WHATIF_CARD: {"cost": new_cost}},
+                     games=s.whatif_games, seed=seed)
     rep.section("What-if",
                 f"{row['name_en']} (`{WHATIF_CARD}`) costs {row['cost']} but the static model values it at "
                 f"{row['value']:.1f}: the same {s.whatif_games:,} greedy games on Crystal Garden with its cost "
@@ -380,10 +381,9 @@ def _whatif_section(rep: Report, s: Settings, seed: int, costing: pl.DataFrame) 
 
 def _balance_section(rep: Report, s: Settings, seed: int) -> str:
     param, low, high, field = BALANCE
-    result = _timed(rep, "auto-balance", auto_balance, "duel", param, low, high, {"battlefield": field},
-                    agents=("greedy", "greedy"), games=s.balance_games, seed=seed, max_evals=s.balance_evals,
-                    step_games=f"{s.balance_games:,} games a value, at most {s.balance_evals} values",
-                    engine=s.engine, workers=s.workers)
+    result = _played(rep, s, "auto-balance", f"{s.balance_games:,} games a value, at most {s.balance_evals} values",
+                     auto_balance, "duel", param, low, high, {"battlefield": field}, agents=("greedy", "greedy"),
+                     games=s.balance_games, seed=seed, max_evals=s.balance_evals)
     rep.section("Auto-balance",
                 f"Search of `{param}` on {field} in [{low}, {high}] for a first seat score of 50 % (a draw "
                 f"counting half), {s.balance_games:,} greedy games per value on the same seeds, bisection on a "

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 from workbench.core.model import first_seat
 from workbench.core.rng import SplitMix64
 from workbench.games.duel.data import Battlefield, CardSet
-from workbench.games.duel.effects import ADD, DAMAGE, SET, STEAL, SWAP, Cond, Effect, Op
+from workbench.games.duel.effects import ADD, DAMAGE, SET, STATS, STEAL, SWAP, Cond, Effect, Op
 
 # Outcome reasons, as written into result frames.
 TOWER_BUILT, TOWER_DESTROYED, RESOURCES_WON = "tower_built", "tower_destroyed", "resources"
@@ -55,17 +55,10 @@ PLAY_TURN, MISS = "play", "miss"  # outcomes of the turn-start chance node (the 
 DECK_STREAM, SEAT_STREAM_BASE, TIMER_STREAM = 1, 2, 4  # agents: 2 (p1) and 3 (p2); core's FIRST_STREAM 5
 
 
-class PlayerState(NamedTuple):
-    """One player's public position; every field is a non-negative integer."""
-
-    tower: int
-    wall: int
-    mines: int
-    monasteries: int
-    barracks: int
-    ore: int
-    mana: int
-    troops: int
+# one player's public position: a non-negative integer per statistic, in ``effects.STATS`` order (tower, wall, mines,
+# monasteries, barracks, ore, mana, troops), the fields a battlefield's start position has too
+PlayerState = NamedTuple("PlayerState", [(stat, int) for stat in STATS])
+PlayerState.__doc__ = "One player's public position; every field (``effects.STATS``) is a non-negative integer."
 
 
 class Action(NamedTuple):

@@ -30,7 +30,7 @@ from workbench.core.stats.cardstats import costed_lists, empirical_values
 from workbench.core.stats.compare import compare_cells
 from workbench.core.studies.study import Partial, Study
 from workbench.games.duel import analysis
-from workbench.games.duel.cards import cardstats, valuation, whatif
+from workbench.games.duel.cardvalue import cardstats, valuation, whatif
 from workbench.games.duel.data import load_cards
 from workbench.games.duel.model import BATTLEFIELD_KEYS, BATTLEFIELD_OVERRIDES, MODEL
 from workbench.games.duel.report import card_rate_intervals, first_seat_chart, seat_win_table, with_score

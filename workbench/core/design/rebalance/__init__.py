@@ -104,6 +104,7 @@ from workbench.core.design.rebalance.report import (
     full_command,
     proposals_table,
     report_section,
+    retunes_table,
     search_label,
     searched_text,
     verification_table,
@@ -129,6 +130,6 @@ from workbench.core.design.rebalance.verify import run_size, verify_plan
 __all__ = ["Band", "Candidate", "DB", "Dim", "EDIT_PENALTY", "LEGACY_DB", "Metric", "REPORT_SEARCH",
            "RebalanceResult", "TIER_SEP", "Targets", "add_report_section", "additive_table", "budget_progress",
            "check_measurable", "edit_space", "first_seat_metric", "full_command", "measure", "metric_counts",
-           "one_card_set", "parse_edit", "parse_target", "proposals_table", "rebalance", "report_section", "run_size",
-           "score_counts", "search_label", "searched_text", "targets_of", "verification_table", "verify_plan",
-           "worst_tier"]
+           "one_card_set", "parse_edit", "parse_target", "proposals_table", "rebalance", "report_section",
+           "retunes_table", "run_size", "score_counts", "search_label", "searched_text", "targets_of",
+           "verification_table", "verify_plan", "worst_tier"]

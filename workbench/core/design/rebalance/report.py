@@ -11,6 +11,7 @@ import polars as pl
 from workbench.core.design.rebalance.additive import additive_table
 from workbench.core.design.rebalance.result import RebalanceResult
 from workbench.core.design.rebalance.run import rebalance
+from workbench.core.design.rebalance.save import retunes_frame
 from workbench.core.design.rebalance.space import _space_size
 from workbench.core.design.rebalance.targets import targets_of
 from workbench.core.errors import InputError
@@ -57,7 +58,10 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
 
     weights = []
     if "after_agent" in v.columns:  # a re-tuned run: which weights each row played
+        refused = pl.col("retune_kept") == "shipped" if "retune_kept" in v.columns else pl.lit(False)
         weights = [pl.when(pl.col("retuned")).then(pl.format("re-tuned for this proposal: {}", pl.col("after_agent")))
+                   .when(refused).then(pl.format("as shipped (its re-tune for this proposal scored lower on held-out "
+                                                 "games, so it was not played): {}", pl.col("after_agent")))
                    .otherwise(pl.format("as shipped: {}", pl.col("after_agent"))).alias("Weights played after")]
     status = [pl.col("after_status").alias("Status (undecided: too few games to tell)")] \
         if "after_status" in v.columns else []
@@ -66,6 +70,24 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
                     pl.format("{}–{} %", pl.col("band_low").mul(100).round(2), pl.col("band_high").mul(100).round(2))
                     .alias("Band"), rate("before").alias("Before"), rate("after").alias("After"),
                     pl.col("after_inside").alias("Inside the band"), *status, *weights)
+
+
+def retunes_table(result: RebalanceResult) -> pl.DataFrame:
+    """Per proposal and re-tuned tier: the set kept, both held-out scores (n, 95 % interval) and the weights played."""
+    r = retunes_frame(result)
+    if r.height == 0:
+        return pl.DataFrame()
+
+    def rate(prefix: str) -> pl.Expr:
+        return pl.format("{} % [{}, {}] (n = {})", *(pl.col(f"{prefix}_{c}").mul(100).round(1)
+                                                   for c in ("score", "low", "high")), pl.col(f"{prefix}_n"))
+
+    return r.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
+                    pl.format("vs {}", pl.col("opponent")).alias("Held out"),
+                    rate("retuned").alias("Re-tuned weights score"), rate("shipped").alias("Shipped set score"),
+                    pl.when(pl.col("kept") == "re-tuned").then(pl.lit("the re-tuned weights (at least as good)"))
+                    .otherwise(pl.lit("the set as shipped (the re-tune scored lower)")).alias("Kept"),
+                    pl.col("weights").alias("Weights played"), pl.col("games").alias("Re-tune games"))
 
 
 def full_command(result: RebalanceResult) -> str:
@@ -99,6 +121,11 @@ def searched_text(result: RebalanceResult) -> str:
     if result.retune:
         text += (f" Each weighted tier's weights were re-tuned for every replayed proposal ({result.retune:,} games "
                  "each, on other seeds): edited cards change best play; the held-out table names the weights played.")
+        if result.retuned:
+            kept = sum(r.accepted for r in result.retuned.values())
+            text += (f" A re-tune was kept only when it scored at least as well as the set as shipped on the same "
+                     f"held-out games (against the same opponent, both seat orders; a fifth of its games each): "
+                     f"{kept} of {len(result.retuned)} kept, the others played the shipped set.")
     if result.verify_share:
         text += (f" The budget of {result.budget:,} games bounds the whole run: {100 * result.verify_share:g} % of it "
                  f"was kept for the held-out check; {result.games_searched:,} games searched and "
@@ -109,7 +136,8 @@ def searched_text(result: RebalanceResult) -> str:
 def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -> None:
     """A report section: the target, what was searched, the proposals and the held-out before → after tables.
 
-    ``rep`` is a ``core.report.Report``; tables are written as ``<name>_proposals`` and ``<name>_verification``.
+    ``rep`` is a ``core.present.report.Report``; tables are written as ``<name>_proposals`` and ``<name>_verification``
+    (and ``<name>_retunes`` when weight sets were re-tuned: the set kept and both held-out scores).
     """
     try:
         metrics = targets_of(result.game).all_metrics()
@@ -127,6 +155,10 @@ def report_section(rep: Any, result: RebalanceResult, name: str = "rebalance") -
     table = verification_table(result)
     if table.height:
         rep.table(f"{name}_verification", table, caption="Held-out seeds: each targeted item before → after")
+    retunes = retunes_table(result)
+    if retunes.height:
+        rep.table(f"{name}_retunes", retunes, caption="Weight sets re-tuned for each proposal: kept only when the "
+                  "re-tuned weights score at least as well as the set as shipped on the same held-out games")
 
 
 def budget_progress(report: Callable[[int, int], None], budget: int) -> Callable[[int, int, str], None]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -11,8 +12,15 @@ from workbench.core.design.cardtable import Retune
 from workbench.core.design.rebalance.space import Dim
 from workbench.core.design.rebalance.targets import Band, _title_of
 
-
 # -- the result -----------------------------------------------------------------------------------------------
+RETUNE_SCHEMA: dict[str, Any] = {  # retunes.csv: a row a proposal and re-tuned tier (RebalanceResult.retunes)
+    "proposal": pl.Int64, "tier": pl.String, "agent": pl.String, "weights": pl.String, "kept": pl.String,
+    "retuned_weights": pl.String, "retuned_score": pl.Float64, "retuned_low": pl.Float64, "retuned_high": pl.Float64,
+    "retuned_n": pl.Int64, "shipped_weights": pl.String, "shipped_score": pl.Float64, "shipped_low": pl.Float64,
+    "shipped_high": pl.Float64, "shipped_n": pl.Int64, "opponent": pl.String, "seed": pl.UInt64, "games": pl.Int64,
+    "budget": pl.Int64, "why": pl.String}
+
+
 @dataclass
 class RebalanceResult:
     """A finished (or stopped) rebalance.
@@ -58,17 +66,15 @@ class RebalanceResult:
     verify_note: str = ""  # what the held-out check could not afford, in words
 
     def retunes(self) -> pl.DataFrame:
-        """Per proposal and tier whose weight set was re-tuned: the set, the weights played, seed, games, held out."""
-        rows = [{"proposal": rank, "tier": tier, "agent": r.agent, "weights": r.spec, "seed": r.seed, "games": r.games,
-                 "held_out_score": r.validation["score"] if r.validation else None,
-                 "held_out_low": r.validation["low"] if r.validation else None,
-                 "held_out_high": r.validation["high"] if r.validation else None,
-                 "held_out_n": r.validation["n"] if r.validation else None}
+        """Per proposal and tier whose weight set was re-tuned: the weights played and the acceptance behind them.
+
+        ``weights`` is what the verification played; ``kept`` says whether that is the re-tuned set or the set as
+        shipped; ``retuned_*`` and ``shipped_*`` are both sets' held-out scores on the same games against
+        ``opponent`` (a draw half, 95 % Wilson interval, n); ``why`` says it in words.  ``retunes.csv`` holds it.
+        """
+        rows = [{"proposal": rank, "tier": tier, **{k: v for k, v in r.row().items() if k in RETUNE_SCHEMA}}
                 for (rank, tier), r in sorted(self.retuned.items())]
-        schema = {"proposal": pl.Int64, "tier": pl.String, "agent": pl.String, "weights": pl.String, "seed": pl.UInt64,
-                  "games": pl.Int64, "held_out_score": pl.Float64, "held_out_low": pl.Float64,
-                  "held_out_high": pl.Float64, "held_out_n": pl.Int64}
-        return pl.DataFrame(rows, schema=schema)
+        return pl.DataFrame(rows, schema=RETUNE_SCHEMA)
 
     def summary(self) -> str:
         """A line or two for a person: what was searched, what was found."""

@@ -213,19 +213,20 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
                                  metrics), decided)
         per[((), tier.label)] = before
         for rank, candidate in enumerate(replayed, start=1):
-            played = agents[tier.label]
+            played, kept = agents[tier.label], None
             if tier in weighted:
                 found = _retune(ctx, candidate, tier.agent, retune, retune_seed(seed, k * len(chosen) + rank - 1),
                                 (master, search_seeds), (holdout, held_seeds))
                 result.retuned[(rank, tier.label)] = found
-                played = found.spec
+                played, kept = found.spec, found.kept  # the set the acceptance kept: re-tuned or as shipped
             after = _status(measure(_play(ctx, candidate, played, holdout, 0, games, names)[0], ctx.bands, metrics),
                             decided)
             per[(candidate, tier.label)] = after
-            rows.append(_before_after(rank, tier.label, before, after, (agents[tier.label], played) if retune
+            rows.append(_before_after(rank, tier.label, before, after, (agents[tier.label], played, kept) if retune
                                       else None))
         if not chosen:
-            rows.append(_before_after(0, tier.label, before, before, (agents[tier.label],) * 2 if retune else None))
+            rows.append(_before_after(0, tier.label, before, before, (agents[tier.label], agents[tier.label], None)
+                                      if retune else None))
     result.verification = pl.concat(rows, how="vertical") if rows else pl.DataFrame()
     result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, per, result.tiers, verified=True)
 
@@ -239,19 +240,33 @@ def verify_plan_cost(k: int, games: int, k_slow: int, slow_games: int, cells: in
 
 def _retune(ctx: _Context, candidate: Candidate, agent: str, budget: int, seed: int,
             *played: tuple[int, np.ndarray]) -> Retune:
-    """``agent``'s weight set re-tuned for the candidate's cells; its seeds asserted apart from ``played``'s."""
+    """``agent``'s weight set re-tuned for the candidate's cells, accepted or not; its seeds apart from ``played``'s.
+
+    The record's ``spec`` is the set the verification plays: the re-tuned weights when they scored at least as well
+    as the set as shipped on the re-tune's own held-out games, else the shipped set.  Every game the re-tune played
+    (its generations, its held-out check, the shipped set's comparison) is asserted apart from the search's and the
+    verification's held-out seeds.
+    """
     found = retune_weights(ctx.model, agent, ctx.cells(candidate, one_card_set=True), budget, seed,
                            workers=ctx.workers, should_stop=ctx.should_stop, on_games=ctx.progress)
     seeds = found.game_seeds()
+    masters = {*found.master_seeds, *(int(v["master_seed"]) for v in (found.validation, found.shipped_validation)
+                                      if v)}
     for master, games in played:  # never: asserted, so a change of seeding cannot hide it
-        if master in found.master_seeds or np.intersect1d(seeds, games).size:
-            raise RuntimeError("rebalance: a re-tune's seeds overlap the search's or the held-out seeds")
+        if master in masters or np.intersect1d(seeds, games).size:
+            raise RuntimeError("rebalance: a re-tune's seeds (its tuning, held-out check or comparison with the "
+                               "shipped set) overlap the search's or the held-out seeds")
     ctx.progress(max(0, budget - found.games))  # the bar at the planned count (a re-tune may play fewer)
     return found
 
 
 def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFrame,
-                  weights: tuple[str, str] | None = None) -> pl.DataFrame:
+                  weights: tuple[str, str, str | None] | None = None) -> pl.DataFrame:
+    """Before → after per item; ``weights`` (a re-tuned run): the agent before, after, and the set a re-tune kept.
+
+    ``retuned`` is true when the re-tuned weights were played; ``retune_kept`` says which set the tier's re-tune
+    kept (``re-tuned`` or ``shipped``), null where no weight set was re-tuned.
+    """
     keys = ["metric", "item"]
     b = before.select(*keys, "metric_title", "item_title", "band_low", "band_high",
                       *(pl.col(c).alias(f"before_{c}") for c in ("score", "score_low", "score_high", "n", "inside",
@@ -259,7 +274,8 @@ def _before_after(rank: int, tier: str, before: pl.DataFrame, after: pl.DataFram
     a = after.select(*keys, *(pl.col(c).alias(f"after_{c}") for c in ("score", "score_low", "score_high", "n",
                                                                        "inside", "distance", "status")))
     extra = [] if weights is None else [pl.lit(weights[0]).alias("before_agent"), pl.lit(weights[1]).alias(
-        "after_agent"), pl.lit(weights[0] != weights[1]).alias("retuned")]
+        "after_agent"), pl.lit(weights[2] == "re-tuned").alias("retuned"),
+        pl.lit(weights[2], dtype=pl.String).alias("retune_kept")]
     return b.join(a, on=keys, how="left", maintain_order="left").select(
         pl.lit(rank, dtype=pl.Int64).alias("proposal"), pl.lit(tier).alias("tier"), pl.all(), *extra)
 

@@ -683,15 +683,19 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
 
 
 # -- attacks --------------------------------------------------------------------------------------
+@nb.njit(**_INLINE)
+def _attacker_at(s):
+    """Index of the attacker of the attack going on in the minion list, -1 (no attack, or its attacker is gone)."""
+    if not s[H_ATT]:
+        return -1
+    return _find(s, s[H_ATTACKER])
+
+
 @nb.njit(**_JIT)
 def _block_side(s, tab):
     """The defending seat when ``rules.block_options`` may be non-empty (not Tunnel to the tower, not a Raider), -1."""
-    if not s[H_ATT]:
-        return -1
-    ai = _find(s, s[H_ATTACKER])
-    if ai < 0:
-        return -1
-    return _block_side_at(s, tab, ai)
+    ai = _attacker_at(s)
+    return -1 if ai < 0 else _block_side_at(s, tab, ai)
 
 
 @nb.njit(**_JIT)
@@ -789,12 +793,8 @@ def _clash_partner(s):
 @nb.njit(**_JIT)
 def _twin_partner(s, tab):
     """Index of the clash partner when ``rules.twin_options`` may be non-empty (a Twinstrike attacker), -1."""
-    if not s[H_ATT] or s[H_AENDED]:
-        return -1
-    ai = _find(s, s[H_ATTACKER])
-    if ai < 0:
-        return -1
-    return _twin_partner_at(s, tab, ai)
+    ai = -1 if s[H_AENDED] else _attacker_at(s)
+    return -1 if ai < 0 else _twin_partner_at(s, tab, ai)
 
 
 @nb.njit(**_JIT)
@@ -1343,39 +1343,64 @@ def _engine_payment(s, tab, seat, card):
                           listed, most)
 
 
+@nb.njit(**_INLINE)
+def _next_payment(s, a, power, f, specific, p0, p1, p2, p3):
+    """The payment of ``power`` after ``(p0, p1, p2, p3, rest)`` from the sources ``s[a:a + NF]``, into scratch.
+
+    The payments in the order of nested loops over the first four sources' shares (each from 0 up to
+    what the source has and what is left to pay), the last source paying the rest: a payment whose
+    rest that source cannot pay is skipped, one paying less than ``specific`` from source ``f`` too
+    (after it was written to scratch ``0..NF``).  Start from ``(0, 0, 0, -1)``.  Returns ``(found, p0,
+    p1, p2, p3)``; once none is left ``found`` is false and scratch holds the last payment written.
+    """
+    while True:
+        if p3 < min(s[_U(a + 3)], power - p0 - p1 - p2):
+            p3 += 1
+        else:
+            p3 = 0
+            if p2 < min(s[_U(a + 2)], power - p0 - p1):
+                p2 += 1
+            else:
+                p2 = 0
+                if p1 < min(s[_U(a + 1)], power - p0):
+                    p1 += 1
+                else:
+                    p1 = 0
+                    if p0 < min(s[_U(a)], power):
+                        p0 += 1
+                    else:
+                        return False, p0, p1, p2, p3
+        p4 = power - p0 - p1 - p2 - p3
+        if p4 > s[_U(a + 4)]:
+            continue
+        s[B_SCRATCH] = p0
+        s[_U(B_SCRATCH + 1)] = p1
+        s[_U(B_SCRATCH + 2)] = p2
+        s[_U(B_SCRATCH + 3)] = p3
+        s[_U(B_SCRATCH + 4)] = p4
+        if s[_U(B_SCRATCH + f)] < specific:
+            continue
+        return True, p0, p1, p2, p3
+
+
 @nb.njit(**_JIT)
 def _best_payment(s, seat, f, specific, power, listed, most):
     """``keep_playable``'s search (:func:`_payment`) from the others-first payment keeping ``most``, into scratch."""
     for x in range(NF):
         s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
     a = _sb(seat) + S_AVAIL
-    for p0 in range(min(s[_U(a)], power) + 1):
-        for p1 in range(min(s[_U(a + 1)], power - p0) + 1):
-            for p2 in range(min(s[_U(a + 2)], power - p0 - p1) + 1):
-                for p3 in range(min(s[_U(a + 3)], power - p0 - p1 - p2) + 1):
-                    p4 = power - p0 - p1 - p2 - p3
-                    if p4 > s[_U(a + 4)]:
-                        continue
-                    s[B_SCRATCH] = p0
-                    s[_U(B_SCRATCH + 1)] = p1
-                    s[_U(B_SCRATCH + 2)] = p2
-                    s[_U(B_SCRATCH + 3)] = p3
-                    s[_U(B_SCRATCH + 4)] = p4
-                    if s[_U(B_SCRATCH + f)] < specific:
-                        continue
-                    kept = _kept_count(s, seat, listed)
-                    if kept > most:
-                        most = kept
-                        for x in range(NF):
-                            s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
-                        if most == listed:
-                            break
-                if most == listed:
-                    break
+    p0, p1, p2, p3 = 0, 0, 0, -1
+    while True:
+        found, p0, p1, p2, p3 = _next_payment(s, a, power, f, specific, p0, p1, p2, p3)
+        if not found:
+            break
+        kept = _kept_count(s, seat, listed)
+        if kept > most:
+            most = kept
+            for x in range(NF):
+                s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
             if most == listed:
                 break
-        if most == listed:
-            break
     for x in range(NF):
         s[_U(B_SCRATCH + x)] = s[_U(B_SCRATCH + NF + x)]
 
@@ -2054,30 +2079,19 @@ def _keep_together(s, tab, seat, card):
     for x in range(NF):
         s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
     done = top_together == most_together and top_kept == most_kept
-    for p0 in range(min(s[_U(a)], power) + 1):
-        for p1 in range(min(s[_U(a + 1)], power - p0) + 1):
-            for p2 in range(min(s[_U(a + 2)], power - p0 - p1) + 1):
-                for p3 in range(min(s[_U(a + 3)], power - p0 - p1 - p2) + 1):
-                    if done:
-                        break
-                    p4 = power - p0 - p1 - p2 - p3
-                    if p4 > s[_U(a + 4)]:
-                        continue
-                    s[B_SCRATCH] = p0
-                    s[_U(B_SCRATCH + 1)] = p1
-                    s[_U(B_SCRATCH + 2)] = p2
-                    s[_U(B_SCRATCH + 3)] = p3
-                    s[_U(B_SCRATCH + 4)] = p4
-                    if s[_U(B_SCRATCH + f)] < specific:
-                        continue
-                    together = _together_after(s, tab, seat, card)
-                    kept = _kept_count(s, seat, most_kept)
-                    if together > top_together or (together == top_together and kept > top_kept):
-                        top_together = together
-                        top_kept = kept
-                        for x in range(NF):
-                            s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
-                        done = top_together == most_together and top_kept == most_kept
+    p0, p1, p2, p3 = 0, 0, 0, -1
+    while not done:
+        found, p0, p1, p2, p3 = _next_payment(s, a, power, f, specific, p0, p1, p2, p3)
+        if not found:
+            break
+        together = _together_after(s, tab, seat, card)
+        kept = _kept_count(s, seat, most_kept)
+        if together > top_together or (together == top_together and kept > top_kept):
+            top_together = together
+            top_kept = kept
+            for x in range(NF):
+                s[_U(B_SCRATCH + NF + x)] = s[_U(B_SCRATCH + x)]
+            done = top_together == most_together and top_kept == most_kept
     pay = 0
     for x in range(NF):
         pay = pay * PAY_BASE + s[_U(B_SCRATCH + NF + x)]

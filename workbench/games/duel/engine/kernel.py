@@ -485,59 +485,45 @@ def _take(p, q, choice):
         p[k] = q[r + k]
 
 
-@nb.njit(**_JIT)
-def play_games(seeds, g0, first_mode, agent_kind, weights, w8, values, cards, stmts, ops, start, win_tower,
-               win_resources, unlimited, hand_size, max_turns, miss_rate, max_missed, thief_up,
-               res, drawn, played, offsets, ws, rng):
-    """Play games ``g0..`` (``play.play_game``) until done or an id buffer is nearly full.
+R_FULL = -1  # :func:`_play_from` stopped at a turn's start: an id buffer is nearly full
 
-    Returns the index of the first game not played: ``len(seeds)`` when done, else the caller
-    grows ``drawn`` / ``played`` and calls again from there (that game restarts from its seed).
-    ``res[g]``: RES_* columns.  ``drawn[s]`` / ``played[s]``: card ids of seat ``s``, game after
-    game; ``cursors`` = [drawn p1, drawn p2, played p1, played p2] fill levels; game ``g``'s ids
-    are ``drawn[s, offsets[s, g]:offsets[s, g + 1]]`` and ``played[s, offsets[2 + s, g]:...]``.
-    ``start``: the battlefield's start position then the second mover's bonus (16 values).
-    ``weights[6 * s:]``: greedy weights of seat ``s`` as [tower, wall, producer, resource, again,
-    discard]; ``w8[8 * s:]`` the same spread over the eight stats.  ``ws`` is the workspace
-    (``WS_*``; the cursors live there between calls) and ``rng`` the five streams.
+
+@nb.njit(**_INLINE)
+def _play_from(ws, rng, cur, turn, acting, pending, pending_again, missed0, missed1, forced_kind, forced_slot, stop,
+               agent_kind, weights, w8, values, cards, stmts, ops, win_tower, win_resources, unlimited, h, max_turns,
+               miss_rate, max_missed, thief_up, record, drawn, played):
+    """The game's turn loop (``play.play_game``), shared by :func:`play_games` and :func:`continue_games`.
+
+    Returns ``(winner, reason, turns begun, missed turns p1, missed turns p2)`` (the missed turns counted
+    from here).  It starts inside ``cur``'s turn when ``acting`` (the first decision plays ``(forced_kind,
+    forced_slot)`` when ``forced_kind >= 0``), else at the start of ``cur``'s turn; ``pending`` /
+    ``pending_again``: a draw-then-discard waits for its discard and its card says "play again";
+    ``missed0`` / ``missed1``: each seat's missed turns in a row.  With ``stop > 0`` it stops (reason
+    ``R_NONE``) at the first position where ``stop`` turns have begun, as core's ``search.play_on`` does
+    with the game's clock.  With ``record`` the card ids drawn and played go to ``drawn`` / ``played`` at
+    the workspace's cursors, and a turn that could overflow them is not begun: reason ``R_FULL``.  Without,
+    nothing is recorded (any int64 matrices stand for the buffers).  (Thirty arguments at most: a call with
+    more is compiled as ``f(*args)``, which numba does not inline.)
     """
-    n_games = seeds.shape[0]
     n = cards.shape[0] // CARD_COLS
     p, q, hands, deck, disc, state, cursors, aff = _views(ws, n)
-    h = hand_size
     cap_drawn = drawn.shape[1] - 2 * h - 4  # a turn draws at most 2h cards and plays at most h
     cap_played = played.shape[1] - h - 4
-    for g in range(g0, n_games):
-        seed = seeds[g]
-        for k in range(5):
-            rng[k] = _mix(seed ^ _STREAM_K[k + 1])  # 0 deck, 1 p1, 2 p2, 3 timer, 4 first
-        for k in range(4):
-            offsets[k, g] = cursors[k]
-        if cursors[0] + h > cap_drawn or cursors[1] + h > cap_drawn:
-            return g
-        cur = _ix(_below(rng, 4, 2) if first_mode == FIRST_RANDOM else first_mode)
-        first = cur
-        _deal(p, start, first, hands, cards, deck, state, rng, n, h, unlimited)
-        for s in range(2):
-            for i in range(h):
-                card = _card_of(hands[HAND_STRIDE * s + i])
-                drawn[s, _ix(cursors[s])] = cards[_ix(CARD_COLS * card) + CARD_ID]
-                cursors[s] += 1
-        turn = 0
-        missed0 = 0
-        missed1 = 0
-        total0 = 0
-        total1 = 0
-        winner = 2
-        reason = R_NONE
-        while True:
-            cur = _ix(cur)
-            if cursors[cur] > cap_drawn or cursors[2 + cur] > cap_played:
-                for k in range(4):
-                    cursors[k] = offsets[k, g]
-                return g
-            b = 8 * cur
-            hb = HAND_STRIDE * cur
+    winner = 2
+    reason = R_NONE
+    total0 = 0
+    total1 = 0
+    mid = acting != 0
+    while True:
+        cur = _ix(cur)
+        b = 8 * cur
+        hb = HAND_STRIDE * cur
+        missed = False
+        if not mid:
+            if record and (cursors[cur] > cap_drawn or cursors[2 + cur] > cap_played):
+                return 2, R_FULL, turn, total0, total1
+            if stop > 0 and turn >= stop:
+                return 2, R_NONE, turn, total0, total1
             p[b + 5] += p[b + 2]
             p[b + 6] += p[b + 3]
             p[b + 7] += p[b + 4]
@@ -545,7 +531,8 @@ def play_games(seeds, g0, first_mode, agent_kind, weights, w8, values, cards, st
             winner, reason = _check_victory(p, win_tower, win_resources)
             if reason != R_NONE:
                 break
-            if miss_rate > 0.0 and _random(rng, 3) < miss_rate:
+            missed = miss_rate > 0.0 and _random(rng, 3) < miss_rate
+            if missed:
                 if cur == 0:
                     missed0 += 1
                     total0 += 1
@@ -565,61 +552,124 @@ def play_games(seeds, g0, first_mode, agent_kind, weights, w8, values, cards, st
                     missed0 = 0
                 else:
                     missed1 = 0
-                pending = False  # a draw-then-discard waits for its discard
-                pending_again = False  # ... and its card says "play again"
-                agent = agent_kind[cur]
-                while True:  # the actions of this turn
-                    length = state[cur]
-                    n_aff = 0 if pending else _affordable(p, b, hb, length, hands, aff)
-                    n_legal = n_aff + length
-                    if n_legal == 0:  # "play again" with an empty hand: the turn ends
-                        break
-                    if agent == AGENT_RANDOM:
-                        choice = _below(rng, 1 + cur, n_legal)
-                    else:
-                        choice = _greedy(p, q, cur, hands, length, aff, n_aff, cards, stmts, ops, thief_up,
-                                         win_tower, win_resources, w8, weights, values)
-                    if choice >= n_aff:  # discard: no statistic changes, so (unlike the reference) no victory check
-                        _remove(state, cur, choice - n_aff, hands, disc, unlimited)
-                        if pending and pending_again:
-                            pending = False
-                            continue
-                        break
-                    card = _remove(state, cur, aff[_ix(choice)], hands, disc, unlimited)
-                    c = _ix(CARD_COLS * card)
-                    if agent == AGENT_RANDOM:
-                        _pay_and_play(p, cur, card, cards, stmts, ops, thief_up)
-                    else:  # greedy already played it on a copy (pay, then the effect)
-                        _take(p, q, choice)
+                pending = 0
+                pending_again = 0
+                if stop > 0 and turn >= stop:
+                    return 2, R_NONE, turn, total0, total1
+        mid = False
+        if not missed:
+            agent = agent_kind[cur]
+            while True:  # the actions of this turn
+                length = state[cur]
+                n_aff = 0 if pending != 0 else _affordable(p, b, hb, length, hands, aff)
+                n_legal = n_aff + length
+                if n_legal == 0:  # "play again" with an empty hand: the turn ends
+                    break
+                greedy = False
+                if forced_kind >= 0:
+                    choice = n_aff + forced_slot
+                    if forced_kind == 0:
+                        for i in range(n_aff):
+                            if aff[i] == forced_slot:
+                                choice = i
+                    forced_kind = -1
+                elif agent == AGENT_RANDOM:
+                    choice = _below(rng, 1 + cur, n_legal)
+                else:
+                    choice = _greedy(p, q, cur, hands, length, aff, n_aff, cards, stmts, ops, thief_up,
+                                     win_tower, win_resources, w8, weights, values)
+                    greedy = True
+                if choice >= n_aff:  # discard: no statistic changes, so (unlike the reference) no victory check
+                    _remove(state, cur, choice - n_aff, hands, disc, unlimited)
+                    if pending != 0 and pending_again != 0:
+                        pending = 0
+                        continue
+                    break
+                card = _remove(state, cur, aff[_ix(choice)], hands, disc, unlimited)
+                c = _ix(CARD_COLS * card)
+                if greedy:  # greedy already played it on a copy (pay, then the effect)
+                    _take(p, q, choice)
+                else:
+                    _pay_and_play(p, cur, card, cards, stmts, ops, thief_up)
+                if record:
                     played[cur, _ix(cursors[2 + cur])] = cards[c + CARD_ID]
                     cursors[2 + cur] += 1
-                    winner, reason = _check_victory(p, win_tower, win_resources)
-                    if reason != R_NONE:
-                        break
-                    if cards[c + CARD_DRAW] != 0:
-                        d = _draw(state, cur, hands, cards, deck, disc, rng, n, unlimited)
-                        if d >= 0:
-                            drawn[cur, _ix(cursors[cur])] = cards[_ix(CARD_COLS * d) + CARD_ID]
-                            cursors[cur] += 1
-                        pending = True
-                        pending_again = cards[c + CARD_AGAIN] != 0
-                        continue
-                    if cards[c + CARD_AGAIN] != 0:
-                        continue
-                    break
+                winner, reason = _check_victory(p, win_tower, win_resources)
                 if reason != R_NONE:
                     break
-            # end of turn: refill, then the turn limit
-            while state[cur] < h:
-                d = _draw(state, cur, hands, cards, deck, disc, rng, n, unlimited)
-                if d < 0:
-                    break
+                if cards[c + CARD_DRAW] != 0:
+                    d = _draw(state, cur, hands, cards, deck, disc, rng, n, unlimited)
+                    if record and d >= 0:
+                        drawn[cur, _ix(cursors[cur])] = cards[_ix(CARD_COLS * d) + CARD_ID]
+                        cursors[cur] += 1
+                    pending = 1
+                    pending_again = cards[c + CARD_AGAIN]
+                    continue
+                if cards[c + CARD_AGAIN] != 0:
+                    continue
+                break
+            if reason != R_NONE:
+                break
+        # end of turn: refill, then the turn limit
+        while state[cur] < h:
+            d = _draw(state, cur, hands, cards, deck, disc, rng, n, unlimited)
+            if d < 0:
+                break
+            if record:
                 drawn[cur, _ix(cursors[cur])] = cards[_ix(CARD_COLS * d) + CARD_ID]
                 cursors[cur] += 1
-            if turn >= max_turns:
-                winner, reason = 2, R_TURN_LIMIT
-                break
-            cur ^= 1
+        pending = 0
+        if turn >= max_turns:
+            winner, reason = 2, R_TURN_LIMIT
+            break
+        cur ^= 1
+    return winner, reason, turn, total0, total1
+
+
+@nb.njit(**_JIT)
+def play_games(seeds, g0, first_mode, agent_kind, weights, w8, values, cards, stmts, ops, start, win_tower,
+               win_resources, unlimited, hand_size, max_turns, miss_rate, max_missed, thief_up,
+               res, drawn, played, offsets, ws, rng):
+    """Play games ``g0..`` (``play.play_game``) until done or an id buffer is nearly full.
+
+    Returns the index of the first game not played: ``len(seeds)`` when done, else the caller
+    grows ``drawn`` / ``played`` and calls again from there (that game restarts from its seed).
+    ``res[g]``: RES_* columns.  ``drawn[s]`` / ``played[s]``: card ids of seat ``s``, game after
+    game; ``cursors`` = [drawn p1, drawn p2, played p1, played p2] fill levels; game ``g``'s ids
+    are ``drawn[s, offsets[s, g]:offsets[s, g + 1]]`` and ``played[s, offsets[2 + s, g]:...]``.
+    ``start``: the battlefield's start position then the second mover's bonus (16 values).
+    ``weights[6 * s:]``: greedy weights of seat ``s`` as [tower, wall, producer, resource, again,
+    discard]; ``w8[8 * s:]`` the same spread over the eight stats.  ``ws`` is the workspace
+    (``WS_*``; the cursors live there between calls) and ``rng`` the five streams.  Each game is
+    dealt here and played by :func:`_play_from`.
+    """
+    n_games = seeds.shape[0]
+    n = cards.shape[0] // CARD_COLS
+    p, _, hands, deck, _, state, cursors, _ = _views(ws, n)
+    h = hand_size
+    cap_drawn = drawn.shape[1] - 2 * h - 4  # as :func:`_play_from`'s: room for the dealt hands
+    for g in range(g0, n_games):
+        seed = seeds[g]
+        for k in range(5):
+            rng[k] = _mix(seed ^ _STREAM_K[k + 1])  # 0 deck, 1 p1, 2 p2, 3 timer, 4 first
+        for k in range(4):
+            offsets[k, g] = cursors[k]
+        if cursors[0] + h > cap_drawn or cursors[1] + h > cap_drawn:
+            return g
+        first = _ix(_below(rng, 4, 2) if first_mode == FIRST_RANDOM else first_mode)
+        _deal(p, start, first, hands, cards, deck, state, rng, n, h, unlimited)
+        for s in range(2):
+            for i in range(h):
+                card = _card_of(hands[HAND_STRIDE * s + i])
+                drawn[s, _ix(cursors[s])] = cards[_ix(CARD_COLS * card) + CARD_ID]
+                cursors[s] += 1
+        winner, reason, turn, total0, total1 = _play_from(
+            ws, rng, first, 0, 0, 0, 0, 0, 0, -1, 0, 0, agent_kind, weights, w8, values, cards, stmts, ops, win_tower,
+            win_resources, unlimited, h, max_turns, miss_rate, max_missed, thief_up, True, drawn, played)
+        if reason == R_FULL:
+            for k in range(4):
+                cursors[k] = offsets[k, g]
+            return g
         res[g, RES_WINNER] = winner
         res[g, RES_REASON] = reason
         res[g, RES_LENGTH] = turn
@@ -643,126 +693,6 @@ W_COLS = 11
 
 
 @nb.njit(**_JIT)
-def _play_on(ws, rng, cur, turn, acting, pending,
-             pending_again, missed0, missed1, forced_kind, forced_slot, stop, agent_kind, weights, w8, values, cards,
-             stmts, ops, win_tower, win_resources, unlimited, h, max_turns, miss_rate, max_missed, thief_up):
-    """The turn loop of :func:`play_games` from a given position: ``(winner, reason, turns begun)``.
-
-    It starts inside ``cur``'s turn when ``acting`` (the first decision plays ``(forced_kind,
-    forced_slot)`` when ``forced_kind >= 0``), else at the start of ``cur``'s turn.  With ``stop > 0``
-    it stops (reason ``R_NONE``) at the first position where ``stop`` turns have begun, as core's
-    ``search.play_on`` does with the game's clock.  Records nothing.
-    """
-    n = cards.shape[0] // CARD_COLS
-    p, q, hands, deck, disc, state, _, aff = _views(ws, n)
-    winner = 2
-    reason = R_NONE
-    mid = acting != 0
-    while True:
-        cur = _ix(cur)
-        b = 8 * cur
-        hb = HAND_STRIDE * cur
-        if not mid:
-            if stop > 0 and turn >= stop:
-                return 2, R_NONE, turn
-            p[b + 5] += p[b + 2]
-            p[b + 6] += p[b + 3]
-            p[b + 7] += p[b + 4]
-            turn += 1
-            winner, reason = _check_victory(p, win_tower, win_resources)
-            if reason != R_NONE:
-                break
-            missed = miss_rate > 0.0 and _random(rng, 3) < miss_rate
-            if missed:
-                if cur == 0:
-                    missed0 += 1
-                    run = missed0
-                else:
-                    missed1 += 1
-                    run = missed1
-                _remove(state, cur, _worst_slot(hands, cur, state[cur], values), hands, disc, unlimited)
-                if run >= max_missed:
-                    winner, reason = 1 - cur, R_TIMEOUT
-                    break
-                winner, reason = _check_victory(p, win_tower, win_resources)
-                if reason != R_NONE:
-                    break
-            else:
-                if cur == 0:
-                    missed0 = 0
-                else:
-                    missed1 = 0
-                pending = 0
-                pending_again = 0
-                if stop > 0 and turn >= stop:
-                    return 2, R_NONE, turn
-        else:
-            missed = False
-        mid = False
-        if not missed:
-            agent = agent_kind[cur]
-            while True:  # the actions of this turn
-                length = state[cur]
-                n_aff = 0 if pending != 0 else _affordable(p, b, hb, length, hands, aff)
-                n_legal = n_aff + length
-                if n_legal == 0:
-                    break
-                if forced_kind >= 0:
-                    choice = n_aff + forced_slot
-                    if forced_kind == 0:
-                        for i in range(n_aff):
-                            if aff[i] == forced_slot:
-                                choice = i
-                    forced_kind = -1
-                    if choice < n_aff:
-                        _score_play(p, q, choice, cur, _card_of(hands[_ix(hb + aff[_ix(choice)])]), cards, stmts, ops,
-                                    thief_up, win_tower, win_resources, w8, 0.0)
-                elif agent == AGENT_RANDOM:
-                    choice = _below(rng, 1 + cur, n_legal)
-                    if choice < n_aff:
-                        _score_play(p, q, choice, cur, _card_of(hands[_ix(hb + aff[_ix(choice)])]), cards, stmts, ops,
-                                    thief_up, win_tower, win_resources, w8, 0.0)
-                else:
-                    choice = _greedy(p, q, cur, hands, length, aff, n_aff, cards, stmts, ops, thief_up,
-                                     win_tower, win_resources, w8, weights, values)
-                if choice >= n_aff:  # discard
-                    _remove(state, cur, choice - n_aff, hands, disc, unlimited)
-                    winner, reason = _check_victory(p, win_tower, win_resources)
-                    if reason != R_NONE:
-                        break
-                    if pending != 0 and pending_again != 0:
-                        pending = 0
-                        continue
-                    break
-                card = _remove(state, cur, aff[_ix(choice)], hands, disc, unlimited)
-                _take(p, q, choice)  # the play was carried out on q's row (pay, then the effect)
-                winner, reason = _check_victory(p, win_tower, win_resources)
-                if reason != R_NONE:
-                    break
-                c = _ix(CARD_COLS * card)
-                if cards[c + CARD_DRAW] != 0:
-                    _draw(state, cur, hands, cards, deck, disc, rng, n, unlimited)
-                    pending = 1
-                    pending_again = cards[c + CARD_AGAIN]
-                    continue
-                if cards[c + CARD_AGAIN] != 0:
-                    continue
-                break
-            if reason != R_NONE:
-                break
-        # end of turn: refill, then the turn limit
-        while state[cur] < h:
-            if _draw(state, cur, hands, cards, deck, disc, rng, n, unlimited) < 0:
-                break
-        pending = 0
-        if turn >= max_turns:
-            winner, reason = 2, R_TURN_LIMIT
-            break
-        cur ^= 1
-    return winner, reason, turn
-
-
-@nb.njit(**_JIT)
 def continue_games(wp, whands, wscal, wdeck, wdisc, wrng, actions, me, stop_after, scale, agent_kind, weights, w8,
                    ew8, values, cards, stmts, ops, win_tower, win_resources, unlimited, hand_size, max_turns,
                    miss_rate, max_missed, thief_up, out, res, ws, rng):
@@ -775,7 +705,7 @@ def continue_games(wp, whands, wscal, wdeck, wdisc, wrng, actions, me, stop_afte
     rollout once that many more turns have begun.  ``out``: 1 when ``me`` won, 0.5 a draw, 0 a loss, and
     for a cut rollout the logistic of greedy's evaluation with weights ``ew8`` over ``scale``.  ``res[w,
     a]``: winner, reason, turns begun, then the 16 statistics (the parity test reads them).  ``ws`` and ``rng``:
-    scratch as :func:`play_games`'.
+    scratch as :func:`play_games`'.  The game is played on by :func:`_play_from`, :func:`play_games`' loop.
     """
     n = cards.shape[0] // CARD_COLS
     p, _, hands, deck, disc, state, _, _ = _views(ws, n)
@@ -798,12 +728,12 @@ def continue_games(wp, whands, wscal, wdeck, wdisc, wrng, actions, me, stop_afte
                 rng[k] = wrng[wi, k]
             turn = wscal[wi, W_TURN]
             stop = turn + stop_after if stop_after > 0 else 0
-            winner, reason, turns = _play_on(
+            winner, reason, turns, _, _ = _play_from(
                 ws, rng, wscal[wi, W_CUR], turn,
                 wscal[wi, W_ACTING], wscal[wi, W_PENDING], wscal[wi, W_PENDING_AGAIN], wscal[wi, W_MISSED],
                 wscal[wi, W_MISSED + 1], actions[ai, 0], actions[ai, 1], stop, agent_kind, weights, w8, values,
                 cards, stmts, ops, win_tower, win_resources, unlimited, hand_size, max_turns, miss_rate, max_missed,
-                thief_up)
+                thief_up, False, wdeck, wdisc)  # records nothing: the piles stand for the id buffers
             out[wi, ai] = _squash(_evaluate(p, me, ew8), scale) if reason == R_NONE else _outcome_worth(winner, me)
             res[wi, ai, 0] = winner
             res[wi, ai, 1] = reason

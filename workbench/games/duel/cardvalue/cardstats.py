@@ -3,7 +3,7 @@
 The duel's frames carry ``drawn_p1``/``played_p1``/``drawn_p2``/``played_p2`` (card ids) and its
 cards are :class:`~workbench.games.duel.data.CardSet` rows; costs are in resource units (ore,
 mana or troops by colour), so the empirical values and the static value model
-(:func:`workbench.games.duel.cards.valuation.costing_table`) share that scale.  The rates, their
+(:func:`workbench.games.duel.cardvalue.valuation.costing_table`) share that scale.  The rates, their
 conventions and the empirical values are core's; this module names the duel's columns.
 """
 
@@ -41,7 +41,7 @@ def card_rates(frame: pl.DataFrame, cards: CardSet | None = None, by: Sequence[s
 
 
 def cost_value_frame(costing: pl.DataFrame, rates: pl.DataFrame, outliers: int = 5) -> pl.DataFrame:
-    """Both views of the duel's cards: :func:`~workbench.games.duel.cards.valuation.costing_table` and empirical values.
+    """Both views of the duel's cards: the static costing table (``valuation.costing_table``) and empirical values.
 
     ``rates`` is :func:`workbench.core.stats.cardstats.empirical_values` of :func:`card_rates`; columns
     key, name_en, colour, cost, value, residual (cost − value), view, outlier.

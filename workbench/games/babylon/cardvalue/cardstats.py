@@ -20,7 +20,7 @@ from workbench.core.errors import InputError
 from workbench.core.present import charts
 from workbench.core.stats import cardstats
 from workbench.games.babylon.cards import CardPool, Deck, load_cards, load_decks
-from workbench.games.babylon.valuation import card_cost
+from workbench.games.babylon.cardvalue.valuation import card_cost
 
 __all__ = ["CARD_COLUMNS", "card_rates", "card_table", "cost_value_chart", "cost_value_frame", "holders",
            "seat_game_frame"]

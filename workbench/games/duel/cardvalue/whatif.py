@@ -30,7 +30,7 @@ from workbench.core.errors import InputError
 from workbench.core.present import charts
 from workbench.core.stats.cardstats import compare_card_rates
 from workbench.core.stats.compare import compare_outcomes
-from workbench.games.duel.cards.cardstats import card_rates
+from workbench.games.duel.cardvalue.cardstats import card_rates
 from workbench.games.duel.data import BATTLEFIELDS_CSV, CARDS_CSV, load_battlefields, load_cards
 from workbench.games.duel.effects import ADD, DAMAGE, STEAL, Op, format_effect, format_op, parse_effect
 from workbench.games.duel.model import MODEL
