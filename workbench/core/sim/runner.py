@@ -26,11 +26,11 @@ import polars as pl
 
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, from_ref, get_game, model_ref
-from workbench.core.sim.closing import close
 from workbench.core.sim.memory import retain_freed_memory
 from workbench.core.sim.play import play_chunk
 from workbench.core.sim.results import head_frame
 from workbench.core.sim.seeding import check_master_seed, game_seeds
+from workbench.core.sim.stopping import close
 
 retain_freed_memory()  # a chunk's freed arrays are the next chunk's pages (core/sim/memory.py)
 

@@ -19,6 +19,9 @@ runner loop of core (``simulate``, ``run_grid``, ``drain``) honours Stop after i
 where a study passed no ``should_stop`` down, and an exact solver honours it by calling
 :func:`check` between its steps (one linear program, one state, one suit size).  ``Study.execute``
 turns the interruption into :class:`~workbench.core.errors.RunInterrupted` with what finished.
+
+A loop that ends early (a stop, Ctrl-C, a write error) closes the results it was reading with :func:`close`,
+so the chunks not started are cancelled and the pool stops at once.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["check", "deferred_stops", "requested", "stop_asked", "watched", "watching"]
+__all__ = ["check", "close", "deferred_stops", "requested", "stop_asked", "watched", "watching"]
 
 _requested = threading.Event()
 _timer: list[threading.Timer] = []
@@ -123,3 +126,15 @@ def deferred_stops() -> Iterator[None]:
         for s, handler in previous.items():
             signal.signal(s, handler)
         _requested.clear()
+
+
+def close(results: Any) -> None:
+    """Close a run's results (:func:`~workbench.core.sim.runner.execute`'s iterator) however the loop over them ends.
+
+    A generator or a worker pool's result stream is closed, so the chunks not started are cancelled; anything
+    without a ``close`` method (a list, a plain iterator) is left as it is.  Closing twice is harmless, so a
+    caller may close in an ``except`` branch and again in ``finally``.
+    """
+    closer = getattr(results, "close", None)
+    if closer is not None:
+        closer()

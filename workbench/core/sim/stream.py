@@ -32,9 +32,9 @@ from typing import Any
 
 from workbench.core.errors import InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, get_game, model_ref
-from workbench.core.sim.closing import close
 from workbench.core.sim.runner import check_games, check_workers, execute, iter_grid
 from workbench.core.sim.seeding import check_master_seed, game_seeds
+from workbench.core.sim.stopping import close
 from workbench.core.sim.store import (
     OutputLock,
     canonical_json,

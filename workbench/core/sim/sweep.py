@@ -41,9 +41,9 @@ import polars as pl
 
 from workbench.core.errors import DataError, InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game, model_ref
-from workbench.core.sim.closing import close
 from workbench.core.sim.runner import check_games, check_workers, execute, iter_grid, plan_chunks, watched_chunk
 from workbench.core.sim.seeding import check_master_seed
+from workbench.core.sim.stopping import close
 from workbench.core.sim.store import (
     OutputLock,
     canonical_json,

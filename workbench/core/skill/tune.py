@@ -51,8 +51,8 @@ from workbench.core.model import (
     weight_set_path,
 )
 from workbench.core.rng import stream_seed
-from workbench.core.sim.closing import close
 from workbench.core.sim.runner import execute, plan_chunks
+from workbench.core.sim.stopping import close
 from workbench.core.stats.rates import binom_pvalue, wilson
 
 __all__ = ["Box", "TuneResult", "card_hash", "check_run_options", "expand_set", "held_out_check", "load_set",

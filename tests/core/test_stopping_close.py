@@ -1,8 +1,8 @@
-"""``core.sim.closing.close``: a run's results are closed however the loop over them ends."""
+"""``core.sim.stopping.close``: a run's results are closed however the loop over them ends."""
 
 from __future__ import annotations
 
-from workbench.core.sim.closing import close
+from workbench.core.sim.stopping import close
 
 
 def test_a_generator_left_early_is_closed_and_its_cleanup_runs():
