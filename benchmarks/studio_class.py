@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,41 +46,6 @@ def _get(url: str) -> str:
             return answer.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.read().decode()
-
-
-class KillableBrowser:
-    """A Chromium of its own process group, driven over CDP, that can be killed as a crash or a closed window."""
-
-    def __init__(self, executable: str) -> None:
-        self.executable = executable
-        self.proc: subprocess.Popen | None = None
-        self.profile = tempfile.mkdtemp(prefix="wb-killable-")
-
-    def start(self, timeout: float = 120) -> str:
-        """Start it; its CDP address."""
-        self.proc = subprocess.Popen([self.executable, "--headless", "--no-sandbox", "--remote-debugging-port=0",
-                                      f"--user-data-dir={self.profile}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                                     text=True)
-        ends = time.monotonic() + timeout
-        port_file = Path(self.profile) / "DevToolsActivePort"
-        while time.monotonic() < ends:
-            if port_file.is_file() and port_file.read_text().strip():
-                port = port_file.read_text().split()[0]
-                return f"http://127.0.0.1:{port}"
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chromium stopped: {self.proc.stderr.read()[-2000:]}")
-            time.sleep(0.05)
-        raise RuntimeError("chromium gave no debugging port")
-
-    def kill(self) -> None:
-        """SIGKILL to the browser's own process group (only the processes this started)."""
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait(30)
 
 
 def _load() -> str:
@@ -220,7 +183,7 @@ def class_of(pages: int, executable: str, playwright) -> bool:
 
 
 def closed_windows(windows: int, executable: str, playwright) -> bool:
-    from studio_driver import StudioServer, kernels
+    from studio_driver import KillableBrowser, StudioServer, kernels
 
     server = StudioServer(Path(tempfile.mkdtemp()) / "ws", env={"WORKBENCH_STUDIO_MAX_PAGES": str(windows)}).start()
     killable = KillableBrowser(executable)

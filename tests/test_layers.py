@@ -197,3 +197,22 @@ def test_every_core_package_says_what_it_may_import():
     for layer in CORE_LAYERS[1:]:
         doc = ast.get_docstring(ast.parse((PACKAGE / "core" / layer / "__init__.py").read_text(encoding="utf-8")))
         assert doc and "import" in doc.lower(), f"core/{layer}/__init__.py: no docstring naming what it may import"
+
+
+# the house's sizes (issue 40): a reader finds a module whole and a folder at a glance
+MOST_LINES = 1000  # a module's lines, a compiled kernel aside (numba functions over arrays, one per rule)
+MOST_MODULES = 15  # modules directly in one folder, its __init__ counted
+
+
+def test_no_module_but_a_compiled_kernel_is_over_a_thousand_lines():
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES and path.name != "kernel.py"}
+    assert not long, f"modules over {MOST_LINES} lines: {long}"
+
+
+def test_no_folder_holds_more_than_fifteen_modules():
+    folders: dict[Path, int] = {}
+    for path in MODULES.values():
+        folders[path.parent] = folders.get(path.parent, 0) + 1
+    crowded = {str(f.relative_to(ROOT)): n for f, n in folders.items() if n > MOST_MODULES}
+    assert not crowded, f"folders over {MOST_MODULES} modules: {crowded}"

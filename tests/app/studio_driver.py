@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -194,3 +195,38 @@ def studio_session(workspace: Path, env: dict[str, str] | None = None) -> Iterat
         browser.close()
         playwright.stop()
         server.stop()
+
+
+class KillableBrowser:
+    """A Chromium of its own process group, driven over CDP, that can be killed as a crash or a closed window."""
+
+    def __init__(self, executable: str) -> None:
+        self.executable = executable
+        self.proc: subprocess.Popen | None = None
+        self.profile = tempfile.mkdtemp(prefix="wb-killable-")
+
+    def start(self, timeout: float = 120) -> str:
+        """Start it; its CDP address."""
+        self.proc = subprocess.Popen([self.executable, "--headless", "--no-sandbox", "--remote-debugging-port=0",
+                                      f"--user-data-dir={self.profile}", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                                     text=True)
+        ends = time.monotonic() + timeout
+        port_file = Path(self.profile) / "DevToolsActivePort"
+        while time.monotonic() < ends:
+            if port_file.is_file() and port_file.read_text().strip():
+                port = port_file.read_text().split()[0]
+                return f"http://127.0.0.1:{port}"
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"chromium stopped: {self.proc.stderr.read()[-2000:]}")
+            time.sleep(0.05)
+        raise RuntimeError("chromium gave no debugging port")
+
+    def kill(self) -> None:
+        """SIGKILL to the browser's own process group (only the processes this started)."""
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(30)

@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 from gated_game import GAMES, GATE, HEADS
 from polars.testing import assert_frame_equal
-from studio_driver import SHOTS, Recorder, StudioServer, chromium, kernels, require, shot
+from studio_driver import SHOTS, KillableBrowser, Recorder, StudioServer, chromium, kernels, require, shot
 
 from workbench.core.present.report import display_frame
 from workbench.core.sim.runner import simulate
@@ -355,7 +355,8 @@ def test_stop_mid_run_keeps_the_finished_games_and_reopens_them(studio):
     frame = pl.read_parquet(kept)
     assert frame.height == done and frame.get_column("game_index").n_unique() == done
     last = int(frame.get_column("game_index").max()) + 1
-    plain = simulate("toy", last, seed=0, progress=False).filter(pl.col("game_index").is_in(frame["game_index"]))
+    plain = simulate("toy", last, seed=0, progress=False)
+    plain = plain.filter(pl.col("game_index").is_in(frame.get_column("game_index").to_list()))
     assert_frame_equal(frame.select(plain.columns).sort("game_index"), plain.sort("game_index"))
     expected = display_frame(metrics.first_mover(frame)).row(0, named=True)
     assert _cell(page, "first_mover", "first_mover") == expected["first_mover"]
@@ -587,6 +588,38 @@ def test_pages_opened_together_on_the_default_shared_pool_all_draw_and_play_ther
         page.locator(".wb-status [data-state=done]").first.wait_for()
     finally:
         context.close()
+        server.stop()
+
+
+def test_a_killed_browsers_windows_free_their_kernels_and_a_new_page_opens(studio, tmp_path):
+    """Two windows of a browser that is killed (no tab closed, no beacon sent): the server finds their sockets
+    gone and its reaper ends both kernels as pages gone (not after the grace a page that never connected gets);
+    the full studio then takes a new page."""
+    from workbench.app.serve import NEVER_CONNECTED
+
+    _, _, browser = studio
+    server = StudioServer(tmp_path / "workspace", env={"WORKBENCH_STUDIO_MAX_PAGES": "2", "WORKBENCH_STUDIO_POOL": "0",
+                                                       "WORKBENCH_STUDIO_WORKERS": "0"}).start()
+    killable = KillableBrowser(require(CHROMIUM))
+    try:
+        remote = browser.browser_type.connect_over_cdp(killable.start())
+        for _ in range(2):
+            page = remote.new_context().new_page()  # a window of its own
+            page.set_default_timeout(OPEN)
+            page.goto(server.url + "?page=runs", wait_until="commit")
+            page.locator(".wb-tabs").first.wait_for()  # drawn: its socket is connected
+        held = set(kernels(server))
+        assert len(held) == 2
+        killable.kill()
+        assert _until(lambda: not held & set(kernels(server)), ceiling=NEVER_CONNECTED / 2), "kernels kept"
+        said = re.findall(r"had no page for (\d+) s; ended", server.log.read_text())
+        assert len(said) == 2 and all(int(s) <= 30 for s in said), said  # reaped as gone, within the 30 s asked
+        page = browser.new_page()
+        page.goto(server.url + "?page=runs", wait_until="commit", timeout=OPEN)
+        page.locator(".wb-tabs").first.wait_for(timeout=OPEN)  # the studio has room again
+        page.close()
+    finally:
+        killable.kill()
         server.stop()
 
 

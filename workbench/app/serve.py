@@ -197,6 +197,16 @@ def studio_kernels() -> type:
                 self._reaper.start()
             return kernel_id
 
+        def notify_connect(self, kernel_id: str) -> None:
+            """A page's socket connected: the kernel has had a page (the reaper's tick may come after it is gone)."""
+            super().notify_connect(kernel_id)
+            self._seen[kernel_id] = [time.monotonic(), True]
+
+        def notify_disconnect(self, kernel_id: str) -> None:
+            """A page's socket closed: the time it went counts from now, not from the reaper's last tick."""
+            super().notify_disconnect(kernel_id)
+            self._seen[kernel_id] = [time.monotonic(), True]
+
         def pooled(self) -> set[str]:
             """Kernels waiting pre-heated in Voilà's pool: no page holds them."""
             found = set()
