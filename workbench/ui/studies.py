@@ -277,9 +277,10 @@ class StudyPanel:
         found = found if isinstance(found, Pilot) else None
         if found is not None:
             workers = self.run_form.values()["workers"]
-            out |= {"seconds": found.seconds(games, workers), "bytes": found.memory(games),
+            held = self.study.games_held(settings, params) or games  # a study may hold fewer than it plays
+            out |= {"seconds": found.seconds(games, workers), "bytes": found.memory(held),
                     "rate": workers / found.seconds_per_game}
-            out["refused"] = memory_refusal(games, out["bytes"], found.bytes_per_game)
+            out["refused"] = memory_refusal(held, out["bytes"], found.bytes_per_game)
         return out
 
     def _show_size(self, measure: bool = True) -> None:

@@ -122,7 +122,9 @@ class Study:
     refuses a combination of valid fields the study cannot run (a :class:`SettingError` naming the
     field, in the study's words): part of :meth:`validate`, the one validator.  ``long_run`` are
     settings of a run that takes long (the stop walk's and the stop benchmark's; default: the most
-    games its ``games`` setting allows, :meth:`long_settings`).
+    games its ``games`` setting allows, :meth:`long_settings`).  ``held(settings, params)``: the games a run holds
+    in memory at its peak, when fewer than it plays (a search that reduces each value's games to counts); the
+    studio's memory check uses it (:meth:`games_held`).
     """
 
     name: str
@@ -136,12 +138,19 @@ class Study:
     replaces: tuple[str, ...] = ()
     check: Callable[[GameModel, dict[str, Any], dict[str, Any]], None] | None = None
     long_run: dict[str, Any] | None = None
+    held: Callable[[dict[str, Any], dict[str, Any]], int] | None = None
 
     def games_in_all(self, settings: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> int | None:
         """Games a run of ``settings`` plays in all, before it runs (None: the study does not declare its size)."""
         if self.size is None:
             return None
         return int(self.size(self.resolve(settings), dict(params or {})))
+
+    def games_held(self, settings: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> int | None:
+        """Games a run holds in memory at its peak: ``held`` where the study declares it, else all it plays."""
+        if self.held is None:
+            return self.games_in_all(settings, params)
+        return int(self.held(self.resolve(settings), dict(params or {})))
 
     def long_settings(self) -> dict[str, Any] | None:
         """Settings of a run that cannot finish in a few seconds (None: the study declares none).
@@ -521,6 +530,7 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                              _balance_charts, "A bracketing search on common random numbers; the estimate comes "
                              "with the values compatible with the target.",
                              size=lambda settings, _params: settings["games"] * settings["evaluations"],
+                             held=lambda settings, _params: settings["games"],  # one value's games at a time
                              # a search may end after its two ends (no sign change): those alone make the long run
                              long_run={"games": LONG_GAMES // 2}))
     from workbench.core.design.cardplay import dead_cards_study  # these modules never import study.py
