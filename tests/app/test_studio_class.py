@@ -75,11 +75,11 @@ def test_the_server_reaps_kernels_without_a_page_within_30_s_and_finds_a_lost_ne
     assert voila_config(Path("studio"), 8123, reap_after=5).StudioKernels.reap_after == 5
 
 
-def test_the_reaper_ends_only_kernels_whose_page_is_gone(monkeypatch):
-    from workbench.app.serve import NEVER_CONNECTED, studio_kernels
+def _reaper(monkeypatch, kernels: dict[str, int], pooled: set[str] | None = None):
+    """The studio's kernel manager over fake kernels (id -> connected pages); the ids it ends are listed."""
+    from workbench.app.serve import studio_kernels
 
     manager = studio_kernels()(reap_after=10)
-    kernels = {"open": 1, "gone": 1, "loading": 0, "heated": 0}
     ended: list[str] = []
 
     async def shutdown(kernel_id, *args, **kwargs):
@@ -88,8 +88,16 @@ def test_the_reaper_ends_only_kernels_whose_page_is_gone(monkeypatch):
 
     monkeypatch.setattr(manager, "list_kernel_ids", lambda: list(kernels))
     monkeypatch.setattr(manager, "_kernel_connections", kernels)
-    monkeypatch.setattr(manager, "pooled", lambda: {"heated"})
+    monkeypatch.setattr(manager, "pooled", lambda: set(pooled or ()))
     monkeypatch.setattr(manager, "shutdown_kernel", shutdown)
+    return manager, ended
+
+
+def test_the_reaper_ends_only_kernels_whose_page_is_gone(monkeypatch):
+    from workbench.app.serve import NEVER_CONNECTED
+
+    kernels = {"open": 1, "gone": 1, "loading": 0, "heated": 0}
+    manager, ended = _reaper(monkeypatch, kernels, pooled={"heated"})
 
     def reap_at(seconds: float) -> list[str]:
         return asyncio.run(manager.reap(now=1000.0 + seconds))
@@ -111,20 +119,10 @@ def test_a_page_gone_between_two_reaper_ticks_is_reaped_after_reap_after_not_the
     killed windows took 118 s, the never-connected grace, before this)."""
     import time
 
-    from workbench.app.serve import NEVER_CONNECTED, studio_kernels
+    from workbench.app.serve import NEVER_CONNECTED
 
-    manager = studio_kernels()(reap_after=10)
     kernels = {"late": 0}
-    ended: list[str] = []
-
-    async def shutdown(kernel_id, *args, **kwargs):
-        ended.append(kernel_id)
-        kernels.pop(kernel_id)
-
-    monkeypatch.setattr(manager, "list_kernel_ids", lambda: list(kernels))
-    monkeypatch.setattr(manager, "_kernel_connections", kernels)
-    monkeypatch.setattr(manager, "pooled", lambda: set())
-    monkeypatch.setattr(manager, "shutdown_kernel", shutdown)
+    manager, ended = _reaper(monkeypatch, kernels)
     start = time.monotonic()
     assert asyncio.run(manager.reap(now=start)) == []  # a tick: the page is still loading
     manager.notify_connect("late")  # its socket opens ... and the browser is killed before the next tick
