@@ -628,16 +628,17 @@ def test_the_form_shows_games_in_all_and_an_estimate_measured_here_before_run(tm
 def test_a_balance_search_is_judged_by_the_games_it_holds_not_all_it_plays(tmp_path):
     """Auto-balance plays ``games`` at each value tried and keeps only their counts: its memory is one value's
     games.  Its long run (the Stop walk's, 2 values of 1,000,000 games at least, 8,000,000 at most) was refused
-    by the studio as 28.9 GB; it fits, and the time still counts every game."""
+    by the studio as 28.9 GB; it fits, and the time still counts every game it may play."""
     page = StudyPanel("duel", "balance", workspace=Workspace(tmp_path))
-    page.set(**get_study("duel", "balance").long_settings())
+    long = get_study("duel", "balance").long_settings()
+    page.set(**long)
     found = page.estimate(wait=True)
     assert found["games"] == 8_000_000 and found["refused"] is None
-    one = StudyPanel("duel", "outcomes", workspace=Workspace(tmp_path / "other"))
-    one.set(games=1_000_000)
-    alone = one.estimate(wait=True)
-    assert found["bytes"] == pytest.approx(alone["bytes"], rel=0.5)  # one value's games, not eight values'
-    assert found["seconds"] > 4 * alone["seconds"]
+    settings, params = page.values()
+    measured = page._pilot(settings, params, True)  # the pilot the estimate was made from
+    assert found["bytes"] == measured.memory(long["games"])  # one value's games, not eight values'
+    workers = page.run_form.values()["workers"]
+    assert found["seconds"] == pytest.approx(measured.seconds(8_000_000, workers))  # every game it may play
 
 
 def test_a_long_run_asks_for_a_second_press_and_a_run_too_big_for_memory_is_refused(tmp_path, monkeypatch):
