@@ -230,3 +230,13 @@ class KillableBrowser:
             except ProcessLookupError:
                 pass
             self.proc.wait(30)
+
+
+def until(check, ceiling: float = 120.0, every: float = 0.2) -> bool:
+    """Poll ``check`` until true or ``ceiling`` seconds pass; whether it became true."""
+    ends = time.monotonic() + ceiling
+    while time.monotonic() < ends:
+        if check():
+            return True
+        time.sleep(every)
+    return check()

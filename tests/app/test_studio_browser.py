@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 from gated_game import GAMES, GATE, HEADS
 from polars.testing import assert_frame_equal
-from studio_driver import SHOTS, KillableBrowser, Recorder, StudioServer, chromium, kernels, require, shot
+from studio_driver import SHOTS, KillableBrowser, Recorder, StudioServer, chromium, kernels, require, shot, until
 
 from workbench.core.present.report import display_frame
 from workbench.core.sim.runner import simulate
@@ -611,7 +611,7 @@ def test_a_killed_browsers_windows_free_their_kernels_and_a_new_page_opens(studi
         held = set(kernels(server))
         assert len(held) == 2
         killable.kill()
-        assert _until(lambda: not held & set(kernels(server)), ceiling=NEVER_CONNECTED / 2), "kernels kept"
+        assert until(lambda: not held & set(kernels(server)), ceiling=NEVER_CONNECTED / 2), "kernels kept"
         said = re.findall(r"had no page for (\d+) s; ended", server.log.read_text())
         assert len(said) == 2 and all(int(s) <= 30 for s in said), said  # reaped as gone, within the 30 s asked
         page = browser.new_page()
@@ -623,14 +623,6 @@ def test_a_killed_browsers_windows_free_their_kernels_and_a_new_page_opens(studi
         server.stop()
 
 
-def _until(check, ceiling: float = 120.0) -> bool:
-    """Poll ``check`` (every 0.2 s) until true or the ceiling passes; whether it became true."""
-    ends = time.perf_counter() + ceiling
-    while time.perf_counter() < ends:
-        if check():
-            return True
-        time.sleep(0.2)
-    return check()
 
 
 CAP = 3  # pages the kernel test's server allows at once
@@ -655,7 +647,7 @@ def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bou
         pages = [open_page() for _ in range(CAP)]
         for page in pages:
             page.locator("#jupyter-config-data").wait_for(state="attached")
-        assert _until(lambda: len(kernels(server)) == CAP + POOL)
+        assert until(lambda: len(kernels(server)) == CAP + POOL)
         pages[0].locator(".wb-run").wait_for()  # one page fully built: what a studio kernel takes
         kernel = max(_rss([pid]) for pid in kernels(server))
         _note_timing("kernels: one studio kernel with its page built (MB)", kernel / 2**20)
@@ -668,7 +660,7 @@ def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bou
         assert len(kernels(server)) == CAP + POOL  # the refused page started no kernel
         for page in [*pages, full]:
             page.close(run_before_unload=True)
-        assert _until(lambda: len(kernels(server)) <= POOL)
+        assert until(lambda: len(kernels(server)) <= POOL)
 
         started, peak, peak_memory, closed = time.perf_counter(), 0, 0, []
         for _ in range(30):
@@ -685,8 +677,8 @@ def test_thirty_pages_opened_and_closed_leave_at_most_the_cap_of_kernels_and_bou
             # each page's kernel ends with it: the one closed before this page has ended by now (its shutdown
             # overlaps this page's kernel start, so a cycle costs one kernel start, not a start and a shutdown)
             if len(closed) > 1:
-                assert _until(lambda: not set(kernels(server)) & closed[-2], 60), "a closed page left its kernel"
-        assert _until(lambda: len(kernels(server)) <= POOL), "a closed page left its kernel running"
+                assert until(lambda: not set(kernels(server)) & closed[-2], 60), "a closed page left its kernel"
+        assert until(lambda: len(kernels(server)) <= POOL), "a closed page left its kernel running"
         memory = _rss([server.proc.pid, *kernels(server)])
         _note_timing("kernels: 30 pages opened and closed in turn", time.perf_counter() - started)
         _note_timing("kernels: server memory after 30 pages (MB)", memory / 2**20)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from polars.testing import assert_frame_equal
+from studio_driver import until
 
 from workbench.core.model import game_names, get_game
 from workbench.core.sim import runner
@@ -176,7 +177,7 @@ def test_runs_sharing_the_pool_take_turns_and_a_stop_is_honoured_while_waiting(p
     long = [threading.Thread(target=page, args=(f"long{i}", 4000, 20)) for i in range(3)]
     for t in long:
         t.start()
-    assert _until(lambda: pool in runner._shared and any(runner._shared[pool].processing().values()), 120)
+    assert until(lambda: pool in runner._shared and any(runner._shared[pool].processing().values()), 120, every=0.05)
     short = threading.Thread(target=page, args=("short", 40, 20))  # a run started behind three long ones
     short.start()
     asked, stopped = threading.Event(), []
@@ -201,10 +202,3 @@ def test_runs_sharing_the_pool_take_turns_and_a_stop_is_honoured_while_waiting(p
     assert finished["short"] < min(finished[f"long{i}"] for i in range(3))  # it never waited for the long ones
 
 
-def _until(check, ceiling: float) -> bool:
-    ends = time.monotonic() + ceiling
-    while time.monotonic() < ends:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()

@@ -11,7 +11,6 @@ import polars as pl
 from workbench.core.design.rebalance.additive import additive_table
 from workbench.core.design.rebalance.result import RebalanceResult
 from workbench.core.design.rebalance.run import rebalance
-from workbench.core.design.rebalance.save import retunes_frame
 from workbench.core.design.rebalance.space import _space_size
 from workbench.core.design.rebalance.targets import targets_of
 from workbench.core.errors import InputError
@@ -19,6 +18,12 @@ from workbench.core.model import GameModel, get_game
 
 
 # -- a report section ----------------------------------------------------------------------------------------
+def _rate(prefix: str, low: str = "low", high: str = "high") -> pl.Expr:
+    """``<prefix>_score`` with its interval and n as a person reads it: ``51.2 % [48.1, 54.3] (n = 1000)``."""
+    return pl.format("{} % [{}, {}] (n = {})", *(pl.col(f"{prefix}_{c}").mul(100).round(1)
+                                               for c in ("score", low, high)), pl.col(f"{prefix}_n"))
+
+
 def proposals_table(result: RebalanceResult) -> pl.DataFrame:
     """The proposals as a person reads them: plain labels, one column per tier."""
     p = result.proposals
@@ -51,11 +56,6 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
     if v.height == 0:
         return pl.DataFrame()
 
-    def rate(prefix: str) -> pl.Expr:
-        return pl.format("{} % [{}, {}] (n = {})", *(pl.col(f"{prefix}_{c}").mul(100).round(1)
-                                                   for c in ("score", "score_low", "score_high")),
-                         pl.col(f"{prefix}_n"))
-
     weights = []
     if "after_agent" in v.columns:  # a re-tuned run: which weights each row played
         refused = pl.col("retune_kept") == "shipped" if "retune_kept" in v.columns else pl.lit(False)
@@ -68,23 +68,19 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
     return v.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
                     pl.col("metric_title").alias("Metric"), pl.col("item_title").alias("Item"),
                     pl.format("{}–{} %", pl.col("band_low").mul(100).round(2), pl.col("band_high").mul(100).round(2))
-                    .alias("Band"), rate("before").alias("Before"), rate("after").alias("After"),
+                    .alias("Band"), _rate("before", "score_low", "score_high").alias("Before"),
+                    _rate("after", "score_low", "score_high").alias("After"),
                     pl.col("after_inside").alias("Inside the band"), *status, *weights)
 
 
 def retunes_table(result: RebalanceResult) -> pl.DataFrame:
     """Per proposal and re-tuned tier: the set kept, both held-out scores (n, 95 % interval) and the weights played."""
-    r = retunes_frame(result)
+    r = result.retunes()
     if r.height == 0:
         return pl.DataFrame()
-
-    def rate(prefix: str) -> pl.Expr:
-        return pl.format("{} % [{}, {}] (n = {})", *(pl.col(f"{prefix}_{c}").mul(100).round(1)
-                                                   for c in ("score", "low", "high")), pl.col(f"{prefix}_n"))
-
     return r.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
                     pl.format("vs {}", pl.col("opponent")).alias("Held out"),
-                    rate("retuned").alias("Re-tuned weights score"), rate("shipped").alias("Shipped set score"),
+                    _rate("retuned").alias("Re-tuned weights score"), _rate("shipped").alias("Shipped set score"),
                     pl.when(pl.col("kept") == "re-tuned").then(pl.lit("the re-tuned weights (at least as good)"))
                     .otherwise(pl.lit("the set as shipped (the re-tune scored lower)")).alias("Kept"),
                     pl.col("weights").alias("Weights played"), pl.col("games").alias("Re-tune games"))

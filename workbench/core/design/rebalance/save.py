@@ -7,18 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
 from workbench.core.design.cardtable import CardTable, changed_cells, edited_cards, read_cards
 from workbench.core.design.rebalance.result import RebalanceResult
 from workbench.core.design.rebalance.space import Candidate, Dim
 from workbench.core.model import GameModel
 from workbench.core.sim.store import write_atomic
-
-
-def retunes_frame(result: RebalanceResult) -> pl.DataFrame:
-    """``retunes.csv``: :meth:`RebalanceResult.retunes` (the weights played and the acceptance behind them)."""
-    return result.retunes()
 
 
 # -- saving -------------------------------------------------------------------------------------------------
@@ -48,7 +41,7 @@ def _save(model: GameModel, table: CardTable | None, dims: Sequence[Dim], result
             write_atomic(path, lambda tmp, p=params: tmp.write_text(json.dumps(p, indent=1), encoding="utf-8"))
             files.append(path)
     for name, frame in (("proposals", result.proposals), ("verification", result.verification),
-                        ("trials", result.trials), ("retunes", retunes_frame(result))):
+                        ("trials", result.trials), ("retunes", result.retunes())):
         if frame.height:
             path = out / f"{name}.csv"
             write_atomic(path, lambda tmp, f=frame: f.write_csv(tmp))
