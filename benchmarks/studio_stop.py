@@ -104,6 +104,21 @@ def stop_one(game: str, study: str, after: float) -> tuple[str, float | None, st
     return "truthful", took, said
 
 
+def _release_pages() -> None:
+    """Free the pages walked so far, as the studio does when a page's kernel ends (one kernel a page there).
+
+    Widgets stay registered until closed, and with them each page's results: the die tower's stopped runs of
+    millions of games kept a gigabyte a page, and the memory free for later pages' runs fell until their size
+    check refused them (the duel's cards and what-if, after the die tower's pages).
+    """
+    import gc
+
+    import ipywidgets
+
+    ipywidgets.Widget.close_all()
+    gc.collect()
+
+
 def walk(after: float) -> int:
     """Every study of every game, stopped; the count that stop truthfully within the bar."""
     from workbench.core.model import game_names
@@ -114,6 +129,7 @@ def walk(after: float) -> int:
     print(f"{'game':<9} {'study':<14} {'verdict':<24} {'Stop (s)':>8}  page says")
     for game, name in every:
         verdict, took, said = stop_one(game, name, after)
+        _release_pages()
         good += verdict.startswith("truthful")
         print(f"{game:<9} {name:<14} {verdict:<24} {'' if took is None else f'{took:.2f}':>8}  {said[:80]}",
               flush=True)

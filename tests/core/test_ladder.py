@@ -214,3 +214,18 @@ def test_equal_ratings_share_a_rank_and_are_not_separated():
     assert table.get_column("separated_from_next").to_list()[1:] == [False, None]
     assert table.get_column("ahead_of_next").to_list()[1:] == ["not established", None]
     assert table.row(1, named=True)["elo"] == pytest.approx(table.row(2, named=True)["elo"])
+
+
+def test_the_ratings_count_every_game_the_ladder_hands_over():
+    """The ladder counts each seat order's games as they finish (a stopped ladder of millions of games then rates
+    them at once): the counts are those of its games, filler wins and all, in a game of three seats."""
+    from workbench.core.skill.ladder import pairing_counts, run_ladder
+
+    ladder = run_ladder("dietower", "random,highest,joker", 400, params={"players": 3}, seed=4, progress=False)
+    counts = pairing_counts(ladder.games, ladder.agents)
+    assert int(counts["filler_won"].sum()) > 0  # the third seat wins some: counted as draws of the two
+    shown = ladder.pairwise.select("agent_spec", "opponent_spec", "n", "wins", "draws", "losses", "filler_won")
+    expected = counts.rename({"agent": "agent_spec", "opponent": "opponent_spec"}).join(
+        shown.select("agent_spec", "opponent_spec"), on=["agent_spec", "opponent_spec"])
+    assert shown.sort("agent_spec", "opponent_spec").equals(expected.select(shown.columns)
+                                                           .sort("agent_spec", "opponent_spec"))

@@ -86,8 +86,16 @@ def test_the_memory_check_before_a_long_run_plays_one_batch_only(engine):
     fake = engine(0.002, 1e-6)
     estimate = stream.check_memory("toy", 200_000, [{}], None, None)
     assert fake.calls == [1, 1, 31]
-    # a fake row holds one Int64 (8 bytes); the pilot adds 64 bytes for each parameter column and 8 shared ones
-    assert estimate == 200_000 * (8 + 64 * (len(stream.get_game("toy").params) + 8))
+    # a fake row holds one Int64 (8 bytes) beside the run's shared columns, measured on the 32 games' own; a run
+    # held in memory peaks at its chunks and the frame they are joined into, each reference chunk's buffers counted
+    # twice (3 copies in all); and one chunk of 200 games plays as Python rows, 64 bytes a cell of its 13 columns
+    from workbench.core.sim.results import head_frame
+
+    toy = stream.get_game("toy")
+    params = toy.resolve_params({})
+    head = head_frame(toy, params, tuple(map(str, toy.resolve_agents(None, params))), 0, 1, stream.game_seeds(0, 1, 33))
+    assert head.width == 12 and toy.reference_chunk == 200
+    assert estimate == int(200_000 * 3 * (8 * 32 + head.estimated_size()) / 32) + 200 * 64 * 13
 
 
 def test_a_pause_during_the_game_timed_alone_is_not_read_as_the_games_speed(engine):
@@ -140,3 +148,39 @@ def test_run_pressed_while_the_size_line_measures_waits_for_that_measurement_not
     assert found == stream.Pilot(100.0, 1e-5, 32) and release.is_set()  # Run waited for the measurement
     assert calls == ["workbench-pilot"] and redrawn == [True]
     assert pilots.get("duel 40000", measure, wait=True) is found and len(calls) == 1  # known: not measured again
+
+
+# a held run of the die tower (its compiled engine: millions of games a second) and the pilot's estimate of it
+PEAK = """
+import sys
+from workbench.core.sim.runner import simulate
+from workbench.core.sim.stream import pilot
+
+def kb(key):
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith(key + ":")) * 1024
+
+games = int(sys.argv[1])
+simulate("dietower", 2000, progress=False)  # compiled (or loaded) first: a compile's memory is no game's
+estimate = pilot("dietower", timed=False).memory(games)
+open("/proc/self/clear_refs", "w").write("5")  # the peak starts again from here
+before = kb("VmRSS")
+frame = simulate("dietower", games, progress=False)
+print(kb("VmHWM") - before, estimate, frame.height)
+"""
+
+
+def test_a_run_held_in_memory_is_estimated_at_what_it_takes_not_several_times_more():
+    """Issue 39: 2,000,000 games of the die tower peak near 125 bytes a game, but were estimated at 914 (a
+    parameter column counted at 64 bytes a game): the studio refused long runs that fit.  The estimate is the
+    chunks and the frame they are joined into: never below what the run takes, and not twice more."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", PEAK, "2000000"], capture_output=True, text=True, check=True,
+                         cwd=root, env=dict(os.environ)).stdout.split()
+    peak, estimate, games = map(int, out)
+    assert games == 2_000_000
+    assert peak <= estimate < 2 * peak, (peak, estimate)

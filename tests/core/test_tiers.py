@@ -18,6 +18,7 @@ so the verdict is not settled: it moves with skill.  Labels are not compared.
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import polars as pl
 import pytest
@@ -178,3 +179,26 @@ def test_bad_settle_input_is_refused():
         settle(0.5, 10, 0.5, 0)
     with pytest.raises(InputError, match="margin"):
         settle(0.5, 10, 0.5, 10, margin=0)
+
+
+def test_a_cost_flag_moves_with_skill_only_at_the_flags_corrected_level():
+    # card b is 0.088 above its place at the weak tier (0.7 of it beyond the refitted line: +6.2 points,
+    # under-costed), on the line at the strong tier; each beyond-cost se is 0.05 / z(0.995) = 0.0194, so the
+    # change's z is about 2.26, p about 0.024: "moves" at 5 %, not at the five cards' Bonferroni 1 %
+    def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        weak = frame["tag"].unique().to_list() == ["weak"]
+        iwd = [0.1, 0.288 if weak else 0.2, 0.3, 0.4, 0.5]
+        return pl.DataFrame({"card": list("abcde"), "cost": [1, 2, 3, 4, 5], "iwd": iwd,
+                             "iwd_low": [v - 0.05 for v in iwd], "iwd_high": [v + 0.05 for v in iwd],
+                             "wr_drawn_n": [frame.height] * 5})
+
+    tiers = (Tier("weak", "greedy"), Tier("strong", "search"))
+    played = {t.label: {"cell": pl.DataFrame({"tag": [t.label] * 4})} for t in tiers}
+    b = cost_flags_by_tier(tiers, played, rates, cards=5).filter(pl.col("card") == "b").row(0, named=True)
+    assert (b["weak · verdict"], b["strong · verdict"]) == ("under-costed", "in line")
+    assert b["skill_change"] == pytest.approx(-0.7 * 0.088)
+    se = 0.05 / NormalDist().inv_cdf(0.995)
+    p = 2 * (1 - NormalDist().cdf(abs(b["skill_change"]) / (se * math.sqrt(2))))
+    assert 0.01 < p < 0.05
+    assert settle(0.7 * 0.088, 4, 0.0, 4, se_a=se, se_b=se)["status"] == "moves with skill"  # at 5 %
+    assert b["status"] == "undecided: play more"  # at 1 %: neither a change nor within the margin

@@ -59,6 +59,10 @@ class GameModel(GameCapabilities, GameRules):
     limit_reasons: tuple[str, ...] = ("turn_limit",)  # end reasons that are limits, not decisions
     agent_stream_base: int = AGENT_STREAM_BASE  # seat s's agent draws from sub-stream base + s of the game seed
     reference_chunk: int = 200  # games per chunk on the reference loop (keeps a progress bar moving)
+    # games in all of a run that cannot finish in a few seconds on this game's fastest engine: the long run of
+    # its studies (``Study.long_settings``: the Stop walk's and the Stop benchmark's); a game whose engine plays
+    # millions of games a second declares more
+    long_games: int = 2_000_000
     # display names of a parameter's choices: {param: "module:function() -> {value: name}"} (read from the data)
     choice_names: dict[str, str] = {}  # a declaration, never mutated
     # columns of the game's tables whose values are keys of a parameter with choice_names: {column: param}

@@ -52,6 +52,16 @@ PILOT_BATCH_SECONDS = 0.05  # a timed batch shorter than this doubles (a fast en
 PILOT_MAX = 1 << 16  # games the doubling batches may reach
 SMALL_RUN = 100_000  # runs of at most this many games are not measured (they fit in any memory this runs in)
 MEMORY_SHARE = 0.5  # of the memory available now that a run held in memory may use
+# A run held in memory peaks holding its finished chunks and the frame they are concatenated into: two copies of
+# the result frame.  Chunks built from Python objects (the reference engine's rows; lists of strings, such as
+# Babylon's cards played) take more than their columns' bytes, and count twice.  Measured (peak RSS of a run
+# held in memory per game, against its frame's bytes per game): compiled and flat, within two copies — the die
+# tower 125 B against 82, the duel 1,771 against 1,405, Babel 823 against 696; built from Python objects, within
+# three — rescue (reference) 310 against 111, the die tower's reference engine 172 against 82, Babylon (list
+# columns) 2,371 against 900.
+HELD_COPIES = 2.0
+OBJECT_COPIES = 3.0
+CELL_BYTES = 64  # a reference chunk's rows are Python objects before they are a frame: about this much a cell
 
 
 @dataclass(frozen=True)
@@ -88,15 +98,21 @@ def memory_limit() -> int:
 
 @dataclass(frozen=True)
 class Pilot:
-    """What a few pilot games of one setting cost: bytes a result row takes and seconds a game takes."""
+    """What a few pilot games of one setting cost: bytes a held game takes and seconds a game takes.
+
+    ``bytes_per_game`` is what a run held in memory peaks at per game (its chunks and the frame they are
+    concatenated into); ``chunk_bytes`` what one chunk takes while it is played (its rows or arrays before they
+    are a frame): bounded by the chunk's size, whatever the run's.
+    """
 
     bytes_per_game: float
     seconds_per_game: float
     games: int
+    chunk_bytes: int = 0
 
     def memory(self, games: int) -> int:
-        """Bytes ``games`` games take held in memory."""
-        return int(self.bytes_per_game * games)
+        """Bytes a run of ``games`` games held in memory peaks at."""
+        return int(self.bytes_per_game * games) + self.chunk_bytes
 
     def seconds(self, games: int, workers: int = 1) -> float:
         """Seconds ``games`` games take on ``workers`` workers (at the pilot's rate, one core a worker)."""
@@ -123,6 +139,11 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
     timed alone made a 40,000-game study of the duel (a 14-second run) look longer than ten minutes.
 
     ``timed`` false: the first chunk only (a caller that needs a row's size, not a game's time, plays no more).
+
+    Memory: a result row is the games' columns (measured on the pilot's frames) and the run's shared columns
+    (``results.head_frame``, built for the pilot's games); a held run peaks at :data:`HELD_COPIES` of that a
+    game (:data:`OBJECT_COPIES` when its chunks are built from Python objects: the reference engine, lists of
+    strings), and a chunk in play adds its own rows or arrays, whatever the run's length.
     """
     model = get_game(game)
     resolved = model.resolve_params(params or {})
@@ -155,8 +176,27 @@ def pilot(game: str | GameModel, params: dict[str, Any] | None = None, agents: A
         if not timed or long_enough or played + 1 + 2 * rest > PILOT_MAX:  # (where the next batch would end)
             break
         rest *= 2
-    per_row = max(1.0, size / max(1, played)) + 64 * (len(model.params) + 8)
-    return Pilot(per_row, per_game, played)
+    import polars as pl
+
+    from workbench.core.sim.results import head_frame
+
+    head = head_frame(model, resolved, tuple(map(str, specs)), 0, 1, game_seeds(0, 1, 1 + played))
+    row = max(1.0, (size + head.estimated_size()) / max(1, played))  # a result row as a run's frame holds it
+    chunk = max(1, model.chunk_hint(eng))
+    objects = any(_nested_strings(t, pl) for t in first.schema.values())
+    held = (OBJECT_COPIES if eng != "fast" or objects else HELD_COPIES) * row
+    # one chunk in play: a compiled engine's arrays (about its frame), the reference engine's Python rows
+    chunk_bytes = int(chunk * row) if eng == "fast" else chunk * CELL_BYTES * len(head.columns + first.columns)
+    return Pilot(held, per_game, played, chunk_bytes)
+
+
+def _nested_strings(dtype: Any, pl: Any, inside: bool = False) -> bool:
+    """Does a column of ``dtype`` hold strings (or objects) inside lists or structs, built from Python objects?"""
+    if isinstance(dtype, (pl.List, pl.Array)):
+        return _nested_strings(dtype.inner, pl, True)
+    if isinstance(dtype, pl.Struct):
+        return any(_nested_strings(f.dtype, pl, True) for f in dtype.fields)
+    return isinstance(dtype, pl.Object) or (inside and dtype == pl.String)
 
 
 def memory_refusal(games: int, estimate: int, per_game: float, limit: int | None = None) -> str | None:

@@ -298,20 +298,44 @@ def pairing_counts(frame: pl.DataFrame, agents: Sequence[str]) -> pl.DataFrame:
         return pl.DataFrame(schema={"agent": pl.String, "opponent": pl.String, "n": pl.Int64, "wins": pl.Int64,
                                     "draws": pl.Int64, "losses": pl.Int64, "filler_won": pl.Int64})
     p1, p2 = ("ladder_p1", "ladder_p2") if "ladder_p1" in frame.columns else ("agent_p1", "agent_p2")
-    seat = frame.select(pl.col(p1).alias("agent"), pl.col(p2).alias("opponent"), pl.col("winner"))
+    return _counts(frame.group_by(pl.col(p1).alias("agent"), pl.col(p2).alias("opponent"), pl.col("winner"))
+                   .agg(pl.len().cast(pl.Int64).alias("k")), agents)
+
+
+def _tally(part: pl.DataFrame, first: str, second: str) -> pl.DataFrame:
+    """The games of one seat order (``first`` in p1), counted by winner: rows agent, opponent, winner, k.
+
+    Counted as each part finishes, so the tables of a stopped ladder work on these few rows, not on its
+    millions of games (their count took seconds after Stop).  A filler's win is counted under ``p3``.
+    """
+    winner = part["winner"]
+    k: dict[str | None, int] = {w: int((winner == w).sum()) for w in ("p1", "p2", "draw")}
+    k[None] = winner.null_count()  # counted as pairing_counts counts it: a game, neither side's
+    k["p3"] = part.height - sum(k.values())
+    return pl.DataFrame({"agent": [first] * len(k), "opponent": [second] * len(k), "winner": list(k),
+                         "k": list(k.values())}, schema={"agent": pl.String, "opponent": pl.String,
+                                                         "winner": pl.String, "k": pl.Int64}).filter(pl.col("k") > 0)
+
+
+def _counts(seat: pl.DataFrame, agents: Sequence[str]) -> pl.DataFrame:
+    """:func:`pairing_counts` of games tallied per (agent in p1, opponent in p2, winner): ``k`` games each."""
+    if seat.height == 0:
+        return pairing_counts(pl.DataFrame(), agents)
     a = seat.with_columns(pl.col("winner").replace_strict({"p1": "win", "p2": "loss"}, default="other",
                                                           return_dtype=pl.String).alias("result"))
     b = seat.select(pl.col("opponent").alias("agent"), pl.col("agent").alias("opponent"),
                     pl.col("winner").replace_strict({"p2": "win", "p1": "loss"}, default="other",
                                                     return_dtype=pl.String).alias("result"),
-                    pl.col("winner"))
-    both = pl.concat([a.select("agent", "opponent", "result", "winner"), b.select("agent", "opponent", "result",
-                                                                                  "winner")])
+                    pl.col("winner"), pl.col("k"))
+    both = pl.concat([a.select("agent", "opponent", "result", "winner", "k"),
+                      b.select("agent", "opponent", "result", "winner", "k")])
     counts = both.group_by("agent", "opponent").agg(
-        pl.len().cast(pl.Int64).alias("n"), (pl.col("result") == "win").sum().cast(pl.Int64).alias("wins"),
-        (pl.col("result") == "other").sum().cast(pl.Int64).alias("draws"),
-        (pl.col("result") == "loss").sum().cast(pl.Int64).alias("losses"),
-        ((pl.col("result") == "other") & (pl.col("winner") != "draw")).sum().cast(pl.Int64).alias("filler_won"))
+        pl.col("k").sum().cast(pl.Int64).alias("n"),
+        pl.col("k").filter(pl.col("result") == "win").sum().cast(pl.Int64).alias("wins"),
+        pl.col("k").filter(pl.col("result") == "other").sum().cast(pl.Int64).alias("draws"),
+        pl.col("k").filter(pl.col("result") == "loss").sum().cast(pl.Int64).alias("losses"),
+        pl.col("k").filter((pl.col("result") == "other") & (pl.col("winner") != "draw")).sum().cast(pl.Int64)
+        .alias("filler_won"))
     order = {a: i for i, a in enumerate(agents)}
     return counts.with_columns(pl.col("agent").replace_strict(order, return_dtype=pl.Int64).alias("_i"),
                                pl.col("opponent").replace_strict(order, return_dtype=pl.Int64).alias("_j")) \
@@ -492,8 +516,11 @@ def run_ladder(game: str | GameModel, agents: str | Sequence[str], games: int, *
             on_progress(done, total)
 
     frames: list[pl.DataFrame] = []
+    tallies: list[pl.DataFrame] = []  # the games of each part counted by winner as it finishes (_tally)
     finished = 0
     started = time.perf_counter()
+    if len(pairings):  # the exact test of the pairwise table loads scipy (about a second): before any game, so a
+        binom_pvalue(1, 2)  # stopped ladder's tables never wait for it after Stop
 
     def keep(pair: list[pl.DataFrame], a: str, b: str) -> None:
         if pair:
@@ -512,10 +539,12 @@ def run_ladder(game: str | GameModel, agents: str | Sequence[str], games: int, *
                                     progress=False, on_progress=tick, should_stop=should_stop)
                     pair.append(part.with_columns(pl.lit(first).alias("ladder_p1"),
                                                   pl.lit(second).alias("ladder_p2")))
+                    tallies.append(_tally(part, first, second))
             except RunInterrupted as exc:  # the pairing under way keeps the games it finished
                 if exc.partial is not None and exc.partial.height:
                     pair.append(exc.partial.with_columns(pl.lit(first).alias("ladder_p1"),
                                                          pl.lit(second).alias("ladder_p2")))
+                    tallies.append(_tally(exc.partial, first, second))
                 keep(pair, a, b)
                 raise
             keep(pair, a, b)
@@ -526,7 +555,7 @@ def run_ladder(game: str | GameModel, agents: str | Sequence[str], games: int, *
         if bar is not None:
             bar.close()
     frame = pl.concat(frames, how="vertical") if frames else pl.DataFrame()
-    counts = pairing_counts(frame, specs)
+    counts = _counts(pl.concat(tallies, how="vertical") if tallies else pl.DataFrame(), specs)
     score, played, _ = _matrices(counts, specs)
     fit = fit_bradley_terry(score, played, specs, anchor)
     settings = {"game": model.name, "rules_version": model.rules_version, "params": resolved, "seed": seed,

@@ -182,8 +182,11 @@ STATUS_SCHEMA = {"status": pl.String, "skill_change": pl.Float64, "skill_change_
                  "skill_change_high": pl.Float64, "games needed": pl.String}
 
 
-def _status(measured: list[tuple[str, float, int, float | None]], margin: float) -> dict[str, Any]:
-    """:func:`~workbench.core.stats.rates.settle` between the two strongest tiers measured (``(tier, value, n, se)``).
+def _status(measured: list[tuple[str, float, int, float | None]], margin: float,
+            alpha: float = 0.05) -> dict[str, Any]:
+    """:func:`~workbench.core.stats.rates.settle` at ``alpha`` between the two strongest tiers measured.
+
+    Each measure is ``(tier, value, n, se)``.
 
     An item measured at fewer than two tiers is undecided: it needs games at the tiers it misses.
     """
@@ -192,7 +195,7 @@ def _status(measured: list[tuple[str, float, int, float | None]], margin: float)
         return {"status": UNDECIDED, "skill_change": None, "skill_change_low": None, "skill_change_high": None,
                 "games needed": f"measured {where}: play it at every tier"}
     (ta, va, na, sa), (tb, vb, nb, sb) = measured[-2:]
-    said = settle(va, int(na), vb, int(nb), margin, se_a=sa, se_b=sb)
+    said = settle(va, int(na), vb, int(nb), margin, se_a=sa, se_b=sb, alpha=alpha)
     if said["needed_a"] is not None:
         needed = f"{said['needed_a']:,} at {ta}, {said['needed_b']:,} at {tb}"
     else:
@@ -203,7 +206,8 @@ def _status(measured: list[tuple[str, float, int, float | None]], margin: float)
 
 def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
                   shown: Sequence[str] = ("rate", "low", "high", "n"), value: str = "rate", n: str = "n",
-                  se: str | None = None, margin: float = SETTLE_MARGIN, named: str = "score") -> pl.DataFrame:
+                  se: str | None = None, margin: float = SETTLE_MARGIN, named: str = "score",
+                  alpha: float = 0.05) -> pl.DataFrame:
     """One row per ``key``: each tier's verdict and ``shown`` columns, and its ``status`` across tiers.
 
     ``frame`` is :func:`by_tier`'s output with a ``verdict`` column.  Columns are named
@@ -214,7 +218,10 @@ def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdi
     :func:`~workbench.core.stats.rates.settle`: *settled* (they agree within ``margin``, two one-sided
     tests at 5 %), *moves with skill* (they differ, two-sided test at 5 %) or *undecided: play more*
     (``games needed`` says how many at each tier).  ``skill_change`` is the strongest tier's value minus
-    the next one's with its 95 % interval; ``tiers`` counts the tiers the item was measured at.
+    the next one's with its 95 % interval; ``tiers`` counts the tiers the item was measured at.  ``alpha``
+    (5 %) is the tests' level: a family of items flagged at a corrected level (the cards' cost flags) is
+    compared across tiers at that same level, so a change with skill is no more luck than a flag, and
+    ``skill_change``'s interval is then at ``1 - alpha``.
     """
     missing = [c for c in (*key, "tier", verdict, value, n, *([se] if se else [])) if c not in frame.columns]
     if missing:
@@ -236,7 +243,7 @@ def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdi
         if row[value] is not None and row[n]:
             measured.setdefault(tuple(row[k] for k in key), []).append(
                 (row["tier"], row[value], row[n], row[se] if se else None))
-    said = [_status(measured.get(tuple(r), []), margin) for r in out.select(*key).iter_rows()]
+    said = [_status(measured.get(tuple(r), []), margin, alpha) for r in out.select(*key).iter_rows()]
     status = pl.DataFrame(said, schema=STATUS_SCHEMA)
     counted = pl.concat_list([f"{t} · verdict" for t in tiers]).list.drop_nulls().list.len().alias("tiers")
     return pl.concat([out, status], how="horizontal").with_columns(counted)
@@ -552,7 +559,8 @@ def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.Dat
     ``<tier> · verdict``, ``<tier> · beyond_cost`` (improvement when drawn minus what cards of its cost
     do, win-rate points) with its interval, ``<tier> · wr_drawn_n`` (seat-games it was drawn in), and
     ``status`` (:func:`tier_verdicts` on the improvement beyond cost, its standard error read from the
-    Bonferroni interval).
+    Bonferroni interval, its tests at the same Bonferroni level: at 5 % each, about one card in twenty
+    would read "moves with skill" by luck, while its own flags' intervals at each tier overlap).
     """
     alpha = flag_alpha(cards)
     z = z_value(1 - alpha)
@@ -566,7 +574,7 @@ def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.Dat
         return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n", se)
 
     return tier_verdicts(by_tier(tiers, run), [key, cost], value="beyond_cost", n="wr_drawn_n", se="se",
-                         shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"))
+                         shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"), alpha=alpha)
 
 
 def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: str, games: int,
@@ -585,5 +593,6 @@ def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, int
                        f"are Bonferroni-corrected over the {table.height} cards, so a flag is not luck among many. "
                        f"{flagged.height} of {table.height} cards are flagged at some tier; the others are in line "
                        "at every tier and not listed. Each flag's improvement beyond its cost is "
-                       f"{STATUS_TEXT}.\n\n" + summary)
+                       f"{STATUS_TEXT}; for the cards each test is at the flags' corrected level "
+                       f"({100 * flag_alpha(table.height):.2g} % over {table.height} cards), not 5 %.\n\n" + summary)
     rep.table(name, flagged.sort(["status", key]))

@@ -29,6 +29,7 @@ written by ``core/present/report.py``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Sequence
@@ -47,7 +48,7 @@ from workbench.core.sim.stopping import watching
 from workbench.core.stats import metrics
 
 Progress = Callable[[int, int], None]
-LONG_GAMES = 2_000_000  # games in all of a long run (the stop walk's): no study plays them in a few seconds
+LONG_GAMES = GameModel.long_games  # games in all of a long run (the stop walk's), unless the game declares more
 
 
 class _Watch:
@@ -122,7 +123,9 @@ class Study:
     refuses a combination of valid fields the study cannot run (a :class:`SettingError` naming the
     field, in the study's words): part of :meth:`validate`, the one validator.  ``long_run`` are
     settings of a run that takes long (the stop walk's and the stop benchmark's; default: the most
-    games its ``games`` setting allows, :meth:`long_settings`).  ``held(settings, params)``: the games a run holds
+    games its ``games`` setting allows, up to ``long_games`` in all, :meth:`long_settings`); ``long_games`` is the
+    game's own fact (``GameModel.long_games``: a fast engine needs more games to run long), set on every study
+    of a game by :func:`studies`.  ``held(settings, params)``: the games a run holds
     in memory at its peak, when fewer than it plays (a search that reduces each value's games to counts); the
     studio's memory check uses it (:meth:`games_held`).
     """
@@ -139,6 +142,7 @@ class Study:
     check: Callable[[GameModel, dict[str, Any], dict[str, Any]], None] | None = None
     long_run: dict[str, Any] | None = None
     held: Callable[[dict[str, Any], dict[str, Any]], int] | None = None
+    long_games: int = LONG_GAMES
 
     def games_in_all(self, settings: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> int | None:
         """Games a run of ``settings`` plays in all, before it runs (None: the study does not declare its size)."""
@@ -156,23 +160,25 @@ class Study:
         """Settings of a run that cannot finish in a few seconds (None: the study declares none).
 
         The declared ``long_run``, else its ``games`` setting raised so the run plays about
-        :data:`LONG_GAMES` games in all (by its declared size; a study of unknown size that many per
-        cell): long on any engine, yet a size a page accepts and plans at once.
+        ``long_games`` games in all (the game's ``GameModel.long_games``, :data:`LONG_GAMES` unless it
+        declares more; by the study's declared size; a study of unknown size that many per cell): long on
+        the game's fastest engine, yet a size a page accepts and plans at once.
         """
         if self.long_run is not None:
             return dict(self.long_run)
         games = next((p for p in self.settings if p.name == "games"), None)
         if games is None or games.high is None:
             return None
-        per = LONG_GAMES
+        long = int(self.long_games)
+        per = long
         if self.size is not None:
             try:
-                per = LONG_GAMES * 1000 // max(1, self.games_in_all({"games": 1000}))
+                per = long * 1000 // max(1, self.games_in_all({"games": 1000}))
             except InputError:
                 pass
         low = int(games.low) if games.low is not None else 1
         per = per // 10 * 10 if per >= 10 else per  # a round number (a ladder plays an even number per pairing)
-        return {"games": int(max(low, min(games.high, per, LONG_GAMES)))}
+        return {"games": int(max(low, min(games.high, per, long)))}
 
     def resolve(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """Every setting validated, defaults filled in; an unknown one is an :class:`InputError`."""
@@ -331,7 +337,10 @@ def play_grid(model: str | GameModel, grid: dict[str, Any] | None, games: int, *
         done = sum(f.height for f in played.values())
         if g + 1 < len(groups) and should_stop is not None and should_stop():
             raise interrupted()
-        feed.offer(lambda: table_of(finished()), done)
+        try:
+            feed.offer(lambda: table_of(finished()), done)
+        except KeyboardInterrupt:  # Stop pressed while the partial tables were made: the cells finished
+            raise interrupted() from None
     return finished()
 
 
@@ -380,7 +389,11 @@ def play_games(model: str | GameModel, games: int, *, params: dict[str, Any] | N
         if start < games and should_stop is not None and should_stop():
             kept = pl.concat(frames, how="vertical")
             raise RunInterrupted(kept, kept.height, games)
-        feed.offer(lambda: table_of(pl.concat(frames, how="vertical")), start)
+        try:
+            feed.offer(lambda: table_of(pl.concat(frames, how="vertical")), start)
+        except KeyboardInterrupt:  # Stop pressed while the partial tables were made: the games finished
+            kept = pl.concat(frames, how="vertical")
+            raise RunInterrupted(kept, kept.height, games) from None
         rate = start / max(1e-9, time.monotonic() - began)
         size = max(first, min(2 * size, int(rate * wave_seconds)))
     return pl.concat(frames, how="vertical")
@@ -532,7 +545,7 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
                              size=lambda settings, _params: settings["games"] * settings["evaluations"],
                              held=lambda settings, _params: settings["games"],  # one value's games at a time
                              # a search may end after its two ends (no sign change): those alone make the long run
-                             long_run={"games": LONG_GAMES // 2}))
+                             long_run={"games": model.long_games // 2}))
     from workbench.core.design.cardplay import dead_cards_study  # these modules never import study.py
     from workbench.core.design.readings import readings_study
     from workbench.core.skill.ladder import study_declaration
@@ -542,7 +555,7 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
     studies.append(Study(**study_declaration(model)))
     studies += [Study(**found) for found in (skill_study(model), verdicts_study(model), dead_cards_study(model),
                                              readings_study(model)) if found is not None]
-    return tuple(studies)
+    return tuple(dataclasses.replace(s, long_games=int(model.long_games)) for s in studies)  # the game's long run
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -553,11 +566,31 @@ def _as_tuple(value: Any) -> tuple:
 
 
 def studies(game: str | GameModel) -> tuple[Study, ...]:
-    """Core's generic studies, then the game's own (a game's study may replace a generic one by name)."""
+    """Core's generic studies, then the game's own (a game's study may replace a generic one by name).
+
+    Each carries the game's ``long_games`` (its long run's size, :meth:`Study.long_settings`).
+    """
     model = get_game(game)
     own = _as_tuple(model.studies)
     names = {s.name for s in own}
-    return tuple(s for s in generic_studies(model) if s.name not in names) + own
+    return tuple(s for s in generic_studies(model) if s.name not in names) + \
+        tuple(_with_long_games(s, int(model.long_games)) for s in own)
+
+
+_BOUND: dict[tuple[int, int], tuple[Study, Study]] = {}  # (id of a declared study, long_games) → (it, its copy)
+
+
+def _with_long_games(study: Any, long_games: int) -> Any:
+    """``study`` carrying the game's ``long_games``: itself when it already does, else one copy for good.
+
+    A game's declared study is then the same object at every call, as a lesson naming it expects.
+    """
+    if not isinstance(study, Study) or study.long_games == long_games:
+        return study
+    key = (id(study), long_games)
+    if key not in _BOUND or _BOUND[key][0] is not study:
+        _BOUND[key] = (study, dataclasses.replace(study, long_games=long_games))
+    return _BOUND[key][1]
 
 
 def get_study(game: str | GameModel, name: str) -> Study:

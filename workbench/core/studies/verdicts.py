@@ -62,7 +62,8 @@ class Source:
     ``card_games`` for the slow reference loop of dead cards); ``player`` plays a cell (default:
     ``core.skill.tiers.play_cell``; a list value pools every value); ``shown`` keeps only the rows whose
     label is one of these at some tier (the cards flagged, not every card in line); ``value`` is
-    ``"score"`` (shown as a percentage) or ``"points"``.
+    ``"score"`` (shown as a percentage) or ``"points"``; ``alpha`` the level of the tests that say
+    whether a verdict settled or moved (5 %; a family flagged at a corrected level is tested at it).
     """
 
     name: str
@@ -72,6 +73,7 @@ class Source:
     player: Player | None = None
     shown: tuple[str, ...] = ()
     value: str = "score"
+    alpha: float = 0.05
 
 
 def first_seat_source(cells: Sequence[tuple[str, dict[str, Any]]], name: str = "first seat",
@@ -114,7 +116,7 @@ def cost_flag_source(cells: Sequence[tuple[str, dict[str, Any]]], rates: Callabl
                             (pl.col("iwd_high") - pl.col("expected")).alias("high"), pl.col("verdict").alias("label"),
                             ((pl.col("iwd_high") - pl.col("iwd_low")) / (2 * z)).alias("se"))
 
-    return Source("card cost flags", tuple(cells), measure, shown=(UNDER, OVER), value="points")
+    return Source("card cost flags", tuple(cells), measure, shown=(UNDER, OVER), value="points", alpha=alpha)
 
 
 def dead_card_source(model: GameModel, params: dict[str, Any]) -> Source:
@@ -208,7 +210,8 @@ def _table(tiers: Sequence[Tier], sources: Sequence[Source], long: pl.DataFrame 
         mine = mine.with_columns(pl.col("se").fill_null(float("nan")))
         se = None if mine["se"].is_nan().all() else "se"
         wide = tier_verdicts(mine.with_columns(pl.col("se").fill_nan(None)), ["source", "key", "verdict"],
-                             verdict="label", shown=("rate", "low", "high", "n"), se=se, named="value")
+                             verdict="label", shown=("rate", "low", "high", "n"), se=se, named="value",
+                             alpha=source.alpha)
         if source.shown:
             labels = [f"{t.label} · verdict" for t in tiers if f"{t.label} · verdict" in wide.columns]
             wide = wide.filter(pl.any_horizontal(pl.col(c).is_in(list(source.shown)) for c in labels))
@@ -322,4 +325,5 @@ def verdicts_study(model: GameModel) -> dict[str, Any] | None:
                                optional=True)),
             "help": "Every balance verdict the game gives (first seat, pairings, decks against the field, "
                     "battlefields, start hands, card cost flags, dead cards) at each declared tier, with n and "
-                    f"interval, and its status: {STATUS_TEXT}."}
+                    f"interval, and its status: {STATUS_TEXT} (a card's cost flag at the flags' Bonferroni-corrected "
+                    "level over the cards, as the flags themselves)."}

@@ -52,6 +52,7 @@ class DieTowerModel(GameModel):
     limit_reasons = ()
     agent_stream_base = 0  # seat i's agent draws from sub-stream i (the game draws nothing itself)
     reference_chunk = 2_000
+    long_games = 40_000_000  # the compiled engine plays 4-10 million random games a second: 2,000,000 take 0.2-0.5 s
     simultaneous = True
     studies = "workbench.games.dietower.studies:STUDIES"
     report = "workbench.games.dietower.report:build_report"

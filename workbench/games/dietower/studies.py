@@ -145,7 +145,11 @@ STUDIES = (
     ), help="Exact probabilities as fractions, and the simulated rates with their 95 % intervals.",
           game_params=False, check=_reduced_check,
           size=lambda settings, _params: settings["games"] * max(0, settings["largest_suit"]
-                                                                 - settings["smallest_suit"] + 1)),
+                                                                 - settings["smallest_suit"] + 1),
+          held=lambda settings, _params: settings["games"],  # one suit size's games at a time
+          # reduced decks play short games (a suit of 2: three rounds), over 10 million a second: the game's
+          # long_games (40,000,000 in all) took 2-4 s, so the long run plays more, one suit size held at a time
+          long_run={"games": 20_000_000}),
     Study("equilibrium", "Equilibrium play (two players) and what the heuristics lose", _equilibrium, (
         Param("suit_size", 4, int, "suit size (the solve grows fast: 6 takes about a minute)", 2, 6), _FACES,
     ), _equilibrium_charts, "Backward induction with one linear program per state.", game_params=False,
@@ -166,5 +170,6 @@ STUDIES = (
     ), help="Six-win, win and draw rates (Wilson intervals) and mean scores and streaks (normal intervals); the "
        "game parameters set the deck and the die.", check=_full_deck_check,
           size=lambda settings, _params: settings["games"] * len([x for x in settings["players"].split(",")
-                                                                  if x.strip()])),
+                                                                  if x.strip()]),
+          held=lambda settings, _params: settings["games"]),  # one number of players' games at a time
 )

@@ -327,8 +327,7 @@ def _new_game(s, tab, first, rng):
     s[H_ACTIVE] = first
     s[H_FIRST] = first
     s[H_ENTERING] = NO_TARGET
-    s[H_PKIND] = MULLIGAN
-    s[H_PSEAT] = first
+    _pend(s, MULLIGAN, first, 0, 0, 0, 0, 0)  # the first seat's mulligan (the header's other fields are zero)
 
 
 @nb.njit(**_JIT)
