@@ -133,6 +133,39 @@ def test_a_page_gone_between_two_reaper_ticks_is_reaped_after_reap_after_not_the
     assert asyncio.run(manager.reap(now=gone + 11)) == ["late"] and 11 < NEVER_CONNECTED
 
 
+def test_a_page_closed_while_it_loaded_frees_its_kernel_after_reap_after_not_the_loading_grace(monkeypatch):
+    """A window closed while its page loaded sends no beacon and never connects; its page's request breaks off
+    before the page is all sent (the page handler's ``on_connection_close``): the kernel goes ``reap_after`` s later,
+    as a page gone, not after the NEVER_CONNECTED grace of a page still loading (a loaded machine's 30-page test saw
+    a closed page's kernel live past 60 s).  A page still loading keeps the grace."""
+    import time
+
+    from workbench.app.serve import NEVER_CONNECTED
+
+    kernels = {"closed": 0, "loading": 0, "open": 0}
+    manager, ended = _reaper(monkeypatch, kernels)
+    start = time.monotonic()
+    assert asyncio.run(manager.reap(now=start)) == []  # every kernel handed to a page, none connected yet
+    manager.notify_connect("open")
+    kernels["open"] = 1
+    manager.page_left("open")  # a connected page's request ending changes nothing: its socket says it is there
+    manager.page_left("closed")  # its browser went away mid-page
+    left = time.monotonic()
+    assert asyncio.run(manager.reap(now=left + 9)) == []
+    assert asyncio.run(manager.reap(now=left + 11)) == ["closed"]
+    assert asyncio.run(manager.reap(now=start + NEVER_CONNECTED - 1)) == []  # still loading: the grace
+    assert asyncio.run(manager.reap(now=start + NEVER_CONNECTED + 1)) == ["loading"]
+    assert ended == ["closed", "loading"] and set(kernels) == {"open"}
+
+
+def test_the_page_handler_finds_its_kernel_in_the_config_it_streams():
+    from workbench.app.serve import KERNEL_IN_PAGE
+
+    html = ('<script id="jupyter-config-data" type="application/json">{"baseUrl": "/", '
+            '"kernelId": "2f1c9a4e-7b1d-4c55-9a0e-3d2b8c7f6a10", "notebookPath": "studio.ipynb"}</script>')
+    assert KERNEL_IN_PAGE.search(html)[1] == "2f1c9a4e-7b1d-4c55-9a0e-3d2b8c7f6a10"
+
+
 # -- one compute pool, shared in fair turns ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def pool():

@@ -18,7 +18,8 @@ browser went away without a word (a closed window, a killed browser, a lost netw
 within 30 s: the server pings every page's websocket (every :data:`PING_EVERY` s; one silent for
 :data:`PING_TIMEOUT` s is closed, so a lost network counts as gone), and a reaper ends a kernel that
 had no page connected for ``--reap-after`` seconds (default :data:`REAP_AFTER`; a kernel whose page
-never connected waits :data:`NEVER_CONNECTED` s, a page still loading under load).  Pre-heated kernels
+never connected waits :data:`NEVER_CONNECTED` s, a page still loading under load — unless the page's request
+broke off before it was all sent, a window closed while it loaded: that page is gone).  Pre-heated kernels
 waiting for a page are never reaped; ``--cull-idle`` (default :data:`CULL_IDLE`) stays as a last net.
 
 At most ``--max-pages`` pages hold a kernel at once: one more gets a short page saying the studio is
@@ -45,6 +46,7 @@ import argparse
 import asyncio
 import atexit
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -66,6 +68,7 @@ DEFAULT_PORT = 8866
 CULL_IDLE = 600  # seconds without a connection and without activity before a kernel is ended (a last net)
 REAP_AFTER = 10  # seconds a kernel whose page was connected may go without one before it is ended
 NEVER_CONNECTED = 120  # seconds a kernel handed to a page may wait for the page to connect (a page loading under load)
+KERNEL_IN_PAGE = re.compile(r'"kernelId":\s*"([0-9a-fA-F-]{8,64})"')  # the kernel's id in a page's config data
 PING_EVERY, PING_TIMEOUT = 4, 10  # seconds between the server's websocket pings; silence that closes a page's socket
 PAGE_BYTES = 500 * 2**20  # one page's kernel: about 300 MB its own (PSS) after a run, 610 MB RSS (see the module)
 RESERVE = 4 * 2**30  # the server, the compute pool's workers and the system
@@ -131,6 +134,8 @@ def full_page(open_pages: int, cap: int) -> str:
 
 def studio_voila(max_pages: int) -> type:
     """Voilà with the studio's page handler (:class:`StudioPage`: sets the _xsrf cookie, caps the open pages)."""
+    import tornado.iostream
+    import tornado.web
     from voila.app import Voila
     from voila.tornado.handler import TornadoVoilaHandler
 
@@ -141,6 +146,7 @@ def studio_voila(max_pages: int) -> type:
             await super().prepare()
             self.xsrf_token  # noqa: B018 - reading it sets the _xsrf cookie: the page's shutdown beacon is accepted
 
+        @tornado.web.authenticated
         async def get(self, path: str | None = None) -> None:
             manager = self.kernel_manager
             pooled = manager.get_pool_size(self.notebook_path) if hasattr(manager, "get_pool_size") else 0
@@ -152,7 +158,27 @@ def studio_voila(max_pages: int) -> type:
                 self.set_header("Cache-Control", "no-store")
                 self.finish(full_page(open_pages, max_pages))
                 return
-            await super().get(path)
+            # Voilà's page, streamed as its cells render (TornadoVoilaHandler.get); the kernel it was handed is
+            # read from the page's config as it streams, so a browser that goes away before the page is all sent
+            # (a window closed while it loaded: no beacon, no socket ever) is told to the reaper at once
+            try:
+                async for html in self.get_generator(path=path):
+                    if self._kernel_id is None and (found := KERNEL_IN_PAGE.search(html)):
+                        self._kernel_id = found[1]
+                    self.write(html)
+                    await self.flush()  # a browser gone mid-page ends the stream here (StreamClosedError)
+            except tornado.iostream.StreamClosedError:
+                self.on_connection_close()
+
+        _kernel_id: str | None = None
+
+        def on_connection_close(self) -> None:
+            """The browser closed the page's request before it was all sent: its kernel's page is gone."""
+            super().on_connection_close()
+            manager = self.kernel_manager
+            if self._kernel_id is not None and hasattr(manager, "page_left"):
+                self.log.info("studio: a page closed while it loaded (kernel %s)", self._kernel_id)
+                manager.page_left(self._kernel_id)
 
     class StudioVoila(Voila):
         def init_handlers(self) -> list:
@@ -170,8 +196,10 @@ def studio_kernels() -> type:
 
     Every ``reap_every`` seconds it reads each kernel's websocket connections (the server counts
     them); a kernel handed to a page that has had none for ``reap_after`` seconds since its page was
-    last connected (``never_connected`` when its page never connected) is shut down.  Kernels in
-    Voilà's pre-heated pool have no page yet and are skipped.
+    last connected (or since its page's request broke off before the page was all sent,
+    :meth:`page_left`) is shut down; one whose page never connected, after ``never_connected``
+    seconds (a page still loading under load).  Kernels in Voilà's pre-heated pool have no page yet
+    and are skipped.
     """
     if _KERNELS:
         return _KERNELS[0]
@@ -206,6 +234,14 @@ def studio_kernels() -> type:
             """A page's socket closed: the time it went counts from now, not from the reaper's last tick."""
             super().notify_disconnect(kernel_id)
             self._seen[kernel_id] = [time.monotonic(), True]
+
+        def page_left(self, kernel_id: str) -> None:
+            """The browser of the page handed ``kernel_id`` went away while the page loaded.
+
+            A page gone, as a closed socket is (``reap_after`` from now), not one still loading (``never_connected``).
+            """
+            if self._kernel_connections.get(kernel_id, 0) == 0:
+                self._seen[kernel_id] = [time.monotonic(), True]
 
         def pooled(self) -> set[str]:
             """Kernels waiting pre-heated in Voilà's pool: no page holds them."""

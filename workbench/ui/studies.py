@@ -181,6 +181,7 @@ class StudyPanel:
         self.help.value = f'<div class="wb-help">{html.escape(study.help)}</div>' if study.help else ""
         self.settings = Form(study.settings, settings, kind="setting")
         self.settings_box.children = [self.settings.widget] if study.settings else [w.HTML("<i>none</i>")]
+        self.settings_box.children[0].add_class(f"wb-form-of-{study.name}")  # whose form this is (a page's script)
         self.settings.on_check(self._form_changed)
         if study.game_params:
             own = {p.name for p in study.settings}
@@ -195,6 +196,7 @@ class StudyPanel:
             self.params = None
             self.params_box.children = []
         self.note.value = ""
+        self.job.reset()  # the last run's status line ("stopped · n of N") described another study's form
         self._study_check()  # settings given with the page (a link) are checked by the study's validator at once
         self._show_size(measure=False)  # a page being built plays no pilot games (its first edit or Run measures)
 
