@@ -158,6 +158,24 @@ def test_a_page_closed_while_it_loaded_frees_its_kernel_after_reap_after_not_the
     assert ended == ["closed", "loading"] and set(kernels) == {"open"}
 
 
+def test_a_kernel_being_shut_down_is_listed_as_ending_until_its_shutdown_is_done(monkeypatch):
+    """The page cap counts ``list_kernel_ids()`` less the kernels ending: a kernel stays listed until its shutdown
+    is done, and a page opened meanwhile was refused as "studio full" with every page gone (seen on a fresh clone)."""
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    from workbench.app.serve import studio_kernels
+
+    manager = studio_kernels()(reap_after=10)
+    during: list[set[str]] = []
+
+    async def slow_shutdown(self, kernel_id, *args, **kwargs):
+        during.append(set(manager.ending))
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "shutdown_kernel", slow_shutdown)
+    asyncio.run(manager.shutdown_kernel("k1", now=True))
+    assert during == [{"k1"}] and manager.ending == set()
+
+
 def test_the_page_handler_finds_its_kernel_in_the_config_it_streams():
     from workbench.app.serve import KERNEL_IN_PAGE
 

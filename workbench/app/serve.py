@@ -150,7 +150,9 @@ def studio_voila(max_pages: int) -> type:
         async def get(self, path: str | None = None) -> None:
             manager = self.kernel_manager
             pooled = manager.get_pool_size(self.notebook_path) if hasattr(manager, "get_pool_size") else 0
-            open_pages = max(0, len(manager.list_kernel_ids()) - pooled)
+            # a kernel being shut down (its page closed or reaped) holds no page: its place is free at once
+            ending = getattr(manager, "ending", set())
+            open_pages = max(0, len(set(manager.list_kernel_ids()) - ending) - pooled)
             if open_pages >= max_pages:
                 self.log.warning("studio full: %d pages hold a kernel (cap %d); page refused", open_pages, max_pages)
                 self.set_status(503)
@@ -216,6 +218,7 @@ def studio_kernels() -> type:
             super().__init__(**kwargs)
             self._seen: dict[str, list] = {}  # kernel id -> [last time a page was connected (or handed it), ever]
             self._reaper: PeriodicCallback | None = None
+            self.ending: set[str] = set()  # kernels whose shutdown is under way
 
         async def start_kernel(self, *args: object, **kwargs: object) -> str:
             kernel_id = await super().start_kernel(*args, **kwargs)
@@ -234,6 +237,18 @@ def studio_kernels() -> type:
             """A page's socket closed: the time it went counts from now, not from the reaper's last tick."""
             super().notify_disconnect(kernel_id)
             self._seen[kernel_id] = [time.monotonic(), True]
+
+        async def shutdown_kernel(self, kernel_id: str, *args: object, **kwargs: object) -> object:
+            """Jupyter's shutdown; while it runs the kernel is listed in :attr:`ending` (its page's place is free).
+
+            The kernel stays in the manager's list until its shutdown is done, after its process has ended:
+            a page opened then was refused as "studio full" although every page had gone.
+            """
+            self.ending.add(kernel_id)
+            try:
+                return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+            finally:
+                self.ending.discard(kernel_id)
 
         def page_left(self, kernel_id: str) -> None:
             """The browser of the page handed ``kernel_id`` went away while the page loaded.
