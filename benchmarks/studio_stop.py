@@ -69,7 +69,7 @@ def stop_one(game: str, study: str, after: float) -> tuple[str, float | None, st
     from workbench.ui.studies import StudyPanel
 
     page = StudyPanel(game, study, workspace=Workspace(Path(tempfile.mkdtemp())))
-    long = page.study.long_settings()
+    long = page.study.long_settings(page.model)
     if long:
         page.set(**long)
     page.run()
@@ -119,12 +119,21 @@ def _release_pages() -> None:
     gc.collect()
 
 
-def walk(after: float) -> int:
-    """Every study of every game, stopped; the count that stop truthfully within the bar."""
+def walk(after: float, only: str = "", repeat: int = 1) -> int:
+    """Every study of every game (``only``: those of ``GAME:STUDY,...``), stopped ``repeat`` times each; the count
+    of stops that were truthful within the bar."""
     from workbench.core.model import game_names
     from workbench.core.studies.study import studies
 
     every = [(g, s.name) for g in game_names() for s in studies(g)]
+    if only:
+        wanted = {tuple(case.split(":", 1)) for case in only.split(",")}
+        unknown = wanted - set(every)
+        if unknown:
+            raise SystemExit(f"--only: no study {', '.join(':'.join(u) for u in sorted(unknown))}; "
+                             f"allowed: GAME:STUDY of {', '.join(game_names())}")
+        every = [case for case in every if case in wanted]
+    every = [case for case in every for _ in range(repeat)]
     good = 0
     print(f"{'game':<9} {'study':<14} {'verdict':<24} {'Stop (s)':>8}  page says")
     for game, name in every:
@@ -143,9 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", default=CASES, help=f"GAME:STUDY:GAMES,... (default {CASES})")
     parser.add_argument("--all", action="store_true", help="walk every study of every game (issue 39)")
     parser.add_argument("--after", type=float, default=2.0, help="seconds from Run to Stop in --all (default 2)")
+    parser.add_argument("--only", default="", help="with --all: only these studies, GAME:STUDY,... (duel:verdicts)")
+    parser.add_argument("--repeat", type=int, default=1, help="with --all: stop each study this many times")
     args = parser.parse_args(argv)
     if args.all:
-        return walk(args.after)
+        return walk(args.after, args.only, max(1, args.repeat))
     missed = []
     print(f"{'game':<8} {'study':<14} {'Stop (s)':>9} {'longest gap (s)':>16} {'games done':>22}")
     for case in args.cases.split(","):

@@ -162,6 +162,33 @@ def shot(page: Any, name: str) -> Path:
     return path
 
 
+def explain(page: Any, recorder: Recorder, server: StudioServer, where: str) -> str:
+    """What a page and its server showed when a wait ran out: the status, note and size lines, the page's console
+    errors, the server's kernels and the end of its log — so a failure on CI says why, not only that it waited."""
+    def text(selector: str) -> str:
+        try:
+            found = page.locator(selector).first
+            if not found.count():
+                return "(none)"
+            return f"{found.inner_html(timeout=5_000)[:400]}"
+        except Exception as exc:  # noqa: BLE001 - a page that no longer answers is itself the finding
+            return f"(unreadable: {type(exc).__name__})"
+
+    def state(selector: str) -> str:
+        try:
+            found = page.locator(selector).first
+            return ("disabled" if found.is_disabled(timeout=5_000) else "enabled") if found.count() else "(none)"
+        except Exception as exc:  # noqa: BLE001
+            return f"(unreadable: {type(exc).__name__})"
+
+    log = server.log.read_text(errors="replace") if server.log is not None and server.log.exists() else ""
+    lines = [line for line in log.splitlines() if "studio" in line or "Kernel" in line or "rror" in line]
+    return (f"{where}\n  status: {text('.wb-status')}\n  note: {text('.wb-note')}\n  size: {text('.wb-size')}\n"
+            f"  run button: {state('.wb-run:visible')}, stop button: {state('.wb-stop:visible')}\n"
+            f"  console errors: {recorder.errors()[-8:]}\n  kernels alive: {kernels(server)}\n"
+            "  server log:\n    " + "\n    ".join(lines[-25:]))
+
+
 def kernels(server: StudioServer) -> list[int]:
     """The server's kernel processes (its children running ipykernel), from /proc."""
     found = []
@@ -207,10 +234,11 @@ class KillableBrowser:
 
     def start(self, timeout: float = 120) -> str:
         """Start it; its CDP address."""
-        self.proc = subprocess.Popen([self.executable, "--headless", "--no-sandbox", "--remote-debugging-port=0",
-                                      f"--user-data-dir={self.profile}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                                     text=True)
+        log = Path(self.profile) / "stderr.log"  # a file, not a pipe: nobody reads a pipe while it runs (a full
+        with open(log, "w") as err:  # one would block the browser) and a pipe left open warns at exit
+            self.proc = subprocess.Popen([self.executable, "--headless", "--no-sandbox", "--remote-debugging-port=0",
+                                          f"--user-data-dir={self.profile}", "about:blank"],
+                                         stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
         ends = time.monotonic() + timeout
         port_file = Path(self.profile) / "DevToolsActivePort"
         while time.monotonic() < ends:
@@ -218,7 +246,7 @@ class KillableBrowser:
                 port = port_file.read_text().split()[0]
                 return f"http://127.0.0.1:{port}"
             if self.proc.poll() is not None:
-                raise RuntimeError(f"chromium stopped: {self.proc.stderr.read()[-2000:]}")
+                raise RuntimeError(f"chromium stopped: {log.read_text(errors='replace')[-2000:]}")
             time.sleep(0.05)
         raise RuntimeError("chromium gave no debugging port")
 

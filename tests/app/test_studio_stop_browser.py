@@ -12,7 +12,8 @@ its field before Run, in the study's words.
 from __future__ import annotations
 
 import pytest
-from studio_driver import Recorder, shot, studio_session
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from studio_driver import Recorder, explain, shot, studio_session
 
 from workbench.core.model import game_names
 from workbench.core.studies.study import studies
@@ -97,8 +98,11 @@ def test_every_study_stops_in_the_studio_saying_stopped_with_the_count_and_showi
     every = studies(game)
     page, recorder = _open(studio, f"?game={game}&study={every[0].name}")
     for study in every:
-        _pick(page, study.name)
-        _stop_one(page, game, study.name, study.long_settings())
+        try:
+            _pick(page, study.name)
+            _stop_one(page, game, study.name, study.long_settings(game))
+        except PlaywrightTimeout as exc:  # say what the page and its server showed, not only that it waited
+            raise AssertionError(explain(page, recorder, studio[0], f"{game} {study.name}: {exc}")) from exc
         assert page.locator(".wb-status [data-state=error]").count() == 0, f"{game} {study.name}"
     shot(page, f"39-stopped-{game}-{every[-1].name}")
     assert not recorder.foreign() and not recorder.errors(), (recorder.foreign(), recorder.errors())

@@ -630,7 +630,7 @@ def test_a_balance_search_is_judged_by_the_games_it_holds_not_all_it_plays(tmp_p
     games.  Its long run (the Stop walk's, 2 values of 1,000,000 games at least, 8,000,000 at most) was refused
     by the studio as 28.9 GB; it fits, and the time still counts every game it may play."""
     page = StudyPanel("duel", "balance", workspace=Workspace(tmp_path))
-    long = get_study("duel", "balance").long_settings()
+    long = get_study("duel", "balance").long_settings("duel")
     page.set(**long)
     found = page.estimate(wait=True)
     assert found["games"] == 8_000_000 and found["refused"] is None

@@ -74,7 +74,7 @@ def test_the_balance_study_of_a_simultaneous_game_runs_with_its_default_seat(tmp
 
 def test_a_run_of_unknown_size_waits_for_a_second_press(tmp_path):
     unknown = next(s for g in game_names() for s in studies(g)
-                   if s.size is None and s.long_settings() is not None and s.name == "endings")
+                   if s.size is None and s.long_settings(g) is not None and s.name == "endings")
     page = StudyPanel("babel", unknown.name, workspace=Workspace(tmp_path))
     page.set(games=10)
     page.run()

@@ -172,3 +172,43 @@ def test_flag_alpha_keeps_the_family_at_five_percent():
     assert cardstats.flag_alpha(102) == pytest.approx(0.05 / 102)
     with pytest.raises(InputError, match="at least one card"):
         cardstats.flag_alpha(0)
+
+
+def _plain_counts(frame: pl.DataFrame, by: str | None) -> dict:
+    """Seat-games that drew / played each card (and won), counted one seat-game at a time: the reference."""
+    counts: dict = {}
+    for row in frame.iter_rows(named=True):
+        for seat in ("p1", "p2"):
+            won = row["winner"] == seat
+            for kind in ("drawn", "played"):
+                for card in set(row[f"{kind}_{seat}"]):
+                    n, k = counts.get((row[by] if by else None, card, kind), (0, 0))
+                    counts[(row[by] if by else None, card, kind)] = (n + 1, k + won)
+    return counts
+
+
+@pytest.mark.parametrize("by", [None, "table"])
+def test_integer_card_ids_are_counted_once_a_seat_game_across_blocks(monkeypatch, by):
+    """Many seat-games in blocks of 7 (the count is made a block at a time), repeated cards, empty hands, groups."""
+    import random
+
+    monkeypatch.setattr(cardstats, "BLOCK", 7)
+    rng = random.Random(5)
+    games = 60
+    hands = {f"{kind}_{seat}": [[rng.choice([3, 5, 8, 13]) for _ in range(rng.randrange(0, 5))] for _ in range(games)]
+             for kind in ("drawn", "played") for seat in ("p1", "p2")}
+    frame = pl.DataFrame({"winner": [rng.choice(["p1", "p2", "draw"]) for _ in range(games)], **hands,
+                          "table": [rng.choice(["a", "b", "c"]) for _ in range(games)]},
+                         schema_overrides={c: pl.List(pl.Int64) for c in hands})
+    cards = pl.DataFrame({"id": [3, 5, 8, 13, 21], "name": ["three", "five", "eight", "thirteen", "unseen"]})
+    rates = cardstats.card_rates(frame, cards, by=[by] if by else [])
+    plain = _plain_counts(frame, by)
+    for row in rates.iter_rows(named=True):
+        group = row[by] if by else None
+        for kind, rate in (("drawn", "wr_drawn"), ("played", "wr_played")):
+            n, k = plain.get((group, row["id"], kind), (0, 0))
+            assert row[f"{rate}_n"] == n, (group, row["id"], kind)
+            assert (row[rate] is None if n == 0 else row[rate] == pytest.approx(k / n)), (group, row["id"], kind)
+    assert rates.filter(pl.col("id") == 21).get_column("wr_drawn_n").to_list() == [0] * (3 if by else 1)
+    with pytest.raises(InputError, match=r"cards the card table lacks: ids \[8\]"):
+        cardstats.card_rates(frame, cards.filter(pl.col("id") != 8))

@@ -44,7 +44,7 @@ def _shown(partial: object) -> int:
 @pytest.mark.parametrize(("game", "name"), _every_study())
 def test_every_study_stops_truthfully_keeping_what_finished(game, name):
     study = get_study(game, name)
-    long = study.long_settings()
+    long = study.long_settings(game)
     reports: list[tuple[int, int]] = []
     pressed: list[float] = []
     started = time.monotonic()
@@ -81,7 +81,7 @@ def test_every_study_stops_truthfully_keeping_what_finished(game, name):
 
 def test_every_study_that_cannot_be_long_is_an_answer_computed_at_once():
     """A study with neither a games setting nor a declared long run must finish before Stop could matter."""
-    quick = [(g, s.name) for g in game_names() for s in studies(g) if s.long_settings() is None]
+    quick = [(g, s.name) for g in game_names() for s in studies(g) if s.long_settings(g) is None]
     for game, name in quick:
         started = time.monotonic()
         get_study(game, name).execute(game, {}, seed=3)

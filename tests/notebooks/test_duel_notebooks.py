@@ -322,6 +322,33 @@ def test_run_panel_runs_in_the_background_and_keeps_results_when_stopped():
     assert not panel.run_button.disabled and panel.stop_button.disabled
 
 
+def test_run_is_taken_from_the_moment_it_is_enabled_again():
+    """A press of Run as soon as the button is enabled starts the next task, never "a task runs" and nothing.
+
+    The page enables Run from the task's thread as the task ends; a press that came before that thread had
+    ended (a loaded machine, a quick hand) was dropped, and the page kept the last run's status forever.
+    """
+    import threading
+
+    from workbench.ui.run import RunPanel
+
+    panel = RunPanel()
+    started: list[bool] = []
+    pressed = threading.Event()
+
+    def press_when_enabled(change) -> None:
+        if change["new"] is False and not pressed.is_set():  # Run enabled: the person presses it at once
+            pressed.set()
+            started.append(panel.start(lambda on_progress, should_stop: "second", lambda result, took: None))
+
+    panel.run_button.observe(press_when_enabled, names="disabled")
+    assert panel.start(lambda on_progress, should_stop: "first", lambda result, took: None)
+    panel.wait(10)
+    assert started == [True], "a press of Run as it was enabled was dropped"
+    panel.wait(10)
+    assert panel.result == "second" and not panel.running
+
+
 def test_the_battlefield_numbers_what_if_plays_both_arms_on_the_same_seeds():
     from workbench.ui import study_panel
 

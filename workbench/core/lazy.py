@@ -13,7 +13,7 @@ import threading
 import types
 from typing import Any
 
-__all__ = ["lazy"]
+__all__ = ["lazy", "preload"]
 
 
 class _Lazy(types.ModuleType):
@@ -46,3 +46,13 @@ def lazy(name: str) -> types.ModuleType:
     import sys
 
     return sys.modules.get(name) or _Lazy(name)
+
+
+def preload(module: types.ModuleType) -> None:
+    """Import a :func:`lazy` module now in a background thread (nothing when it is imported already).
+
+    A run someone may stop makes its tables after Stop: the import it needs then (scipy.stats for the
+    intervals, about a second) is done while the run plays instead.
+    """
+    if isinstance(module, _Lazy) and module.__dict__["_module"] is None:
+        threading.Thread(target=module._load, name="workbench-preload", daemon=True).start()

@@ -71,6 +71,7 @@ class RunPanel:
         self.widget = w.HBox([self.run_button, self.stop_button, self.progress, self.status],
                              layout=w.Layout(align_items="center"))
         self.thread: threading.Thread | None = None
+        self._active = False  # a task runs: set before its thread starts, cleared before Run is enabled again
         self.result: Any = None
         self.error: BaseException | None = None
         self._stop = threading.Event()
@@ -83,8 +84,13 @@ class RunPanel:
 
     @property
     def running(self) -> bool:
-        """True while a task runs."""
-        return self.thread is not None and self.thread.is_alive()
+        """True while a task runs (its results included); false from the moment Run is enabled again.
+
+        Not the thread's life: the thread enables Run and only then ends, and a press of Run in between (a
+        person quick on the button, a loaded machine) was ignored as "a task runs" — the page kept the last
+        study's "stopped" line and did nothing.
+        """
+        return self._active
 
     @property
     def stopped(self) -> bool:
@@ -123,9 +129,11 @@ class RunPanel:
         self._started = self._last = time.perf_counter()
         self._latest = (0, 0)
         self._asked = 0.0
-        self.thread = threading.Thread(target=self._work, args=(task, on_done, on_stopped, on_error),
-                                       name="workbench-run", daemon=True)
-        self.thread.start()
+        self._active = True
+        thread = threading.Thread(target=self._work, args=(task, on_done, on_stopped, on_error),
+                                  name="workbench-run", daemon=True)
+        thread.start()
+        self.thread = thread  # started: wait() from another thread never meets a thread not started yet
         return True
 
     def _work(self, task: Task, on_done: Callable, on_stopped: Callable | None, on_error: Callable | None) -> None:
@@ -165,6 +173,7 @@ class RunPanel:
             if on_error is not None:
                 on_error(text)
         finally:
+            self._active = False  # before Run is enabled: a press as soon as it is enabled starts the next task
             self.run_button.disabled, self.stop_button.disabled = False, True
 
     @property

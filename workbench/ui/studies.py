@@ -345,7 +345,7 @@ class StudyPanel:
         key = repr((self.study.name, sorted(settings.items()), sorted(params.items()), self.run_form.values()))
         # a long run, or one whose size is known only once it runs (a study that can run long), waits for a
         # second press, as a person would give it
-        unknown = size["games"] is None and self.study.long_settings() is not None
+        unknown = size["games"] is None and self.study.long_settings(self.model) is not None
         if not wait and (unknown or (size["seconds"] or 0) > CONFIRM_SECONDS) and self._confirmed != key:
             self._confirmed = key
             if unknown:

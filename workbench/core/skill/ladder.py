@@ -519,8 +519,6 @@ def run_ladder(game: str | GameModel, agents: str | Sequence[str], games: int, *
     tallies: list[pl.DataFrame] = []  # the games of each part counted by winner as it finishes (_tally)
     finished = 0
     started = time.perf_counter()
-    if len(pairings):  # the exact test of the pairwise table loads scipy (about a second): before any game, so a
-        binom_pvalue(1, 2)  # stopped ladder's tables never wait for it after Stop
 
     def keep(pair: list[pl.DataFrame], a: str, b: str) -> None:
         if pair:

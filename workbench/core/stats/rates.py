@@ -17,9 +17,14 @@ import numpy as np
 import polars as pl
 
 from workbench.core.errors import InputError
-from workbench.core.lazy import lazy
+from workbench.core.lazy import lazy, preload
 
 _sp = lazy("scipy.stats")  # imported at the first test that needs it (about 1 s)
+
+
+def preload_tests() -> None:
+    """Import the tests' library (scipy.stats) in the background now: a run that may be stopped needs it after."""
+    preload(_sp)
 
 __all__ = [
     "ProportionTest",
@@ -27,6 +32,7 @@ __all__ = [
     "format_rate",
     "games_for_difference",
     "games_for_margin",
+    "preload_tests",
     "grouped",
     "rate_diff_table",
     "rate_table",

@@ -29,7 +29,6 @@ written by ``core/present/report.py``.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import inspect
 import time
 from collections.abc import Callable, Sequence
@@ -46,9 +45,9 @@ from workbench.core.present import charts
 from workbench.core.sim.partial import PARTIAL_EVERY, Partial, PartialFeed, Tables  # noqa: F401 (re-exported)
 from workbench.core.sim.stopping import watching
 from workbench.core.stats import metrics
+from workbench.core.stats.rates import preload_tests
 
 Progress = Callable[[int, int], None]
-LONG_GAMES = GameModel.long_games  # games in all of a long run (the stop walk's), unless the game declares more
 
 
 class _Watch:
@@ -123,9 +122,8 @@ class Study:
     refuses a combination of valid fields the study cannot run (a :class:`SettingError` naming the
     field, in the study's words): part of :meth:`validate`, the one validator.  ``long_run`` are
     settings of a run that takes long (the stop walk's and the stop benchmark's; default: the most
-    games its ``games`` setting allows, up to ``long_games`` in all, :meth:`long_settings`); ``long_games`` is the
-    game's own fact (``GameModel.long_games``: a fast engine needs more games to run long), set on every study
-    of a game by :func:`studies`.  ``held(settings, params)``: the games a run holds
+    games its ``games`` setting allows, up to the game's ``GameModel.long_games`` in all, :meth:`long_settings`: a
+    fast engine needs more games to run long).  ``held(settings, params)``: the games a run holds
     in memory at its peak, when fewer than it plays (a search that reduces each value's games to counts); the
     studio's memory check uses it (:meth:`games_held`).
     """
@@ -142,7 +140,6 @@ class Study:
     check: Callable[[GameModel, dict[str, Any], dict[str, Any]], None] | None = None
     long_run: dict[str, Any] | None = None
     held: Callable[[dict[str, Any], dict[str, Any]], int] | None = None
-    long_games: int = LONG_GAMES
 
     def games_in_all(self, settings: dict[str, Any] | None = None, params: dict[str, Any] | None = None) -> int | None:
         """Games a run of ``settings`` plays in all, before it runs (None: the study does not declare its size)."""
@@ -156,20 +153,19 @@ class Study:
             return self.games_in_all(settings, params)
         return int(self.held(self.resolve(settings), dict(params or {})))
 
-    def long_settings(self) -> dict[str, Any] | None:
-        """Settings of a run that cannot finish in a few seconds (None: the study declares none).
+    def long_settings(self, game: str | GameModel) -> dict[str, Any] | None:
+        """Settings of a run of ``game`` that cannot finish in a few seconds (None: the study declares none).
 
-        The declared ``long_run``, else its ``games`` setting raised so the run plays about
-        ``long_games`` games in all (the game's ``GameModel.long_games``, :data:`LONG_GAMES` unless it
-        declares more; by the study's declared size; a study of unknown size that many per cell): long on
-        the game's fastest engine, yet a size a page accepts and plans at once.
+        The declared ``long_run``, else its ``games`` setting raised so the run plays about the game's
+        ``GameModel.long_games`` games in all (by the study's declared size; a study of unknown size that many
+        per cell): long on the game's fastest engine, yet a size a page accepts and plans at once.
         """
         if self.long_run is not None:
             return dict(self.long_run)
         games = next((p for p in self.settings if p.name == "games"), None)
         if games is None or games.high is None:
             return None
-        long = int(self.long_games)
+        long = int(get_game(game).long_games)
         per = long
         if self.size is not None:
             try:
@@ -209,6 +205,8 @@ class Study:
         model = get_game(game)
         resolved, game_params = self.validate(model, settings, params)
         watch = _Watch(on_progress, should_stop, on_partial)
+        if should_stop is not None:  # the tables of what finished are made after Stop: their intervals' library
+            preload_tests()  # (scipy.stats, about a second) is imported while the run plays, not then
         extra = {"on_partial": watch.partial} if on_partial is not None and self.streams else {}
         with watching(watch.stop if should_stop is not None else None):
             try:
@@ -555,7 +553,7 @@ def generic_studies(model: GameModel) -> tuple[Study, ...]:
     studies.append(Study(**study_declaration(model)))
     studies += [Study(**found) for found in (skill_study(model), verdicts_study(model), dead_cards_study(model),
                                              readings_study(model)) if found is not None]
-    return tuple(dataclasses.replace(s, long_games=int(model.long_games)) for s in studies)  # the game's long run
+    return tuple(studies)
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -566,31 +564,11 @@ def _as_tuple(value: Any) -> tuple:
 
 
 def studies(game: str | GameModel) -> tuple[Study, ...]:
-    """Core's generic studies, then the game's own (a game's study may replace a generic one by name).
-
-    Each carries the game's ``long_games`` (its long run's size, :meth:`Study.long_settings`).
-    """
+    """Core's generic studies, then the game's own (a game's study may replace a generic one by name)."""
     model = get_game(game)
     own = _as_tuple(model.studies)
     names = {s.name for s in own}
-    return tuple(s for s in generic_studies(model) if s.name not in names) + \
-        tuple(_with_long_games(s, int(model.long_games)) for s in own)
-
-
-_BOUND: dict[tuple[int, int], tuple[Study, Study]] = {}  # (id of a declared study, long_games) → (it, its copy)
-
-
-def _with_long_games(study: Any, long_games: int) -> Any:
-    """``study`` carrying the game's ``long_games``: itself when it already does, else one copy for good.
-
-    A game's declared study is then the same object at every call, as a lesson naming it expects.
-    """
-    if not isinstance(study, Study) or study.long_games == long_games:
-        return study
-    key = (id(study), long_games)
-    if key not in _BOUND or _BOUND[key][0] is not study:
-        _BOUND[key] = (study, dataclasses.replace(study, long_games=long_games))
-    return _BOUND[key][1]
+    return tuple(s for s in generic_studies(model) if s.name not in names) + own
 
 
 def get_study(game: str | GameModel, name: str) -> Study:
