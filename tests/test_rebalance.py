@@ -301,6 +301,9 @@ def test_stop_keeps_what_was_found_and_a_resume_finishes_it_the_same(found, tmp_
 
     cut = rb.rebalance(MODEL, out=tmp_path / "stop", should_stop=stop_soon, **QUICK)
     assert cut.stopped and "stopped" in cut.summary()
+    shown = rb.proposals_table(cut)  # what a person reads: not replayed, said in words, no column of nulls
+    assert shown.height and all(shown.get_column(c).null_count() == 0 for c in shown.columns), shown
+    assert set(shown.get_column("random: held out")) == {"not replayed"}
     assert 0 < cut.trials.height < whole.trials.height
     assert cut.trials.drop("trial").equals(whole.trials.drop("trial").head(cut.trials.height))  # kept, as found
     resumed = rb.rebalance(MODEL, out=tmp_path / "stop", resume=True, **QUICK)
@@ -386,8 +389,10 @@ def test_the_verification_with_retune_names_the_retuned_weights_per_proposal_and
         assert other["after_agent"].to_list() == ["random"] and not other["retuned"].any()
     table = rb.verification_table(result)
     said = table.filter(pl.col("Tier") == "greedy@tuned")["Weights played after"].to_list()
-    assert said == [f"re-tuned for this proposal: {result.retuned[(r, 'greedy@tuned')].spec}" for r in chosen]
+    assert said == ["re-tuned for this proposal (its weights: the re-tunes table)"] * len(chosen)
     assert table.filter(pl.col("Tier") == "random")["Weights played after"].str.starts_with("as shipped").all()
+    listed = rb.retunes_table(result)  # each re-tuned vector once, per proposal and tier
+    assert listed["Weights played"].to_list() == [result.retuned[(r, "greedy@tuned")].spec for r in chosen]
     saved = pl.read_csv(out / "retunes.csv")
     assert saved["proposal"].to_list() == chosen and saved["weights"].to_list() == [
         result.retuned[(r, "greedy@tuned")].spec for r in chosen]
@@ -445,7 +450,8 @@ def test_the_command_takes_retune_and_prints_the_weights_played(tmp_path, capsys
     assert rebalance_cli.run(args) == 0
     said = capsys.readouterr().out
     assert "Weights re-tuned for each proposal (40 games each" in said
-    assert "re-tuned for this proposal: greedy:lean=" in said
+    # the weights played, once per proposal and tier in the re-tunes table (not on every row of the held-out table)
+    assert said.count("greedy:lean=") == pl.read_csv(tmp_path / "cli" / "retunes.csv").height >= 1
     assert (tmp_path / "cli" / "retunes.csv").is_file()
     with pytest.raises(SystemExit):
         parser.parse_args(["weightedtoss", "--retune", "x", "--out", str(tmp_path / "x")])
@@ -863,6 +869,47 @@ def test_the_additive_model_combines_the_single_edits_into_the_one_fair_combinat
     second = result.additive.row(1, named=True)
     assert "Shared card (g): power 5 → 4" in second["edits"] and second["measured"] > 0
     assert not rb.additive_table(result).is_empty()
+
+
+def test_what_was_searched_counts_each_set_of_edits_once(boards):
+    """A single edit played on to a later stage is one set searched, not one per trial (Babylon's default search
+    said "684 of the 435 single edits")."""
+    result, _ = boards
+    singles = result.trials.filter(pl.col("n_edits") == 1)
+    assert singles.height > singles.get_column("edits").n_unique()  # the model played some single edits on
+    sets = result.trials.filter(pl.col("n_edits") > 0).get_column("edits").n_unique()
+    text = rb.searched_text(result)
+    assert f"Searched: {sets} sets of edits" in text
+    assert f"(among them {singles.get_column('edits').n_unique()} of the 18 single edits on their own)" in text
+
+
+def test_a_next_step_the_budget_left_cannot_pay_ends_the_search_instead_of_being_asked_again(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """At 9,000 games the single edits leave less than firming them all up would cost.
+
+    The additive model keeps what its best combinations cost to play and plays them; a step chosen without the
+    budget in view (the model as it was) is decided from the finished trials, so it was asked again after a trial
+    that could not play it — 13 times here, 200 in Babylon's default search (two seconds a trial, no game): now the
+    search ends at the first.
+    """
+    from workbench.cli import rebalance as rebalance_cli
+    from workbench.core.design.rebalance import additive, search
+
+    short, kept = _played(tmp_path / "kept", **{**BOARD_RUN, "budget": 9_000})
+    assert short.additive["measured"].null_count() > 0  # a combination the budget left no games for
+    rebalance_cli._print(rb.additive_table(short))  # as the command prints it: "–", never "null"
+    said = capsys.readouterr().out
+    assert "null" not in said and "–" in said
+    # a step chosen without the budget in view (the model firming single edits up, as it did): the search ends at
+    # the first step that cannot be paid, whatever chose it
+    monkeypatch.setattr(search, "_additive_step", lambda *args: additive._additive_step(*args[:6]))
+    _, trials = _played(tmp_path / "spent", **{**BOARD_RUN, "budget": 9_000})
+    idle = [t for t in trials if t["games"] == 0 and t["stage"] >= 0]  # (a cost the loader refuses is stage -1)
+    assert len(idle) == 1 and trials[-1] is idle[0], [(t["edits"], t["stage"]) for t in idle]
+    assert sum(t["games"] for t in trials) <= 9_000
+    # with the combinations' games kept, the model's best combination is played before the budget runs out
+    assert any(len(t["edits"]) > 1 and t["games"] > 0 for t in kept)
+    assert not any(len(t["edits"]) > 1 for t in trials)
 
 
 def test_a_search_resumed_among_the_additive_models_combinations_gives_the_proposals_of_an_uninterrupted_one(

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.design.rebalance.play import _add, _cell_key, _Context, _tier_of, _tiered
+from workbench.core.design.rebalance.play import _add, _cell_key, _Context, _stage_cost, _tier_of, _tiered
 from workbench.core.design.rebalance.race import Counts, SearchAgent, _Additive, _Race
 from workbench.core.design.rebalance.result import RebalanceResult
 from workbench.core.design.rebalance.space import Candidate
@@ -212,22 +212,25 @@ def _solve_additive(model: _Additive, slots: int, top: int, slack: float = 0.0, 
 
 
 def _additive_step(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
-                   slots: int | None) -> tuple[Candidate, int] | None:
+                   slots: int | None, room: int | None = None) -> tuple[Candidate, int] | None:
     """The additive model's next candidate, played to the last stage: a single edit to firm up, or a combination.
 
     The model's best combination is worked out from the single edits' effects; while it holds a single edit
     read before the last stage, that edit is played on first (its effect is then read on every search game)
     and the model is solved again (at most until ``ADDITIVE_REFINE`` single edits are read at the last
-    stage).  Then the model's ``ADDITIVE_TOP`` best combinations are played, each not played yet in turn:
-    their measured distances, not the model's, decide what is proposed.  Then rounds around the best
-    candidate measured so far (the anchor): the model predicts from the anchor's measured scores, so what
-    its edits do together is measured, not assumed, and its ``ADDITIVE_LOCAL`` best changes (drop an edit,
-    add one, or both) are played; a better candidate starts the next round; a round with nothing new ends
+    stage, and only while ``room`` — the games the search may still play — keeps enough to play the model's
+    ``ADDITIVE_TOP`` best combinations to the last stage after it: Babylon's default search spent its whole
+    budget firming up single edits, and the model's combinations, predicted 6 points outside against the best
+    single edit's 15, were never played).  Then the model's ``ADDITIVE_TOP`` best combinations are played, each
+    not played yet in turn: their measured distances, not the model's, decide what is proposed.  Then rounds
+    around the best candidate measured so far (the anchor): the model predicts from the anchor's measured
+    scores, so what its edits do together is measured, not assumed, and its ``ADDITIVE_LOCAL`` best changes
+    (drop an edit, add one, or both) are played; a better candidate starts the next round; a round with nothing new ends
     the model's part.  Decided from the finished trials alone, so a resumed search plays the same.
     """
     if slots is None or slots < 2 or ctx.additive_done:
         return None
-    step = _additive_next(ctx, race, agent, master, plan, slots)
+    step = _additive_next(ctx, race, agent, master, plan, slots, room)
     # once the model has nothing left to play its part is over, though NSGA-II may later race a single edit
     # further (which would change the model): the trials record when it ended, so a resumed search knows
     ctx.additive_done = step is None
@@ -253,7 +256,7 @@ def _solved(ctx: _Context, slots: int) -> _Additive:
 
 
 def _additive_next(ctx: _Context, race: _Race, agent: SearchAgent, master: int, plan: list[int],
-                   slots: int) -> tuple[Candidate, int] | None:
+                   slots: int, room: int | None = None) -> tuple[Candidate, int] | None:
     last = len(plan) - 1
     key = _known_model(ctx, race, agent, master, plan)
     model = ctx.additive
@@ -263,8 +266,14 @@ def _additive_next(ctx: _Context, race: _Race, agent: SearchAgent, master: int, 
     if int((model.stage == last).sum()) < ADDITIVE_REFINE:
         best, _ = _solve_additive(model, slots, 1)
         for candidate, _ in best:
+            # kept for the combinations: the model's best played to the last stage, ADDITIVE_TOP times over
+            reserve = 0 if room is None else ADDITIVE_TOP * _stage_cost(ctx, candidate, agent, master, 0, plan[last])
             for p in candidate:
                 if stage_of[(p,)] < last:
+                    firm = 0 if room is None else _stage_cost(ctx, (p,), agent, master, plan[stage_of[(p,)]],
+                                                              plan[last])
+                    if room is not None and room - firm < reserve:
+                        break  # what is left plays the combinations: their measured distances decide
                     return (p,), last
     model = _solved(ctx, slots)
     for candidate, _ in model.solutions:

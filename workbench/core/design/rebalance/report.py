@@ -32,7 +32,8 @@ def proposals_table(result: RebalanceResult) -> pl.DataFrame:
     cols = [pl.col("proposal").alias("Proposal"), pl.col("edits").alias("Edits"),
             pl.col("n_edits").alias("Edits made"), pl.col("search_distance").round(2).alias(search_label(result))]
     for tier in result.tiers:
-        if f"{tier} · distance" in p.columns:
+        if f"{tier} · distance" in p.columns and p.get_column(f"{tier} · distance").null_count() < p.height:
+            # (none replayed, a run stopped before its held-out check: the status column says so, no column of nulls)
             cols.append(pl.col(f"{tier} · distance").round(2).alias(f"{tier}: points outside (held out, sum over "
                                                                     "items)"))
         if f"{tier} · status" in p.columns:
@@ -59,10 +60,13 @@ def verification_table(result: RebalanceResult) -> pl.DataFrame:
     weights = []
     if "after_agent" in v.columns:  # a re-tuned run: which weights each row played
         refused = pl.col("retune_kept") == "shipped" if "retune_kept" in v.columns else pl.lit(False)
-        weights = [pl.when(pl.col("retuned")).then(pl.format("re-tuned for this proposal: {}", pl.col("after_agent")))
-                   .when(refused).then(pl.format("as shipped (its re-tune for this proposal scored lower on held-out "
-                                                 "games, so it was not played): {}", pl.col("after_agent")))
-                   .otherwise(pl.format("as shipped: {}", pl.col("after_agent"))).alias("Weights played after")]
+        # which weights, in words: a weight vector (hundreds of characters) is listed once per proposal and tier in
+        # the re-tunes table, not on each of a tier's rows here (Babylon's table ran 20 rows of it off the page)
+        weights = [pl.when(pl.col("retuned")).then(pl.lit("re-tuned for this proposal (its weights: the re-tunes "
+                                                          "table)"))
+                   .when(refused).then(pl.lit("as shipped (its re-tune for this proposal scored lower on held-out "
+                                              "games, so it was not played)"))
+                   .otherwise(pl.lit("as shipped")).alias("Weights played after")]
     status = [pl.col("after_status").alias("Status (undecided: too few games to tell)")] \
         if "after_status" in v.columns else []
     return v.select(pl.col("proposal").alias("Proposal"), pl.col("tier").alias("Tier"),
@@ -94,8 +98,10 @@ def full_command(result: RebalanceResult) -> str:
 def searched_text(result: RebalanceResult) -> str:
     """What was searched, how much of the space, how the best were checked and what the budget bounded, in words."""
     singles = sum(len(d.deltas) for d in result.dims)
-    tried = int((result.trials["n_edits"] == 1).sum()) if result.trials.height else 0
-    candidates = int((result.trials["n_edits"] > 0).sum()) if result.trials.height else 0
+    trials = result.trials
+    # distinct sets of edits: a set the search played on (a later stage) is one set, not one per trial
+    tried = trials.filter(pl.col("n_edits") == 1).get_column("edits").n_unique() if trials.height else 0
+    candidates = trials.filter(pl.col("n_edits") > 0).get_column("edits").n_unique() if trials.height else 0
     space = _space_size(result.dims, result.max_edits or len(result.dims))
     tiers = result.search_tiers or result.tiers[:1]
     text = (f"Searched: {candidates:,} sets of edits of the {space:,} that change at most {result.max_edits} of the "

@@ -492,7 +492,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         if _repeats(done) >= 2 * population:
             return False  # the sampler only proposes candidates already played: the space is searched out
         fixed = _next_fixed(race, ctx.dims, slots, last, screen, ctx.groups,
-                            lambda: _additive_step(ctx, race, agent, master, plan, slots))
+                            lambda: _additive_step(ctx, race, agent, master, plan, slots, budget - used[0]))
         limit = None
         if fixed is None and screen and ctx.groups:
             # every candidate of a separable space is a choice of one screened option per part, each known at
@@ -505,6 +505,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         trial = study.ask()
         candidate = _suggest(trial, ctx.dims, slots)
         repeat = fixed is None and candidate in race.cache  # the sampler proposed a candidate already raced
+        before = race.cache[candidate][0] if candidate in race.cache else None
         group = _group_of(candidate, ctx.groups)
         try:
             stage, counts, distance, games, rungs, cells, group_rungs = _evaluate(ctx, race, candidate, agent, master,
@@ -531,6 +532,11 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
                       "games": games})
         if candidate == () and distance == 0 and stage == last:
             return False  # the target is already met on the search seeds: nothing to search
+        if fixed is not None and games == 0 and stage == before and stage < (last if limit is None else limit):
+            # the search's own next step (decided from the finished trials, so it would be asked again) cannot be
+            # paid from what is left of the budget: asking it again plays nothing (Babylon's default search asked
+            # one single edit's next stage 200 times, two seconds a trial and no game, after its budget ran low)
+            return False
 
 
 def _repeats(trials: Sequence[Any]) -> int:
