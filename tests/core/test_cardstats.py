@@ -212,3 +212,6 @@ def test_integer_card_ids_are_counted_once_a_seat_game_across_blocks(monkeypatch
     assert rates.filter(pl.col("id") == 21).get_column("wr_drawn_n").to_list() == [0] * (3 if by else 1)
     with pytest.raises(InputError, match=r"cards the card table lacks: ids \[8\]"):
         cardstats.card_rates(frame, cards.filter(pl.col("id") != 8))
+    # no games (a run stopped before any finished): no group has a row, and nothing fails
+    empty = cardstats.card_rates(frame.head(0), cards, by=[by] if by else [])
+    assert empty.height == (0 if by else cards.height) and (empty.get_column("seat_games") == 0).all()

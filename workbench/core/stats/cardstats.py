@@ -112,7 +112,7 @@ def _counts(long: pl.DataFrame, meta: pl.DataFrame, keys: list[str]) -> pl.DataF
     else:
         groups, group = None, np.zeros(long.height, dtype=np.int64)
     n_groups, n_cards = groups.height if groups is not None else 1, ids.len()
-    block = max(1, min(BLOCK, BLOCK * 16 // n_groups))  # the groups' indicator stays a few MB
+    block = max(1, min(BLOCK, BLOCK * 16 // max(1, n_groups)))  # the groups' indicator stays a few MB
     weights = np.stack([np.ones(long.height, np.float32), long.get_column("won").to_numpy().astype(np.float32)])
     out: dict[str, np.ndarray] = {}
     for column in ("drawn", "played"):
@@ -130,7 +130,8 @@ def _counts(long: pl.DataFrame, meta: pl.DataFrame, keys: list[str]) -> pl.DataF
             for w in range(2):  # sums of at most `block` ones: exact in float32
                 counts[w] += np.rint((into * weights[w, start:stop]) @ seen).astype(np.int64)
         out[f"{column}_n"], out[f"{column}_k"] = counts[0].ravel(), counts[1].ravel()
-    frame = pl.DataFrame({"_g": np.repeat(np.arange(n_groups), n_cards), "id": pl.concat([ids] * n_groups), **out})
+    frame = pl.DataFrame({"_g": np.repeat(np.arange(n_groups), n_cards),
+                          "id": ids.gather(np.tile(np.arange(n_cards), n_groups)), **out})
     if groups is not None:
         frame = frame.join(groups.with_columns(pl.col("_g").cast(pl.Int64)), on="_g")
     return frame.drop("_g")
