@@ -139,7 +139,7 @@ class StudyPanel:
         self._partial_at, self._runs = 0.0, 0  # when the last partial was shown; runs started
         self._charts: Any = dict
         self._filling = False
-        self.picker.observe(lambda _: None if self._filling else self._build_form(), names="value")
+        self.picker.observe(lambda _: None if self._filling else self._switched(), names="value")
         self._fill_studies(study)
         self.run_form.on_check(self._form_changed)  # the workers change the estimated time
         self.game.observe(lambda ch: self._switch_game(ch["new"]), names="value")
@@ -174,6 +174,29 @@ class StudyPanel:
         self._initial = ({}, {})
         self._fill_studies(self.picker.value)
         self.results.clear()
+
+    def _switched(self) -> None:
+        """The picker chose another study: its form, or the reason there is none said where the form would be.
+
+        A switch is logged with the kernel's log (the studio's server log): a switch whose form never came (seen
+        once in about 300 on a loaded machine, with no error anywhere) must say next time how far it got.
+        """
+        import logging
+        import sys
+
+        log = logging.getLogger("workbench.studio")
+        if not log.handlers and os.environ.get("WORKBENCH_STUDIO"):  # a studio kernel: its stderr is the server log
+            log.addHandler(logging.StreamHandler(sys.stderr))
+            log.setLevel(logging.INFO)
+            log.propagate = False
+        log.info("studio: study %s chosen; building its form", self.picker.value)
+        try:
+            self._build_form()
+        except BaseException as exc:  # noqa: BLE001 - a callback has nobody else to tell: the page says it
+            log.exception("studio: the form of %s was not built", self.picker.value)
+            self.note.value = message(f"this study's form could not be built: {error_message(exc)}", "error")
+            raise
+        log.info("studio: the form of %s is built", self.picker.value)
 
     def _build_form(self) -> None:
         w = require_widgets()
