@@ -206,3 +206,23 @@ def test_an_out_in_a_read_only_folder_is_one_clear_line_from_every_command(tmp_p
             assert err.strip() == (f"workbench: error: argument --out: out {target}: the folder {locked} is "
                                    "read-only; give a folder you can write to")
     assert list(locked.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["readonly"]
+
+
+def test_every_command_prints_its_tables_one_way_empty_cells_as_a_dash(capsys):
+    """One printer for a person's tables (``cli.common.table_text``): no command configures polars' printing itself,
+    and what it prints has Markdown rows, every cell whole, an empty cell as "–", never "null" or a dtype line."""
+    import polars as pl
+
+    from workbench.cli.common import table_text
+
+    cli = Path(__file__).resolve().parents[2] / "workbench" / "cli"
+    own = [p.name for p in cli.glob("*.py") if "pl.Config(" in p.read_text() and p.name != "common.py"]
+    assert own == [], f"these commands format tables themselves: {own}"
+    long = "Master Mason of Babel (E8): power cost 6 → 5; " * 4
+    text = table_text(pl.DataFrame({"Edits": [long, None], "Score": [0.5, None], "n": [400, 400]}))
+    rows = text.splitlines()
+    assert rows[0].startswith("|") and "Edits" in rows[0] and "Score" in rows[0]
+    assert long.strip() in text and "null" not in text and "f64" not in text and "shape" not in text
+    assert rows[-1].split("|")[1].strip() == "–" and rows[-1].split("|")[2].strip() == "–"
+    assert len(table_text(pl.DataFrame({"a": list(range(300))})).splitlines()) < 300  # at most 200 rows by default
+    assert len(table_text(pl.DataFrame({"a": list(range(300))}), rows=-1).splitlines()) > 300

@@ -14,7 +14,7 @@ from workbench.core.errors import InputError
 from workbench.core.model import GameModel
 
 __all__ = ["Parser", "add_declared", "add_game_params", "cell_table", "check_engine", "command_line", "param_grid",
-           "pl_scan", "summary"]
+           "pl_scan", "summary", "table_text"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -205,6 +205,20 @@ def cell_table(frame: Any, keys: list[str]) -> str:
             .alias("first seat score, draw = half [95% CI]"),
             pl.col("first_seat_score_n").alias("games with a first seat"))
         table = beside(fm, table)
+    return table_text(table)
+
+
+def table_text(frame: Any, rows: int = 200) -> str:
+    """A table for a person on the terminal, the one style every command prints.
+
+    Markdown-style rows, no shape or column types, every column and every cell's whole text; an empty cell (a
+    proposal not replayed at a tier, a combination not played) reads "–", as in the reports and the studio, never
+    "null".  At most ``rows`` rows (-1: all).
+    """
+    import polars as pl
+
+    frame = frame.with_columns(pl.col(c).cast(pl.String).fill_null("–") for c in frame.columns
+                               if frame.get_column(c).null_count())
     with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                   tbl_rows=200, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=40):
-        return str(table)
+                   tbl_rows=rows, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=2000):
+        return str(frame)

@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 import workbench.cli.options as options
+from workbench.cli.common import table_text
 from workbench.core.errors import InputError
 
 __all__ = ["HELP", "add_arguments", "format_tables", "run"]
@@ -112,9 +113,7 @@ def plain_pairwise(pairwise: pl.DataFrame) -> pl.DataFrame:
 
 def format_tables(ratings: pl.DataFrame, pairwise: pl.DataFrame) -> str:
     """Both tables as Markdown-style text for a terminal."""
-    with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                   tbl_rows=200, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=2000):
-        return f"## Ratings\n{plain_ratings(ratings)}\n\n## Pairings\n{plain_pairwise(pairwise)}"
+    return f"## Ratings\n{table_text(plain_ratings(ratings))}\n\n## Pairings\n{table_text(plain_pairwise(pairwise))}"
 
 
 def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str] | None = None) -> int:

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 import workbench.cli.options as options
-from workbench.cli.common import command_line
+from workbench.cli.common import command_line, table_text
 from workbench.core.errors import InputError
 from workbench.core.model import shown_path
 
@@ -194,16 +194,7 @@ class _Bars:
 
 
 def _print(frame: pl.DataFrame) -> None:
-    """Print a table for a person.
-
-    An empty cell (a proposal not replayed at a tier, a combination not played) reads "–", as in the reports and
-    the studio, never "null".
-    """
-    frame = frame.with_columns(pl.col(c).cast(pl.String).fill_null("–") for c in frame.columns
-                               if frame.get_column(c).null_count())
-    with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=400, tbl_width_chars=240,
-                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
-        print(frame)
+    print(table_text(frame, rows=-1))
 
 
 def _resumable(folder: Path) -> bool:

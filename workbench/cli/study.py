@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import workbench.cli.options as options
-from workbench.cli.common import Parser, add_declared, add_game_params
+from workbench.cli.common import Parser, add_declared, add_game_params, table_text
 from workbench.core.model import GameModel, get_game
 
 HELP = "run a game's study (see `workbench games`): tables, and a report with --out"
@@ -78,14 +78,10 @@ def _run(model: GameModel, study: Any, args: argparse.Namespace) -> int:
     with step(f"{model.name} study {study.name}") as running:
         tables = study.execute(model, settings, params, seed=args.seed, workers=args.workers,
                                on_progress=running.report)
-    import polars as pl
-
     shown = {k: v for k, v in tables.items() if k != "games"}
-    with pl.Config(tbl_formatting="ASCII_MARKDOWN", tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
-                   tbl_rows=50, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=2000):
-        for name, table in shown.items():
-            print(f"## {name}")
-            print(labelled(table))
+    for name, table in shown.items():
+        print(f"## {name}")
+        print(table_text(labelled(table), rows=50))
     print(f"{study.name}: {time.perf_counter() - start:.1f} s")
     if args.out is not None:
         rep = Report(f"{model.title}: {study.title}", {"rules_version": model.rules_version, "seed": args.seed,
