@@ -164,9 +164,10 @@ def test_a_journal_cut_mid_line_by_a_killed_run_resumes_to_the_uninterrupted_pro
     assert len(lines) > 10 and all(line.endswith(b"\n") for line in lines)  # one whole line per operation
     journal.write_bytes(b"".join(lines[:-1]) + lines[-1][:len(lines[-1]) // 2])  # killed while writing the last
     resumed = rb.rebalance(MODEL, out=tmp_path / "killed", resume=True, **QUICK)
-    # the trial whose end was cut off is played again (under the next number: the cut one stays, failed)
+    # the trial whose end was cut off is played again (under the next number: the cut one stays, failed), and every
+    # later trial one number on (the numbers of the uninterrupted search skip a proposal it pruned, as it ran)
     assert resumed.trials.drop("trial").equals(whole.trials.drop("trial"))
-    assert resumed.trials["trial"].to_list() == [*range(3), *range(4, whole.trials.height + 1)]
+    assert resumed.trials["trial"].to_list() == [n + (n >= 3) for n in whole.trials["trial"]]
     assert resumed.proposals.equals(whole.proposals)
     assert resumed.verification.equals(whole.verification)
     assert journal.read_bytes().startswith(b"".join(lines[:-1]))  # the half line is cut off, the rest kept
@@ -963,6 +964,115 @@ def test_a_search_resumed_in_or_after_the_models_rounds_plays_what_an_uninterrup
     # cut 31: after the model's global best, before its rounds; 40: after its part ended (NSGA-II and local steps)
     whole, _ = tight_boards
     resumed = _stopped_then_resumed(BOARDS, tmp_path / "cut", cut, **TIGHT)
+    assert resumed.trials.equals(whole.trials)
+    assert resumed.proposals.equals(whole.proposals)
+
+
+# -- a proposal raced as far as it goes is replaced by the nearest candidate not raced yet -----------------------
+def _unchanged_sampler(seed: int, finished: int, population: int) -> Any:
+    """A sampler that proposes the unchanged game every trial (every parameter 0), as NSGA-II's children often are."""
+    import optuna
+
+    class Unchanged(optuna.samplers.BaseSampler):
+        def infer_relative_search_space(self, study: Any, trial: Any) -> dict[str, Any]:
+            return {}
+
+        def sample_relative(self, study: Any, trial: Any, search_space: Any) -> dict[str, Any]:
+            return {}
+
+        def sample_independent(self, study: Any, trial: Any, param_name: str, param_distribution: Any) -> int:
+            return 0
+
+    return Unchanged()
+
+
+def _raced_before(trials: list[dict[str, Any]]) -> list[bool]:
+    """Per trial, whether an earlier trial raced its candidate."""
+    seen: set[Any] = set()
+    out = []
+    for t in trials:
+        out.append(t["edits"] in seen)
+        seen.add(t["edits"])
+    return out
+
+
+def test_a_sampler_proposing_the_unchanged_game_again_gets_the_nearest_candidates_not_raced_played_instead(
+        tmp_path, monkeypatch):
+    """Babylon's 6M search: NSGA-II proposed the unchanged game 193 times after it was raced, and 344 of its 912
+    trials played no game; the search ended at 2.97 M of its 4.5 M games when the repeats ran 48 in a row."""
+    from workbench.core.design.rebalance import search
+
+    monkeypatch.setattr(search, "_sampler", _unchanged_sampler)
+    trials: list[dict[str, Any]] = []
+    result = rb.rebalance(MODEL, out=tmp_path / "unchanged", on_trial=trials.append, **QUICK)
+    assert all(t["games"] > 0 for t in trials)  # no trial played nothing
+    replaced = [t for t in trials if t.get("proposed") is not None]
+    assert len(replaced) >= 5 and all(t["proposed"] == () for t in replaced)
+    again = _raced_before(trials)
+    assert not any(again[trials.index(t)] for t in replaced)  # each played a candidate no trial had raced
+    # every single edit (one move from no edit) was raced by the screen: the nearest not raced are two edits
+    assert all(len(t["edits"]) == 2 for t in replaced)
+    # so the search plays until the budget is spent: less than a first stage (100 games) is left
+    assert QUICK["budget"] - 100 < result.games_searched <= QUICK["budget"]
+
+
+def test_once_nsga_ii_proposes_no_trial_of_a_sparse_search_plays_nothing(tight_boards):
+    # before: 22 of this search's 71 trials played no game, and 30,000 games were spent on 49 trials now
+    whole, trials = tight_boards
+    assert all(t["games"] > 0 for t in trials if t["stage"] >= 0)  # (a cost the loader refuses is stage -1)
+    replaced = [t for t in trials if t.get("proposed") is not None]
+    assert replaced  # NSGA-II proposed candidates raced to their end, and others were played
+    again = _raced_before(trials)
+    assert not any(again[trials.index(t)] for t in replaced)
+    assert all(t["proposed"] != t["edits"] for t in replaced)
+    assert whole.games_searched > TIGHT["budget"] - 300  # less than a first stage (100 games × 3 boards) is left
+
+
+@pytest.mark.parametrize("slots", [1, 2, None])
+def test_one_move_at_a_time_reaches_every_candidate_of_the_edit_space_and_no_other(slots):
+    from workbench.core.design.rebalance.nearest import _moves
+
+    # three values: steps -1/+1; +1..+3; and -2/+2 (a value whose loader refuses the steps between)
+    dims = [rb.Dim("param", f"v{i}", f"v{i}", 5, deltas) for i, deltas in enumerate([(-1, 1), (1, 2, 3), (-2, 2)])]
+    # by hand: 2 + 3 + 2 = 7 single edits; 2·3 + 2·2 + 3·2 = 16 pairs; 2·3·2 = 12 triples
+    expected = {1: 7, 2: 7 + 16, None: 7 + 16 + 12}[slots] + 1  # and the unchanged game
+    reached, frontier = {()}, [()]
+    while frontier:
+        found = [c for node in frontier for c, *_ in _moves(node, dims, slots)]
+        for c in found:
+            assert c == tuple(sorted(c)) and len({i for i, _ in c}) == len(c)  # one step per value, in order
+            assert all(d in dims[i].deltas for i, d in c) and (slots is None or len(c) <= slots)
+        frontier = [c for c in dict.fromkeys(found) if c not in reached]
+        reached.update(frontier)
+    assert len(reached) == expected
+
+
+EXHAUST = {**QUICK, "target": "first_seat=10..12", "budget": 40_000}  # out of reach of every candidate (40..70 %)
+
+
+@pytest.fixture(scope="module")
+def exhausted(tmp_path_factory):
+    trials: list[dict[str, Any]] = []
+    out = tmp_path_factory.mktemp("exhausted") / "run"
+    return rb.rebalance(MODEL, out=out, on_trial=trials.append, **EXHAUST), trials
+
+
+def test_a_space_whose_every_candidate_is_raced_ends_the_search_without_an_idle_trial(exhausted):
+    result, trials = exhausted
+    # the toss's dense space: lead and answer power -1, 0, +1; lead and answer cost 0, +1 (by hand: 36 candidates)
+    space = {tuple((i, d) for i, d in enumerate(steps) if d)
+             for steps in itertools.product(*[(0, *d.deltas) for d in result.dims])}
+    assert len(space) == 3 * 3 * 2 * 2
+    assert all(t["games"] > 0 for t in trials)
+    assert {t["edits"] for t in trials} == space  # every candidate raced, then the search ended
+    assert result.games_searched < EXHAUST["budget"] and not result.stopped
+
+
+def test_a_search_resumed_among_replaced_proposals_plays_what_an_uninterrupted_one_does(exhausted, tmp_path):
+    whole, trials = exhausted
+    cut = next(k for k, t in enumerate(trials) if t.get("proposed") is not None) + 3
+    assert cut < len(trials)
+    resumed = _stopped_then_resumed(MODEL, tmp_path / "cut", cut, **EXHAUST)
     assert resumed.trials.equals(whole.trials)
     assert resumed.proposals.equals(whole.proposals)
 

@@ -29,7 +29,12 @@ proposals and a resumed search the same proposals as an uninterrupted one.  A la
 searched sparsely — a candidate is at most ``max_edits`` slots, each one edit (which, by how much)
 — so candidates are few-edit from the start; a small one (at most ``max_edits`` steps) densely.  After
 the baseline, every one-edit candidate is played first (``screen``): the optimiser's first
-generations are each edit's own effect, which crossover then combines.
+generations are each edit's own effect, which crossover then combines.  A child NSGA-II proposes that was
+raced as far as it goes already (its children are often a parent again, the unchanged game among them) is
+pruned, as Optuna's FAQ prunes a duplicate, and its nearest candidate not raced yet is played in its place
+(:func:`~workbench.core.design.rebalance.nearest._unraced_near`: one edit's step moved, an edit dropped or
+added, the additive model ranking the moves): no trial is spent playing nothing, and a space whose every
+candidate is raced ends the search.
 
 **The additive model** (:func:`_additive_step`, sparse spaces): once every single edit is played, each one's
 effect on every targeted item is read against the unedited game on the same games, and a mixed-integer

@@ -51,8 +51,7 @@ def _memo_cell(ctx: _Context, agent: SearchAgent, master: int, start: int, stop:
 def _baseline_counts(ctx: _Context, agent: SearchAgent, master: int, plan: list[int], stage: int) -> Counts | None:
     """The unedited game's counts over the search games of stages ``0..stage``, from the memo (None: not kept)."""
     total: Counts = {}
-    for params in ctx.cells(()):
-        resolved = ctx.model.resolve_params(params)
+    for _, resolved in ctx.resolved_cells(()):
         for k in range(stage + 1):
             found = _memo_cell(ctx, agent, master, plan[k - 1] if k else 0, plan[k], resolved)
             if found is None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from workbench.core.design.cardtable import CardTable, edited_cards
@@ -47,6 +48,32 @@ class _Context:
     additive_done: bool = False  # the model's part of the search is over (recorded in every later trial)
     # told the games of a cell read from the memo (the verification's bar counts them; the search's counts games played)
     on_memo: Callable[[int], None] = field(default=lambda n: None)
+    # the last candidates' cells with their resolved parameters (:meth:`resolved_cells`), and what plays a cell for an
+    # agent — (the seats' agent specs, the engine) by the agent and the cell's resolved parameters (:meth:`seats`):
+    # a candidate's stages and their costs ask them again and again; a few candidates' worth are kept
+    resolved: dict[Candidate, list[tuple[dict[str, Any], dict[str, Any]]]] = field(default_factory=dict)
+    seated: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def resolved_cells(self, candidate: Candidate) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """:meth:`cells` of the candidate, each with the game's resolved parameters: worked out once a candidate.
+
+        Both read the game's data (an edited card table written, every deck loaded and checked: Babylon ~0.1 s a
+        candidate), and a candidate's stage asks them for every tier and again for its cost (:func:`_stage_cost`).
+        """
+        if candidate not in self.resolved:
+            _keep(self.resolved, KEPT)
+            self.resolved[candidate] = [(params, self.model.resolve_params(params)) for params in self.cells(candidate)]
+        return self.resolved[candidate]
+
+    def seats(self, agent: str, resolved: dict[str, Any]) -> tuple[Any, Any]:
+        """``(agent specs, engine)`` of a cell's games, ``agent`` at every seat: worked out once a cell and agent."""
+        key = _cell_key(agent, 0, 0, 0, resolved)
+        if key not in self.seated:
+            model = self.model
+            specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(resolved))), resolved)
+            _keep(self.seated, KEPT * max(1, len(self.targets.cells)) * 4)  # up to four tiers a cell
+            self.seated[key] = specs, model.resolve_engine(None, specs, resolved)
+        return self.seated[key]
 
     def cells(self, candidate: Candidate, *, one_card_set: bool = False) -> list[dict[str, Any]]:
         """Every cell's parameters with the candidate's edits (card edits as an edited table's path).
@@ -62,6 +89,7 @@ class _Context:
                 card_edits.setdefault(dim.key, {})[dim.column] = str(dim.base + d)
         out = []
         uses = self.targets.uses_card
+        written: dict[str, str] = {}  # the edited table of each set of card edits, written once (cells share them)
         for cell in self.targets.cells:
             params = {**self.targets.params, **cell}
             for i, d in candidate:
@@ -72,9 +100,21 @@ class _Context:
             mine = card_edits if uses is None or one_card_set else {k: v for k, v in card_edits.items()
                                                                     if uses(params, k)}
             if mine and self.table is not None:
-                params[self.table.param] = str(edited_cards(self.table, mine, namespace=f"{self.model.name}-rebalance"))
+                key = repr(sorted((k, sorted(v.items())) for k, v in mine.items()))
+                if key not in written:
+                    written[key] = str(edited_cards(self.table, mine, namespace=f"{self.model.name}-rebalance"))
+                params[self.table.param] = written[key]
             out.append(params)
         return out
+
+
+KEPT = 16  # candidates whose cells :class:`_Context` keeps worked out (their parameters resolved, their agents built)
+
+
+def _keep(found: dict[Any, Any], most: int) -> None:
+    """Make room for one more entry in ``found``: the oldest go once it holds ``most``."""
+    while len(found) >= most:
+        del found[next(iter(found))]
 
 
 TIER_SEP = " · "  # an item read at one tier of a search at every tier: "3/5 · greedy@tuned"
@@ -135,8 +175,8 @@ def _stage_cost(ctx: _Context, candidate: Candidate, agent: SearchAgent, master:
     """The games :func:`_play` would play for these game indices: every cell and tier not in the memo."""
     if not isinstance(agent, str):
         return sum(_stage_cost(ctx, candidate, spec, master, start, stop) for _, spec in agent)
-    return sum(stop - start for params in ctx.cells(candidate)
-               if _cell_key(agent, master, start, stop, ctx.model.resolve_params(params)) not in ctx.memo)
+    return sum(stop - start for _, resolved in ctx.resolved_cells(candidate)
+               if _cell_key(agent, master, start, stop, resolved) not in ctx.memo)
 
 
 def _play(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, start: int, stop: int,
@@ -159,19 +199,17 @@ def _play(ctx: _Context, candidate: Candidate, agent: SearchAgent, master: int, 
     model, metrics = ctx.model, ctx.targets.all_metrics()
     jobs, owner, keys = [], [], []
     total = {}
-    cells = ctx.cells(candidate)
+    cells = ctx.resolved_cells(candidate)
     # enough chunks to keep every worker busy, and no more: a chunk costs a kernel call and a frame, so with
     # at least two cells per worker each cell is one chunk (the same games either way: the seeds are per game)
     split = 1 if len(cells) >= 2 * ctx.workers else 2 * ctx.workers
-    for params in cells:
-        resolved = model.resolve_params(params)
+    for _, resolved in cells:
         key = _cell_key(agent, master, start, stop, resolved)
         if key in ctx.memo:
             total = _add(total, ctx.memo[key])
             ctx.on_memo(stop - start)
             continue
-        specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(resolved))), resolved)
-        engine = model.resolve_engine(None, specs, resolved)
+        specs, engine = ctx.seats(agent, resolved)
         size = max(1, min(model.chunk_hint(engine), math.ceil((stop - start) / split)))
         for a, b in plan_chunks(stop - start, size, start):
             jobs.append((model_ref(model), resolved, tuple(map(str, specs)), master, a, b, engine))
@@ -200,23 +238,31 @@ def measure(counts: Counts, bands: Sequence[Band], metrics: dict[str, Metric],
     ``reach`` is the distance of the item's ``race_confidence`` interval from the band (0 when they
     overlap): the racing rule's optimistic distance.
     """
-    rows = []
-    for band in bands:
-        for item, (n, w, d) in sorted(counts.get(band.metric, {}).items()):
-            score = w + d / 2
-            low, high = wilson(score, n) if n else (0.0, 1.0)
-            near_low, near_high = wilson(score, n, race_confidence) if n else (0.0, 1.0)
-            rate = score / n if n else float("nan")
-            base, tiered, tier = item.rpartition(TIER_SEP)  # "3/5 · greedy@tuned": read at one tier
-            if not tiered:  # an item the search read at one tier only: rpartition leaves it whole in ``tier``
-                base, tier = item, ""
-            title = metrics[band.metric].item_label(base) + (f", at {tier}" if tier else "")
-            rows.append({"metric": band.metric, "metric_title": metrics[band.metric].title, "item": item,
-                         "item_title": title, "n": n, "wins": w, "draws": d,
-                         "score": rate, "score_low": low, "score_high": high, "band_low": band.low,
-                         "band_high": band.high, "inside": bool(band.low <= rate <= band.high),
-                         "distance": 100 * max(0.0, band.low - rate, rate - band.high),
-                         "reach": 100 * max(0.0, band.low - near_high, near_low - band.high)})
+    found = [(band, item, n, w, d) for band in bands for item, (n, w, d) in sorted(counts.get(band.metric, {}).items())]
+    score = np.array([w + d / 2 for _, _, _, w, d in found], dtype=float)
+    n = np.array([n for _, _, n, _, _ in found], dtype=float)
+    # every item's intervals at once (the same numbers as item by item, which took ~30 ms a table); none without games
+    seen = n > 0
+    low, near_low = np.zeros(len(found)), np.zeros(len(found))
+    high, near_high = np.ones(len(found)), np.ones(len(found))
+    if seen.any():
+        low[seen], high[seen] = wilson(score[seen], n[seen])
+        near_low[seen], near_high[seen] = wilson(score[seen], n[seen], race_confidence)
+    rows, labels = [], {}  # an item read at every tier is named once (a game's label may read its data files)
+    for k, (band, item, played, w, d) in enumerate(found):
+        rate = float(score[k] / played) if played else float("nan")
+        base, tiered, tier = item.rpartition(TIER_SEP)  # "3/5 · greedy@tuned": read at one tier
+        if not tiered:  # an item the search read at one tier only: rpartition leaves it whole in ``tier``
+            base, tier = item, ""
+        if (band.metric, base) not in labels:
+            labels[(band.metric, base)] = metrics[band.metric].item_label(base)
+        title = labels[(band.metric, base)] + (f", at {tier}" if tier else "")
+        rows.append({"metric": band.metric, "metric_title": metrics[band.metric].title, "item": item,
+                     "item_title": title, "n": played, "wins": w, "draws": d,
+                     "score": rate, "score_low": float(low[k]), "score_high": float(high[k]), "band_low": band.low,
+                     "band_high": band.high, "inside": bool(band.low <= rate <= band.high),
+                     "distance": 100 * max(0.0, band.low - rate, rate - band.high),
+                     "reach": 100 * max(0.0, band.low - float(near_high[k]), float(near_low[k]) - band.high)})
     schema = {"metric": pl.String, "metric_title": pl.String, "item": pl.String, "item_title": pl.String,
               "n": pl.Int64, "wins": pl.Int64, "draws": pl.Int64, "score": pl.Float64, "score_low": pl.Float64,
               "score_high": pl.Float64, "band_low": pl.Float64, "band_high": pl.Float64, "inside": pl.Boolean,

@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from workbench.core.design.rebalance.additive import _additive_step, _memo_cell, _objectives
+from workbench.core.design.rebalance.nearest import _unraced_near
 from workbench.core.design.rebalance.play import _add, _Context, _play, _stage_cost, measure, worst_tier
 from workbench.core.design.rebalance.race import Counts, SearchAgent, _Race
 from workbench.core.design.rebalance.space import GROUP_OPTIONS, Candidate, Dim, _canonical, _Group, _params_of
@@ -408,15 +409,12 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAge
     part = ctx.groups[group] if group is not None and ctx.groups else None
     stage, counts, played, rungs, part_rungs = -1, {}, 0, [], []
     cells: dict[str, Counts] = {}
+    final: pl.DataFrame | None = None  # the counts' table after the last stage played here
     if candidate in race.cache:
         stage, counts, _ = race.cache[candidate]
     while stage + 1 < (len(plan) if limit is None else limit + 1):
-        if stage >= 0 and limit is None:
-            table = measure(counts, ctx.bands, metrics)
-            distance, reach = (worst_tier(table), worst_tier(table, "reach")) if part is None \
-                else _group_distance(table, part)[:2]
-            if not race.promotes(stage, distance, reach, factor, candidate == (), None if part is None else group):
-                break
+        if stage >= 0 and limit is None and not _promoted(ctx, race, candidate, stage, counts, factor, group):
+            break
         start = plan[stage] if stage >= 0 else 0
         if room is not None and stage >= 0 and _stage_cost(ctx, candidate, agent, master, start,
                                                            plan[stage + 1]) > room - played:
@@ -425,7 +423,7 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAge
         counts, played = _add(counts, more), played + games
         cells.update(new)
         stage += 1
-        table = measure(counts, ctx.bands, metrics)
+        final = table = measure(counts, ctx.bands, metrics)
         value = worst_tier(table)
         race.rungs.setdefault(stage, []).append(value)
         rungs.append([stage, value])
@@ -434,11 +432,34 @@ def _evaluate(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAge
             race.group_rungs.setdefault((group, stage), []).append(mine)
             race.group_trace.setdefault((group, candidate), {})[stage] = (mine, robust, gap)
             part_rungs.append([stage, mine, robust, gap])
-    table = measure(counts, ctx.bands, metrics)
+    table = final if final is not None else measure(counts, ctx.bands, metrics)  # the counts as last measured
     if part is not None:
         distance, _, robust, gap = _group_distance(table, part)
         race.record_group(group, candidate, stage, distance, robust, gap, len(plan) - 1)
     return stage, counts, worst_tier(table), played, rungs, cells, part_rungs
+
+
+def _promoted(ctx: _Context, race: _Race, candidate: Candidate, stage: int, counts: Counts, factor: int,
+              group: int | None) -> bool:
+    """Whether the racing rule plays a candidate at ``stage`` (these ``counts``) on to the next stage."""
+    part = ctx.groups[group] if group is not None and ctx.groups else None
+    table = measure(counts, ctx.bands, ctx.targets.all_metrics())
+    distance, reach = (worst_tier(table), worst_tier(table, "reach")) if part is None \
+        else _group_distance(table, part)[:2]
+    return race.promotes(stage, distance, reach, factor, candidate == (), None if part is None else group)
+
+
+def _goes_on(ctx: _Context, race: _Race, candidate: Candidate, agent: SearchAgent, master: int, plan: list[int],
+             factor: int, group: int | None, room: int) -> bool:
+    """Whether racing a candidate raced before would play its next stage (:func:`_evaluate`'s first step).
+
+    Not when it is at the last stage, the game refused it (stage -1), the racing rule stops it where it is, or
+    the games left (``room``) cannot pay for its next stage.
+    """
+    stage, counts, _ = race.cache[candidate]
+    if stage < 0 or stage + 1 >= len(plan) or not _promoted(ctx, race, candidate, stage, counts, factor, group):
+        return False
+    return _stage_cost(ctx, candidate, agent, master, plan[stage], plan[stage + 1]) <= room
 
 
 def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[str, Counts]) -> tuple[int, bool]:
@@ -472,7 +493,12 @@ def _replay(study: Any, dims: Sequence[Dim], race: _Race, last: int, memo: dict[
 def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: SearchAgent, master: int, seed: int,
             budget: int, slots: int | None, population: int, used: list[int],
             on_trial: Callable[[dict[str, Any]], None] | None, screen: bool = True, factor: int = 4) -> bool:
-    """Ask, race and tell trials until the budget is spent; True when a trial was stopped."""
+    """Ask, race and tell trials until the budget is spent; True when a trial was stopped.
+
+    A sampler's proposal raced as far as it goes is pruned and its nearest unraced candidate played instead
+    (:func:`~workbench.core.design.rebalance.nearest._unraced_near`), so every trial plays something; the search
+    ends when the budget is spent, or when no candidate of the edit space is left unraced.
+    """
     optuna = _optuna()
     last = len(plan) - 1
     per_index = len(ctx.targets.cells) * (1 if isinstance(agent, str) else len(agent))  # games a game index, at most
@@ -489,8 +515,6 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
             return False
         if finished and budget - used[0] < plan[0] * per_index:
             return False  # a new candidate's first stage could overrun the search's share of the budget
-        if _repeats(done) >= 2 * population:
-            return False  # the sampler only proposes candidates already played: the space is searched out
         fixed = _next_fixed(race, ctx.dims, slots, last, screen, ctx.groups,
                             lambda: _additive_step(ctx, race, agent, master, plan, slots, budget - used[0]))
         limit = None
@@ -504,7 +528,20 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         study.sampler = _sampler(seed, finished, population)
         trial = study.ask()
         candidate = _suggest(trial, ctx.dims, slots)
-        repeat = fixed is None and candidate in race.cache  # the sampler proposed a candidate already raced
+        proposed = None
+        if fixed is None and candidate in race.cache and not _goes_on(
+                ctx, race, candidate, agent, master, plan, factor, _group_of(candidate, ctx.groups), budget - used[0]):
+            # the sampler proposed a candidate raced as far as it goes (NSGA-II's children are often their parents
+            # again, the unchanged game among them): racing it would play nothing, so its nearest unraced
+            # neighbour is played in its place, as a trial of its own (the proposal's trial is pruned)
+            near = _unraced_near(ctx, race, candidate, agent, master, plan, slots)
+            study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+            if near is None:
+                return False  # every candidate the edit space holds is raced: it is searched out
+            study.enqueue_trial(_params_of(near, ctx.dims, slots))
+            trial = study.ask()
+            proposed, candidate = candidate, _suggest(trial, ctx.dims, slots)
+        repeat = fixed is None and candidate in race.cache  # the sampler proposed a candidate raced before (on it goes)
         before = race.cache[candidate][0] if candidate in race.cache else None
         group = _group_of(candidate, ctx.groups)
         try:
@@ -521,6 +558,8 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         race.record(candidate, stage, counts, distance, last)
         record = {"edits": [list(p) for p in candidate], "stage": stage, "games": games, "counts": counts,
                   "rungs": rungs, "cells": cells, "repeat": repeat, "additive_done": ctx.additive_done}
+        if proposed is not None:  # what the sampler proposed, raced as far as it goes before
+            record["proposed"] = [list(p) for p in proposed]
         if group is not None and stage >= 0:  # raced on its part's distance: what a resumed race needs of it
             record.update(group=group, group_rungs=group_rungs,
                           group_distance=list(race.group_values[(group, candidate)][1:]))
@@ -529,7 +568,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         study.tell(trial, list(values))
         if on_trial is not None:
             on_trial({"number": trial.number, "edits": candidate, "distance": distance, "stage": stage,
-                      "games": games})
+                      "games": games, "proposed": proposed})
         if candidate == () and distance == 0 and stage == last:
             return False  # the target is already met on the search seeds: nothing to search
         if fixed is not None and games == 0 and stage == before and stage < (last if limit is None else limit):
@@ -537,17 +576,6 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
             # paid from what is left of the budget: asking it again plays nothing (Babylon's default search asked
             # one single edit's next stage 200 times, two seconds a trial and no game, after its budget ran low)
             return False
-
-
-def _repeats(trials: Sequence[Any]) -> int:
-    """How many of the last trials proposed a candidate raced before (the sampler has nothing new to offer)."""
-    count = 0
-    for t in reversed(trials):
-        record = json.loads(t.user_attrs["record"])
-        if not record.get("repeat", not record["games"]):
-            break
-        count += 1
-    return count
 
 
 def _trials_frame(study: Any, dims: Sequence[Dim]) -> pl.DataFrame:
