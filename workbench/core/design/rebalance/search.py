@@ -541,7 +541,6 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
             study.enqueue_trial(_params_of(near, ctx.dims, slots))
             trial = study.ask()
             proposed, candidate = candidate, _suggest(trial, ctx.dims, slots)
-        repeat = fixed is None and candidate in race.cache  # the sampler proposed a candidate raced before (on it goes)
         before = race.cache[candidate][0] if candidate in race.cache else None
         group = _group_of(candidate, ctx.groups)
         try:
@@ -557,7 +556,7 @@ def _search(ctx: _Context, study: Any, race: _Race, plan: list[int], agent: Sear
         used[0] += games  # the stored count (a stopped trial's games do not count: resumed = uninterrupted)
         race.record(candidate, stage, counts, distance, last)
         record = {"edits": [list(p) for p in candidate], "stage": stage, "games": games, "counts": counts,
-                  "rungs": rungs, "cells": cells, "repeat": repeat, "additive_done": ctx.additive_done}
+                  "rungs": rungs, "cells": cells, "additive_done": ctx.additive_done}
         if proposed is not None:  # what the sampler proposed, raced as far as it goes before
             record["proposed"] = [list(p) for p in proposed]
         if group is not None and stage >= 0:  # raced on its part's distance: what a resumed race needs of it
