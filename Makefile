@@ -36,6 +36,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/workbench compile
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q -m bench
+	PARITY_SCALE=10 $(BIN)/python -m pytest -n 2 --dist loadgroup -q tests/test_parity.py
 	$(BIN)/python benchmarks/run_all.py
 
 lab: $(STAMP)

@@ -53,6 +53,12 @@ def test_a_proposal_inside_at_one_tier_but_outside_at_a_stronger_one_does_not_me
     slow = result.verification.filter(pl.col("tier") == "search").row(0, named=True)
     assert abs(slow["after_score"] - 0.605) < 0.04 and slow["after_n"] == 1_100  # 60.5 % by hand
     assert "no proposal meets the target at every tier" in result.summary()
+    # one count of what was searched in the summary and the report's "Searched:" line: distinct sets of edits,
+    # fewer than the trials (a set raced on through stages is one set; the unchanged game is none)
+    played = result.trials.filter(pl.col("n_edits") > 0).get_column("edits").to_list()
+    assert 0 < len(set(played)) < result.trials.height
+    assert f"{len(set(played)):,} sets of edits searched" in result.summary()
+    assert f"Searched: {len(set(played)):,} sets of edits" in rb.searched_text(result)
     # shown per tier, each column labelled with its tier, the search's distance labelled with its tier and sum
     table = rb.proposals_table(result)
     assert {"press: held out", "search: held out", "press: points outside (held out, sum over items)",

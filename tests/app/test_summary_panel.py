@@ -42,6 +42,7 @@ def test_without_a_report_the_panel_says_how_to_build_one_and_builds_it(tmp_path
     assert panel.job.error is None, panel.note.value
     assert (folder / "report.json").is_file() and (folder / "index.html").is_file()
     assert 'data-state="done"' in panel.job.status.value
+    assert panel.proc.stdout.closed  # the command's pipe is closed with it, not left to the collector
 
 
 def test_stop_ends_the_build_and_leaves_no_report(tmp_path):
@@ -53,6 +54,7 @@ def test_stop_ends_the_build_and_leaves_no_report(tmp_path):
     assert 'data-state="stopped"' in panel.job.status.value
     assert not (folder / "report.json").exists()
     assert "Stopped" in panel.note.value and 'data-state="missing"' in panel.view.value
+    assert panel.proc.stdout.closed
 
 
 def test_the_studio_opens_a_game_on_its_summary_then_its_studies(tmp_path, monkeypatch):

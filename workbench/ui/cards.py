@@ -488,8 +488,8 @@ class CardEditor:
                                  + "; ".join(self.refused.values()))
             edited_cards(self.table, self.edits, self.base.value)  # a bad row is named here, by its key
         except Exception as exc:  # noqa: BLE001 - named in the page
-            self.note.value = message(self._explain(exc), "error")
-            self.job.reset("not run: put the refused values right", "refused")
+            self.job.hold(self.note, message(self._explain(exc), "error"), "not run: put the refused values right",
+                          "refused")
             return None
         self.note.value = ""
         self.results.clear()

@@ -564,11 +564,11 @@ class RebalancePanel:
                 key = repr(sorted(kwargs.items()))
                 if not wait and (size["seconds"] or 0) > CONFIRM_SECONDS and self._confirmed != key:
                     self._confirmed = key
-                    self.note.value = message(
+                    self.job.hold(self.note, message(
                         f"This rebalance plays up to {size['total']:,} games, search and held-out check: about "
                         f"{duration_text(size['seconds'])} on this machine. Press Run rebalance again to start it, "
-                        "or give a smaller budget.", "info")
-                    self.job.reset("waiting: press Run rebalance again to start the long run", "confirm")
+                        "or give a smaller budget.", "info"),
+                        "waiting: press Run rebalance again to start the long run", "confirm")
                     return None
                 self._confirmed = ""
         except Exception as exc:  # noqa: BLE001 - every error a user can cause is named in the panel

@@ -199,6 +199,15 @@ class RunPanel:
         self.progress.value, self.progress.max = 0, 1
         self.progress.bar_style = ""
 
+    def hold(self, note: Any, note_html: str, text: str, state: str) -> None:
+        """Not run: the status line says why (``state``, ``text``), then ``note`` (an HTML widget) explains.
+
+        In that order: the page receives widget updates in the order they are made, so whoever sees the
+        note (a person, a browser test waiting on it) sees the status line it belongs with.
+        """
+        self.reset(text, state)
+        note.value = note_html
+
     def stop(self) -> None:
         """Ask the running task to stop after its current chunk."""
         if self.running:

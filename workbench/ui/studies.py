@@ -44,8 +44,7 @@ PARTIAL_EVERY = 0.8  # seconds: a running study's partial tables are redrawn at 
 
 def show_refused(note: Any, job: RunPanel, exc: Exception) -> None:
     """A run refused before it began: ``exc`` named in ``note`` (an HTML widget) and ``job`` marked not run."""
-    note.value = message(error_message(exc), "error")
-    job.reset("not run: put the refused values right", "refused")
+    job.hold(note, message(error_message(exc), "error"), "not run: put the refused values right", "refused")
 
 
 def varying_keys(model: GameModel, frame: pl.DataFrame) -> list[str]:
@@ -360,8 +359,8 @@ class StudyPanel:
             size = {"games": None, "seconds": None, "refused": None}
         self._show_size()
         if size["refused"]:  # as the CLI refuses it: the games would not fit in memory
-            self.note.value = message(f"not run: {size['refused']}; choose fewer games (or cells)", "error")
-            self.job.reset("not run: too big for this machine's memory", "refused")
+            self.job.hold(self.note, message(f"not run: {size['refused']}; choose fewer games (or cells)", "error"),
+                          "not run: too big for this machine's memory", "refused")
             if wait:
                 raise InputError(size["refused"])
             return None
@@ -372,14 +371,12 @@ class StudyPanel:
         if not wait and (unknown or (size["seconds"] or 0) > CONFIRM_SECONDS) and self._confirmed != key:
             self._confirmed = key
             if unknown:
-                self.note.value = message("How many games this run plays is known only once it runs, so it may "
-                                          "take long. Press Run again to start it (Stop keeps what finished).",
-                                          "info")
+                why = message("How many games this run plays is known only once it runs, so it may take long. "
+                              "Press Run again to start it (Stop keeps what finished).", "info")
             else:
-                self.note.value = message(f"This run plays {size['games']:,} games: about "
-                                          f"{duration_text(size['seconds'])} on this machine. Press Run again to "
-                                          "start it, or choose fewer games.", "info")
-            self.job.reset("waiting: press Run again to start the long run", "confirm")
+                why = message(f"This run plays {size['games']:,} games: about {duration_text(size['seconds'])} on "
+                              "this machine. Press Run again to start it, or choose fewer games.", "info")
+            self.job.hold(self.note, why, "waiting: press Run again to start the long run", "confirm")
             return None
         self._confirmed = ""
         self.note.value = ""

@@ -137,18 +137,20 @@ class SummaryPanel:
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
-        while proc.poll() is None:
-            if should_stop():
-                proc.terminate()  # the command stops at its next chunk and removes its building folder
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-                reader.join(timeout=2)
-                raise RunInterrupted(None, steps[0], steps[0] + 1)
-            time.sleep(0.1)
-        reader.join(timeout=2)
+        try:
+            while proc.poll() is None:
+                if should_stop():
+                    proc.terminate()  # the command stops at its next chunk and removes its building folder
+                    try:
+                        proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+                    raise RunInterrupted(None, steps[0], steps[0] + 1)
+                time.sleep(0.1)
+        finally:
+            reader.join(timeout=2)
+            proc.stdout.close()  # the pipe goes with the command (it was left to the collector, with a warning)
         if proc.returncode != 0:
             said = next((x for x in reversed(lines) if x.strip()), "no output")
             raise InputError(f"the report was not built: {said}")

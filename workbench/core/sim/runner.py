@@ -76,11 +76,25 @@ WATCHED_SHARE = 4  # a run someone may stop plays chunks of a quarter of the eng
 WATCHED_FLOOR = 250  # ... but never below this (or the hint): many tiny chunks cost more to plan than to play
 
 
+SPLIT_FLOOR = 64  # games: a run is cut into 4 chunks a worker, but no chunk below this (or the hint) for that
+
+
 def watched_chunk(hint: int) -> int:
     """Games per chunk for a run someone may stop (``core.sim.stopping.watching``): short enough to stop soon."""
     from workbench.core.sim.stopping import watched
 
     return max(min(hint, WATCHED_FLOOR), hint // WATCHED_SHARE) if watched() else hint
+
+
+def in_memory_chunk(games: int, workers: int, hint: int) -> int:
+    """Games per chunk of an in-memory run of ``games`` on ``workers``.
+
+    At most the engine's ``hint`` (``watched_chunk``'s when someone may press Stop), and about four chunks a
+    worker, so the workers share the run evenly and progress comes in steps; never cut below ``SPLIT_FLOOR`` games
+    to do so: a chunk's fixed cost (its engine's tables, its frame) is that of tens of games, and a cell of 10
+    games cut in four paid it four times (a study's cells on a small form: 400 chunks where 50 do).
+    """
+    return max(1, min(hint, max(math.ceil(games / (4 * workers)), SPLIT_FLOOR)))
 
 
 def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None = None,
@@ -108,7 +122,7 @@ def simulate(game: str | GameModel, games: int, *, params: dict[str, Any] | None
     engine = model.resolve_engine(engine, specs, resolved)
     if chunk_size is None:
         hint = watched_chunk(model.chunk_hint(engine))  # someone may press Stop: chunks that end within its grace
-        chunk_size = max(1, min(hint, math.ceil(games / (4 * workers))))
+        chunk_size = in_memory_chunk(games, workers, hint)
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0:
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     chunks = plan_chunks(games, chunk_size, start)

@@ -41,7 +41,15 @@ import polars as pl
 
 from workbench.core.errors import DataError, InputError, OutputError, RunInterrupted
 from workbench.core.model import GameModel, Param, get_game, model_ref
-from workbench.core.sim.runner import check_games, check_workers, execute, iter_grid, plan_chunks, watched_chunk
+from workbench.core.sim.runner import (
+    check_games,
+    check_workers,
+    execute,
+    in_memory_chunk,
+    iter_grid,
+    plan_chunks,
+    watched_chunk,
+)
 from workbench.core.sim.seeding import check_master_seed
 from workbench.core.sim.stopping import close
 from workbench.core.sim.store import (
@@ -192,7 +200,7 @@ def _plan(model: GameModel, grid: dict[str, list[Any]], games: int, seed: int, l
             hint = model.chunk_hint(eng)
             if workers is not None:  # in memory, someone may press Stop: shorter chunks (a stored sweep keeps its own)
                 hint = watched_chunk(hint)
-            size = chunk_size or max(1, hint if workers is None else min(hint, -(-games // (4 * workers))))
+            size = chunk_size or (hint if workers is None else in_memory_chunk(games, workers, hint))
             label = " vs ".join(map(str, specs)) if labelled else None
             cells.append(_Cell(params, model.params_hash(params), tuple(map(str, specs)), eng, size, label))
     for i, cell in enumerate(cells):

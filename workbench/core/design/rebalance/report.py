@@ -101,7 +101,7 @@ def searched_text(result: RebalanceResult) -> str:
     trials = result.trials
     # distinct sets of edits: a set the search played on (a later stage) is one set, not one per trial
     tried = trials.filter(pl.col("n_edits") == 1).get_column("edits").n_unique() if trials.height else 0
-    candidates = trials.filter(pl.col("n_edits") > 0).get_column("edits").n_unique() if trials.height else 0
+    candidates = result.sets_searched
     space = _space_size(result.dims, result.max_edits or len(result.dims))
     tiers = result.search_tiers or result.tiers[:1]
     text = (f"Searched: {candidates:,} sets of edits of the {space:,} that change at most {result.max_edits} of the "

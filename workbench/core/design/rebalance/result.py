@@ -76,10 +76,20 @@ class RebalanceResult:
                 for (rank, tier), r in sorted(self.retuned.items())]
         return pl.DataFrame(rows, schema=RETUNE_SCHEMA)
 
+    @property
+    def sets_searched(self) -> int:
+        """Distinct sets of edits the search played: one count for the summary and the report's "Searched:".
+
+        The unchanged game is not counted, and a set raced on through several stages counts once.
+        """
+        if not self.trials.height:
+            return 0
+        return self.trials.filter(pl.col("n_edits") > 0).get_column("edits").n_unique()
+
     def summary(self) -> str:
         """A line or two for a person: what was searched, what was found."""
-        head = (f"{_title_of(self.game)}: {len(self.trials)} candidates searched over {len(self.dims)} editable "
-                f"values, {self.games_searched:,} games; {self.games_verified:,} held-out games")
+        head = (f"{_title_of(self.game)}: {self.sets_searched:,} sets of edits searched over {len(self.dims)} "
+                f"editable values, {self.games_searched:,} games; {self.games_verified:,} held-out games")
         if self.no_edits_needed:
             return head + "; the target is already met: no edits needed."
         if self.stopped:

@@ -181,11 +181,41 @@ def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
     return kinds, weights
 
 
+class _PerConfig:
+    """What a chunk derives from its Config alone, kept for the last few Configs (by identity).
+
+    ``model.build_config`` returns the one cached Config per parameters and data files, so every chunk of a run
+    and every decision of a search meets the same object; a run of many small chunks (a study's cells, the
+    studio's watched chunks) built the kernel's card table and the cards' id order again for each (~2 ms a chunk,
+    as long as a chunk of 20 games).  The Config is held with its entry, so an identity is never reused while
+    cached.
+    """
+
+    KEPT = 32
+
+    def __init__(self) -> None:
+        self._found: dict[int, tuple[Config, np.ndarray, list[int], pl.Series]] = {}
+
+    def __call__(self, config: Config) -> tuple[np.ndarray, list[int], pl.Series]:
+        hit = self._found.get(id(config))
+        if hit is None or hit[0] is not config:
+            ids = [c.id for c in config.cards]
+            order = sorted(range(len(ids)), key=lambda c: ids[c])
+            hit = (config, card_table(config), order, pl.Series([ids[c] for c in order], dtype=pl.String))
+            while len(self._found) >= self.KEPT:
+                self._found.pop(next(iter(self._found)))
+            self._found[id(config)] = hit
+        return hit[1], hit[2], hit[3]
+
+
+_per_config = _PerConfig()
+
+
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
                trace: int = 0) -> tuple[np.ndarray, ...]:
     """The raw kernel output for one chunk: ``res``, ``towers``, ``flags`` (and the first game's ``trace`` rows)."""
     kinds, weights = agent_arrays(agents)
-    tab = card_table(config)
+    tab = _per_config(config)[0]  # the kernel only reads it
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     n_games = len(seeds)
     n_cards = len(config.cards)
@@ -212,12 +242,11 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
 
 def _id_lists(config: Config, flags: np.ndarray) -> pl.Series:
     """Rows of card flags (pool order) → lists of the flagged cards' ids, sorted as strings."""
-    ids = [c.id for c in config.cards]
-    order = sorted(range(len(ids)), key=lambda c: ids[c])
+    _, order, sorted_ids = _per_config(config)
     rows, cols = np.nonzero(flags[:, order])
     offsets = np.zeros(len(flags) + 1, np.int64)
     np.cumsum(np.bincount(rows, minlength=len(flags)), out=offsets[1:])
-    return list_column(pl.Series([ids[c] for c in order], dtype=pl.String).gather(cols), offsets)
+    return list_column(sorted_ids.gather(cols), offsets)
 
 
 def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
@@ -299,17 +328,9 @@ VARIANTS: tuple[Variant, ...] = tuple(
 
 
 # -- continue from a state: the search's rollouts and prior (core/skill/search.py) -------------------------------------
-_TABLES: dict[int, tuple[Config, np.ndarray]] = {}
-
-
 def _table(config: Config) -> np.ndarray:
     """:func:`card_table` of ``config``, built once per Config object (a decision asks for it many times)."""
-    found = _TABLES.get(id(config))
-    if found is None or found[0] is not config:
-        if len(_TABLES) > 32:
-            _TABLES.clear()
-        found = _TABLES[id(config)] = (config, card_table(config))
-    return found[1]
+    return _per_config(config)[0]
 
 
 def _clause_id(tab: np.ndarray, card: int, clause: Any) -> int:
