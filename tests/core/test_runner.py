@@ -213,3 +213,18 @@ def test_a_chunk_given_a_weight_set_plays_the_set_on_every_engine():
     default = runner.run_chunk("duel", params, ("greedy", "greedy"), 5, 0, 200, "fast")
     assert_frame_equal(fast, reference)
     assert (fast["winner"] != default["winner"]).any()  # the set is not the default: some game ends otherwise
+
+
+def test_a_run_is_cut_in_about_four_chunks_a_worker_never_below_the_floor_or_above_the_engines_hint():
+    from workbench.core.sim.runner import SPLIT_FLOOR, in_memory_chunk
+
+    assert plan_chunks(10, in_memory_chunk(10, 1, 2_000)) == [(0, 10)]  # a small cell is one chunk: paid once
+    assert in_memory_chunk(200, 2, 2_000) == SPLIT_FLOOR  # 200 / 8 = 25 would be below the floor
+    assert in_memory_chunk(100_000, 2, 2_000) == 2_000  # the engine's hint caps it
+    assert in_memory_chunk(8_000, 2, 2_000) == 1_000  # four a worker
+    assert in_memory_chunk(500, 1, 20) == 20  # a slow engine's small hint wins over the floor (Stop stays quick)
+    sizes = []
+    frame = simulate("toy", 10, seed=3, progress=False, on_progress=sizes.append)
+    assert sizes == [10]  # one chunk, one report
+    chunked = simulate("toy", 10, seed=3, progress=False, chunk_size=3)
+    assert frame.equals(chunked)  # the cut never changes the frame
