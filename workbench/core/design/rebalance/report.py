@@ -87,7 +87,10 @@ def retunes_table(result: RebalanceResult) -> pl.DataFrame:
                     _rate("retuned").alias("Re-tuned weights score"), _rate("shipped").alias("Shipped set score"),
                     pl.when(pl.col("kept") == "re-tuned").then(pl.lit("the re-tuned weights (at least as good)"))
                     .otherwise(pl.lit("the set as shipped (the re-tune scored lower)")).alias("Kept"),
-                    pl.col("weights").alias("Weights played"), pl.col("games").alias("Re-tune games"))
+                    # spaced after each comma, so a table too wide for its page wraps it between weights, never
+                    # inside one ("playab / le_cap"); the CSV keeps the agent option as written
+                    pl.col("weights").str.replace_all(r",(\S)", ", $1").alias("Weights played"),
+                    pl.col("games").alias("Re-tune games"))
 
 
 def full_command(result: RebalanceResult) -> str:
