@@ -276,3 +276,18 @@ def test_a_reports_step_times_are_the_real_ones_in_the_header_the_log_and_the_si
     md = (out / "index.md").read_text(encoding="utf-8")
     assert "## Sizes of this run, and what a bigger run would decide" in md and "Sized for tests." in md
     assert f"matrix={seconds['matrix']}" in md.replace(" ", "") or f"matrix: {seconds['matrix']}" in md
+
+
+def test_the_header_reads_declared_keys_by_their_names_and_the_json_keeps_the_keys(tmp_path):
+    from workbench.core.model import get_game
+
+    babylon, duel = get_game("babylon"), get_game("duel")  # loaded: their declared names are known
+    meta = {"rules_version": "x-1", "games": 10, "agents": "greedy vs greedy", "decks": ["siege_of_ur", "night_raid"],
+            "battlefields": ["free_steppe"], "quick": False, "engine": "fast"}
+    rows = dict(Report("Header", meta).header_rows())
+    assert rows["Decks"] == ", ".join(babylon.choice_label("deck_p1", d) for d in ("siege_of_ur", "night_raid"))
+    assert rows["Decks"].startswith("Siege of Ur") and rows["Battlefields"] == duel.choice_label("battlefield",
+                                                                                                 "free_steppe")
+    assert rows["Quick"] == "no" and rows["Rules version"] == "x-1" and rows["Agents"] == "greedy vs greedy"
+    out = Report("Header", meta).write(tmp_path / "r")
+    assert json.loads((out / "report.json").read_text())["meta"]["decks"] == ["siege_of_ur", "night_raid"]

@@ -131,7 +131,7 @@ def test_quick_report_is_written_offline_with_every_chart_and_table(report, md):
 
 @pytest.mark.slow
 def test_header_and_streak_section_state_the_settings_and_exact_odds(report, md):
-    for label, value in (("Rules version", MODEL.rules_version), ("Master seed", "1"), ("Quick", "True"),
+    for label, value in (("Rules version", MODEL.rules_version), ("Master seed", "1"), ("Quick", "yes"),
                          ("Games", f"{QUICK['full_games']:,}")):
         assert f"| {label} | {value} |" in md
     exact = six_win_by_round(Fraction(1, 2))

@@ -22,6 +22,7 @@ from tests.scipy_intervals import newcombe
 from tests.scipy_intervals import wilson as scipy_wilson
 from tests.summary_checks import check_summary
 from workbench.cli import main
+from workbench.core.model import get_game
 from workbench.core.sim.runner import simulate
 from workbench.games.duel import analysis
 from workbench.games.duel.model import RULES_VERSION
@@ -146,9 +147,9 @@ def test_header_states_rules_version_seed_and_settings(built, md):
     page = (out / "index.html").read_text(encoding="utf-8")
     rows = {"Rules version": RULES_VERSION, "Master seed": "3", "Settings": "quick",
             "Agents": "greedy vs greedy, random vs random, greedy vs random",
-            "Battlefields": ", ".join(QUICK.battlefields)}
+            "Battlefields": ", ".join(get_game("duel").choice_label("battlefield", b) for b in QUICK.battlefields)}
     for label, value in rows.items():
-        assert f"| {label} | {value} |" in md and f"<tr><th>{label}</th><td>{value}</td></tr>" in page
+        assert f"| {label} | {value} |" in md and f"<tr><th>{label}</th><td>{html.escape(value)}</td></tr>" in page
     assert f"per battlefield × deck (greedy vs greedy)={QUICK.main_games}" in md
 
 

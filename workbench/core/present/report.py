@@ -609,12 +609,21 @@ def _prefix_ids(svg: str, prefix: str) -> str:
 
 
 def _meta_text(value: Any) -> str:
+    """A header value as a person reads it; ``report.json`` keeps the keys.
+
+    A declared key by its display name (``siege_of_ur`` → ``Siege of Ur``), ``True``/``False`` as yes/no, big
+    whole numbers with separators.
+    """
+    from workbench.core.present.charts import display_label
+
     if isinstance(value, (list, tuple)):
         return ", ".join(_meta_text(v) for v in value)
     if isinstance(value, dict):
         return ", ".join(f"{k}={_meta_text(v)}" for k, v in value.items())
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    if isinstance(value, (str, bool)):
+        return display_label(value)
     return str(value)
 
 
