@@ -127,6 +127,8 @@ def test_quick_report_answers_each_question(tmp_path):
 
     out = build_report(tmp_path / "babel", quick=True, seed=2, workers=1)
     md = (out / "index.md").read_text(encoding="utf-8")
+    # the header in words: each pairing "a vs b", a yes/no as yes/no (never "greedy,greedy |" or "False")
+    assert "| Agents | greedy vs greedy, random vs random, greedy vs random |" in md and "| Quick | yes |" in md
     summary = check_summary(out, changes=True)  # it opens with what it finds, each number from its table
     assert any(f["anchor"].endswith("_tiers") and f["status"] for f in summary["findings"])  # verdicts per tier
     # the deals' verdicts are section 6's: section 5b does not state them again, and no sentence repeats
