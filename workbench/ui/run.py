@@ -202,8 +202,8 @@ class RunPanel:
     def hold(self, note: Any, note_html: str, text: str, state: str) -> None:
         """Not run: the status line says why (``state``, ``text``), then ``note`` (an HTML widget) explains.
 
-        In that order: the page receives widget updates in the order they are made, so whoever sees the
-        note (a person, a browser test waiting on it) sees the status line it belongs with.
+        In that order: the kernel sends the status line's update before the note's, so a page that shows the
+        note has been sent the status line it belongs with (a browser test still waits on each widget it reads).
         """
         self.reset(text, state)
         note.value = note_html

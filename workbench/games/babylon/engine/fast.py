@@ -12,6 +12,7 @@ conformance suite prove the frames equal.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from math import comb
 from typing import Any
@@ -195,16 +196,18 @@ class _PerConfig:
 
     def __init__(self) -> None:
         self._found: dict[int, tuple[Config, np.ndarray, list[int], pl.Series]] = {}
+        self._lock = threading.Lock()  # a run's chunks play on worker threads (the kernel releases the GIL)
 
     def __call__(self, config: Config) -> tuple[np.ndarray, list[int], pl.Series]:
-        hit = self._found.get(id(config))
-        if hit is None or hit[0] is not config:
-            ids = [c.id for c in config.cards]
-            order = sorted(range(len(ids)), key=lambda c: ids[c])
-            hit = (config, card_table(config), order, pl.Series([ids[c] for c in order], dtype=pl.String))
-            while len(self._found) >= self.KEPT:
-                self._found.pop(next(iter(self._found)))
-            self._found[id(config)] = hit
+        with self._lock:
+            hit = self._found.get(id(config))
+            if hit is None or hit[0] is not config:
+                ids = [c.id for c in config.cards]
+                order = sorted(range(len(ids)), key=lambda c: ids[c])
+                hit = (config, card_table(config), order, pl.Series([ids[c] for c in order], dtype=pl.String))
+                while len(self._found) >= self.KEPT:
+                    self._found.pop(next(iter(self._found)))
+                self._found[id(config)] = hit
         return hit[1], hit[2], hit[3]
 
 
