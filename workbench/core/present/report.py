@@ -611,19 +611,19 @@ def _prefix_ids(svg: str, prefix: str) -> str:
 def _meta_text(value: Any) -> str:
     """A header value as a person reads it; ``report.json`` keeps the keys.
 
-    A declared key by its display name (``siege_of_ur`` → ``Siege of Ur``), ``True``/``False`` as yes/no, big
-    whole numbers with separators.
+    A declared key by its display name (``siege_of_ur`` → ``Siege of Ur``: ``value_names``, as the report's
+    tables read them), ``True``/``False`` as yes/no, big whole numbers with separators.
     """
-    from workbench.core.present.charts import display_label
-
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
         return ", ".join(_meta_text(v) for v in value)
     if isinstance(value, dict):
         return ", ".join(f"{k}={_meta_text(v)}" for k, v in value.items())
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}" if abs(value) >= 10_000 else str(value)
-    if isinstance(value, (str, bool)):
-        return display_label(value)
+    if isinstance(value, str):
+        return next((known[value] for known in value_names().values() if value in known), value)
     return str(value)
 
 
