@@ -106,6 +106,10 @@ def test_every_study_stops_in_the_studio_saying_stopped_with_the_count_and_showi
         assert page.locator(".wb-status [data-state=error]").count() == 0, f"{game} {study.name}"
     shot(page, f"39-stopped-{game}-{every[-1].name}")
     assert not recorder.foreign() and not recorder.errors(), (recorder.foreign(), recorder.errors())
+    # each switch reached the server's log, so a switch whose form never comes says how far it got (#39)
+    log = studio[0].log.read_text(errors="replace")
+    for study in every[1:]:
+        assert f"studio: the form of {game} study {study.name} is built" in log, (game, study.name)
     page.close(run_before_unload=True)
 
 

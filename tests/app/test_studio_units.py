@@ -669,3 +669,62 @@ def test_a_study_that_does_not_declare_its_size_says_it_is_known_once_it_runs():
     page = StudyPanel("babel", "endings")  # its games per cell and pairing: the cells are known once it runs
     assert page.estimate()["games"] is None
     assert "known once it runs" in page.size.value
+
+
+def test_a_stopped_runs_tables_that_fail_to_show_are_said_in_the_note_and_logged_never_lost():
+    """on_stopped raising (a table that cannot be drawn) used to escape the run's thread: printed to a kernel's
+    stderr (the page's hidden output), the page kept waiting for tables that never came."""
+    import logging
+
+    from workbench.core.errors import RunInterrupted
+    from workbench.ui.run import RunPanel
+
+    def task(on_progress, should_stop):
+        on_progress(5, 10)
+        raise RunInterrupted(None, 5, 10)
+
+    def show(exc, took):
+        raise ValueError("a table could not be drawn")
+
+    said, records = [], []
+    seen = logging.Handler()
+    seen.emit = records.append  # the studio sends this logger to the server's console (it may not propagate)
+    logging.getLogger("workbench.ui").addHandler(seen)
+    job = RunPanel()
+    try:
+        job.start(task, lambda result, took: None, show, said.append)
+        job.wait(30)
+    finally:
+        logging.getLogger("workbench.ui").removeHandler(seen)
+    assert 'data-state="stopped"' in job.status.value  # the run did stop, and says so
+    assert said == ["the stopped run's tables could not be shown: unexpected error (ValueError): a table could "
+                    "not be drawn"]
+    assert any(r.exc_info and "a table could not be drawn" in str(r.exc_info[1]) for r in records)
+    assert not job.running and not job.run_button.disabled  # Run is enabled again
+
+
+def test_a_studio_kernels_thread_that_dies_says_so_in_the_server_log(monkeypatch):
+    import logging
+    import threading
+
+    from workbench.app import studio
+
+    monkeypatch.setattr(threading, "excepthook", threading.__excepthook__)  # as in a kernel: Python's own
+    studio._log_to_server()
+    assert threading.excepthook is studio._thread_failed
+    records = []
+    seen = logging.Handler()
+    seen.emit = records.append  # beside the handler to the server's console (the logger does not propagate)
+    studio.log.addHandler(seen)
+
+    def die():
+        raise RuntimeError("a background job failed")
+
+    try:
+        thread = threading.Thread(target=die, name="workbench-results")
+        thread.start()
+        thread.join()
+    finally:
+        studio.log.removeHandler(seen)
+    (record,) = [r for r in records if "uncaught error in thread workbench-results" in r.getMessage()]
+    assert "a background job failed" in str(record.exc_info[1])

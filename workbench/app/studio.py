@@ -46,7 +46,11 @@ log = logging.getLogger("workbench.app")
 
 
 def _log_to_server() -> None:
-    """Unexpected errors go to the server's console (the kernel's own stderr), never into the page."""
+    """Unexpected errors go to the server's console (the kernel's own stderr), never into the page.
+
+    A thread's uncaught error too: Python prints it to ``sys.stderr``, which in a kernel is the page's output
+    (hidden in the studio), so a background job that died said nothing anywhere.
+    """
     for logger in (log, logging.getLogger("workbench.ui")):
         if not any(getattr(h, "studio", False) for h in logger.handlers):
             handler = logging.StreamHandler(sys.__stderr__)
@@ -54,6 +58,15 @@ def _log_to_server() -> None:
             handler.setFormatter(logging.Formatter("[studio] %(levelname)s %(message)s"))
             logger.addHandler(handler)
             logger.propagate = False
+    if threading.excepthook is threading.__excepthook__:  # Python's own (a test runner's catcher is left alone)
+        threading.excepthook = _thread_failed
+
+
+def _thread_failed(args: threading.ExceptHookArgs) -> None:
+    if args.exc_type is SystemExit:
+        return
+    name = args.thread.name if args.thread is not None else "?"
+    log.error("uncaught error in thread %s", name, exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
 
 
 def _warm_up() -> None:

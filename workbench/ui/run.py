@@ -164,7 +164,14 @@ class RunPanel:
                     "stopped · nothing had finished")  # an exact computation stopped between its steps
             self.status.value = state_html("stopped", text, exc.done, exc.total, self._stop_took())
             if on_stopped is not None:
-                on_stopped(exc, took)
+                try:
+                    on_stopped(exc, took)
+                except BaseException as failed:  # noqa: BLE001 - showing what finished failed: said, never lost
+                    # the run did stop (the status says so); the note says what failed, and the server's log has
+                    # its traceback — it escaped the thread before, printed to a kernel's stderr (the page's
+                    # hidden output), and the page waited for tables that never came
+                    if on_error is not None:
+                        on_error(f"the stopped run's tables could not be shown: {error_message(failed)}")
         except BaseException as exc:  # noqa: BLE001 - a thread has nobody else to tell; the panel says it
             self.error = exc
             self.progress.bar_style = "danger"

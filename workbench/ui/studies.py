@@ -177,25 +177,25 @@ class StudyPanel:
     def _switched(self) -> None:
         """The picker chose another study: its form, or the reason there is none said where the form would be.
 
-        A switch is logged with the kernel's log (the studio's server log): a switch whose form never came (seen
-        once in about 300 on a loaded machine, with no error anywhere) must say next time how far it got.
+        A switch is logged to the studio's server log: a switch whose form never came (seen once in about 300 on
+        a loaded machine, with no error anywhere) must say next time how far it got.  The logger is a child of
+        ``workbench.ui``, which the studio sends to the server's console (``app.studio._log_to_server``: the
+        kernel's real stderr); it had a handler of its own on ``sys.stderr``, which in a kernel is the page's
+        output, so no switch ever reached the log.  Outside the studio the lines go nowhere (INFO is below the
+        last-resort handler's level).
         """
         import logging
-        import sys
 
-        log = logging.getLogger("workbench.studio")
-        if not log.handlers and os.environ.get("WORKBENCH_STUDIO"):  # a studio kernel: its stderr is the server log
-            log.addHandler(logging.StreamHandler(sys.stderr))
-            log.setLevel(logging.INFO)
-            log.propagate = False
-        log.info("studio: study %s chosen; building its form", self.picker.value)
+        log = logging.getLogger("workbench.ui.switch")
+        log.setLevel(logging.INFO)
+        log.info("studio: %s study %s chosen; building its form", self.model.name, self.picker.value)
         try:
             self._build_form()
         except BaseException as exc:  # noqa: BLE001 - a callback has nobody else to tell: the page says it
-            log.exception("studio: the form of %s was not built", self.picker.value)
+            log.exception("studio: the form of %s study %s was not built", self.model.name, self.picker.value)
             self.note.value = message(f"this study's form could not be built: {error_message(exc)}", "error")
             raise
-        log.info("studio: the form of %s is built", self.picker.value)
+        log.info("studio: the form of %s study %s is built", self.model.name, self.picker.value)
 
     def _build_form(self) -> None:
         w = require_widgets()
