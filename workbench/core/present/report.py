@@ -308,13 +308,15 @@ class Report:
     def header_rows(self) -> list[tuple[str, str]]:
         """``(label, value)`` pairs of the header block: the key facts first, then other meta."""
         rows = []
+        names = {key: name for known in value_names().values() for key, name in known.items()}  # once a header
         for key, label in _HEADER_KEYS:
             if key in self.meta:
-                rows.append((label, _meta_text(self.meta[key])))
+                rows.append((label, _meta_text(self.meta[key], names)))
             elif key in _REQUIRED:
                 rows.append((label, "not stated"))
         known = {k for k, _ in _HEADER_KEYS}
-        rows += [(k.replace("_", " ").capitalize(), _meta_text(v)) for k, v in self.meta.items() if k not in known]
+        rows += [(k.replace("_", " ").capitalize(), _meta_text(v, names)) for k, v in self.meta.items()
+                 if k not in known]
         if "workbench_version" not in self.meta:
             rows.append(("Workbench version", package_version()))
         return rows
@@ -608,22 +610,23 @@ def _prefix_ids(svg: str, prefix: str) -> str:
                   svg)
 
 
-def _meta_text(value: Any) -> str:
+def _meta_text(value: Any, names: dict[str, str]) -> str:
     """A header value as a person reads it; ``report.json`` keeps the keys.
 
-    A declared key by its display name (``siege_of_ur`` → ``Siege of Ur``: ``value_names``, as the report's
-    tables read them), ``True``/``False`` as yes/no, big whole numbers with separators.
+    A declared key by its display name from ``names`` (``siege_of_ur`` → ``Siege of Ur``: the games'
+    ``value_names``, as the report's tables read them), ``True``/``False`` as yes/no, big whole numbers with
+    separators.
     """
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
-        return ", ".join(_meta_text(v) for v in value)
+        return ", ".join(_meta_text(v, names) for v in value)
     if isinstance(value, dict):
-        return ", ".join(f"{k}={_meta_text(v)}" for k, v in value.items())
-    if isinstance(value, int) and not isinstance(value, bool):
+        return ", ".join(f"{k}={_meta_text(v, names)}" for k, v in value.items())
+    if isinstance(value, int):
         return f"{value:,}" if abs(value) >= 10_000 else str(value)
     if isinstance(value, str):
-        return next((known[value] for known in value_names().values() if value in known), value)
+        return names.get(value, value)
     return str(value)
 
 
