@@ -23,6 +23,8 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
+from numba.core import types as nbt  # noqa: E402
+from numba.core.registry import CPUDispatcher  # noqa: E402
 
 nb.core.config.reload_config()  # numba may have been imported before the cache dir was set
 
@@ -37,9 +39,41 @@ _TWO32 = np.uint64(1 << 32)
 _INV53 = 1.0 / 9007199254740992.0
 
 # No NRT: kernels built on these allocate nothing, so no reference counting around calls.
-JIT = {"cache": True, "nogil": True, "error_model": "numpy", "boundscheck": False, "_nrt": False}
-# Helpers are inlined into the kernel: a numba call passes every array as a dozen scalars.
-INLINE = {**JIT, "inline": "always"}
+_OPTIONS = {"nopython": True, "nogil": True, "error_model": "numpy", "boundscheck": False, "_nrt": False}
+
+
+class _ByType(CPUDispatcher):
+    """A kernel function compiled once per argument *types*, never once per constant argument's value.
+
+    numba types a constant argument (``_put(lg, d, n, K_PLAY, c, target)``) as a literal of its value and
+    compiles the callee again for every combination of constants it meets: Babylon's kernel was 171 compiled
+    versions of 86 functions (``_put`` alone 88 times, ``_step`` 3), 199 s of a fresh compile where one version
+    of each takes 76 s.  Here a call's argument types are the plain ones (``Literal[int](2)`` is ``int64``), so
+    each function has one version; the machine code computes the same (the parity harness and golden frames
+    prove it) at the same speed (LLVM still inlines and folds constants where it pays).
+    """
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(nbt.unliteral(a) for a in args),
+                                         {k: nbt.unliteral(v) for k, v in kws.items()})
+
+
+def compiled(fn):
+    """``fn`` compiled by numba (no Python objects, cached on disk, GIL released), one version per argument types."""
+    dispatcher = _ByType(py_func=fn, locals={}, targetoptions=dict(_OPTIONS))
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+def inlined(fn):
+    """:func:`compiled`, and inlined into each compiled caller (a numba call passes every array as a dozen scalars).
+
+    For small helpers on a hot path: an inlined function's body is compiled again in every caller, so a big
+    one (a game's turn loop) is :func:`compiled` and called.
+    """
+    dispatcher = _ByType(py_func=fn, locals={}, targetoptions={**_OPTIONS, "inline": "always"})
+    dispatcher.enable_caching()
+    return dispatcher
 
 
 def stream_keys(count: int) -> np.ndarray:
@@ -47,7 +81,7 @@ def stream_keys(count: int) -> np.ndarray:
     return np.array([(k * STREAM_MUL) % 2**64 for k in range(count)], dtype=np.uint64)
 
 
-@nb.njit(**INLINE)
+@inlined
 def mix(z):
     """``rng.mix64``."""
     z = (z ^ (z >> _S30)) * _M1
@@ -55,14 +89,14 @@ def mix(z):
     return z ^ (z >> _S31)
 
 
-@nb.njit(**INLINE)
+@inlined
 def next_u64(states, i):
     """``SplitMix64.next_u64`` of stream ``i``."""
     states[i] += _GOLDEN
     return mix(states[i])
 
 
-@nb.njit(**INLINE)
+@inlined
 def below(states, i, n):
     """``SplitMix64.below``: Lemire on the top 32 bits, with rejection."""
     un = np.uint64(n)
@@ -76,13 +110,13 @@ def below(states, i, n):
     return np.int64(m >> _S32)
 
 
-@nb.njit(**INLINE)
+@inlined
 def random(states, i):
     """``SplitMix64.random``: 53 random bits as a float in [0, 1)."""
     return np.float64(next_u64(states, i) >> _S11) * _INV53
 
 
-@nb.njit(**INLINE)
+@inlined
 def shuffle(states, i, arr, n):
     """``SplitMix64.shuffle`` in place on ``arr[:n]`` (Fisher–Yates from the end)."""
     for k in range(n - 1, 0, -1):
@@ -93,7 +127,7 @@ def shuffle(states, i, arr, n):
 
 
 # -- what a search rollout is worth (every kernel's continue-from-a-state entry; here so the cache digest covers it)
-@nb.njit(**INLINE)
+@inlined
 def outcome_worth(winner, me):
     """A finished rollout's worth for seat ``me``: 1 won, 0.5 drawn (winner code 2), 0 lost."""
     if winner == me:
@@ -103,13 +137,13 @@ def outcome_worth(winner, me):
     return 0.0
 
 
-@nb.njit(**INLINE)
+@inlined
 def squash(evaluation, scale):
     """An unfinished rollout's worth: the logistic of the heuristic's ``evaluation / scale``, in (0, 1)."""
     return 1.0 / (1.0 + np.exp(-evaluation / scale))
 
 
-@nb.njit(**JIT)
+@compiled
 def shuffle_in_place(states, arr):
     """``SplitMix64.shuffle`` of all of ``arr`` in place, drawing from stream state ``states[0]``."""
     shuffle(states, 0, arr, arr.shape[0])

@@ -27,12 +27,11 @@ in ``rules.REASONS``; 0 while the game runs).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from workbench.core.sim.rng_numba import INLINE as _INLINE
-from workbench.core.sim.rng_numba import JIT as _JIT
 from workbench.core.sim.rng_numba import below as _below
+from workbench.core.sim.rng_numba import compiled as _compiled
+from workbench.core.sim.rng_numba import inlined as _inlined
 from workbench.core.sim.rng_numba import mix as _mix
 from workbench.core.sim.rng_numba import outcome_worth as _outcome_worth
 from workbench.core.sim.rng_numba import squash as _squash
@@ -128,20 +127,20 @@ _STREAM_K = stream_keys(6)
 
 
 # --------------------------------------------------------------------------------------- helpers
-@nb.njit(**_INLINE)
+@_inlined
 def _stack(seat, site):
     """Offset of the nation stack of ``seat`` at ``site``."""
     return B_STACKS + (seat * N + site) * STACK_CAP
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _level(s, seat, site):
     """``rules.level``: the top card of the temple, 0 for none."""
     n = s[H_TEMPLE_LEN + seat * N + site]
     return s[B_TEMPLES + (seat * N + site) * TEMPLE_CAP + n - 1] if n else 0
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _combined(s, seat):
     """``rules.combined_value``."""
     total = 0
@@ -150,14 +149,14 @@ def _combined(s, seat):
     return total
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _hand_size(s, seat):
     """``rules.hand_size``."""
     b = H_HAND + seat * N
     return s[b] + s[b + 1] + s[b + 2] + s[b + 3] + s[b + 4]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _run_top(s, off, length, nation, run_any):
     """``rules.run_top`` on the stack ``s[off:off + length]``."""
     i = length - 1
@@ -173,7 +172,7 @@ def _run_top(s, off, length, nation, run_any):
     return -1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _any_run(s, off, length, run_any):
     """``rules.any_run`` on the stack ``s[off:off + length]``."""
     if not run_any:
@@ -186,7 +185,7 @@ def _any_run(s, off, length, run_any):
     return False
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _shuffle(rng, k, s, off, n):
     """``SplitMix64.shuffle`` of stream ``k`` in place on ``s[off:off + n]`` (Fisher–Yates from the end)."""
     for i in range(n - 1, 0, -1):
@@ -197,7 +196,7 @@ def _shuffle(rng, k, s, off, n):
 
 
 # ------------------------------------------------------------------------------------ the deck
-@nb.njit(**_JIT)
+@_compiled
 def _draw_nations(s, seat, count, rng):
     """``rules.draw_nations``: an empty draw pile is first replaced by the shuffled discard pile (stream 1)."""
     for _ in range(count):
@@ -215,7 +214,7 @@ def _draw_nations(s, seat, count, rng):
         s[H_DRAW_LEN] = n - 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _begin_turn(s, seat, rng):
     """``rules.begin_turn``: phase 1 of ``seat``'s next turn."""
     s[H_CURRENT] = seat
@@ -225,7 +224,7 @@ def _begin_turn(s, seat, rng):
     _draw_nations(s, seat, 3, rng)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _new_game(s, first, hand_start, hand_other, rng):
     """``rules.new_game``: shuffle the nation deck (stream 1) and the quarry (stream 2), deal, begin turn 1."""
     for i in range(HEADER):
@@ -255,7 +254,7 @@ def _new_game(s, first, hand_start, hand_other, rng):
 
 
 # ------------------------------------------------------------------------------------ the ending
-@nb.njit(**_JIT)
+@_compiled
 def _finish(s, reason):
     """``rules.finish``: the higher combined value wins; equal → more cards in hand; still equal → draw."""
     a = _combined(s, 0)
@@ -271,7 +270,7 @@ def _finish(s, reason):
     s[H_REASON] = reason
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _check_end(s):
     """``rules.check_end``: 15+ against 9-, then the end phase (20+, or a drop to 9-)."""
     a = _combined(s, 0)
@@ -290,7 +289,7 @@ def _check_end(s):
 
 
 # --------------------------------------------------------------------------------------- effects
-@nb.njit(**_JIT)
+@_compiled
 def _place(s, seat, site, card):
     """Lay ``card`` on ``seat``'s temple at ``site``."""
     i = H_TEMPLE_LEN + seat * N + site
@@ -298,21 +297,21 @@ def _place(s, seat, site, card):
     s[i] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _take_from_stack(s, source):
     """Pop the top card of temple stack ``source``."""
     s[H_TS_LEN + source] -= 1
     return s[B_TS + source * TS_CAP + s[H_TS_LEN + source]]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _discard(s, nation):
     """Lay ``nation`` on the discard pile."""
     s[B_DISCARD + s[H_DISCARD_LEN]] = nation
     s[H_DISCARD_LEN] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _use_run(s, me, site, nation, run_any):
     """``rules._use_run``: discard one card of the topmost run of ``nation`` at the pawn's site."""
     off = _stack(me, site)
@@ -325,7 +324,7 @@ def _use_run(s, me, site, nation, run_any):
     _discard(s, nation)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _desert(s, seat, site, nation):
     """Remove every ``nation`` card from ``seat``'s stack at ``site`` (order kept); how many went."""
     off = _stack(seat, site)
@@ -341,7 +340,7 @@ def _desert(s, seat, site, nation):
     return gone
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _ability(s, me, site, nation, arg, run_any):
     """``rules._do_ability``: the run discard, the tally, then the nation's effect at the pawn's site."""
     them = 1 - me
@@ -376,7 +375,7 @@ def _ability(s, me, site, nation, arg, run_any):
         s[mi] += moved
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _perform(s, idx, run_any):
     """``rules.apply(..., check=False)`` of any action but ``END_TURN`` (which draws: :func:`_end_turn`)."""
     kind = ACTIONS[idx, 0]
@@ -431,7 +430,7 @@ def _perform(s, idx, run_any):
         s[H_TALLY + me * N_TALLIES + T_UNIVERSAL] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _end_turn(s, rng, hist, max_turns):
     """``rules._do_end_turn``: phase 3, the history entry, the end checks, then the next turn's phase 1."""
     me = s[H_CURRENT]
@@ -469,7 +468,7 @@ def _end_turn(s, rng, hist, max_turns):
 
 
 # -------------------------------------------------------------------------------- try and undo
-@nb.njit(**_JIT)
+@_compiled
 def _save(s, saved, stacks):
     """Keep what :func:`_perform` of any action in ``s`` may overwrite: the header and both stacks at the pawn's site.
 
@@ -485,7 +484,7 @@ def _save(s, saved, stacks):
                 stacks[seat, k] = s[off + k]
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _restore(s, saved, stacks, idx):
     """Undo :func:`_perform` of action ``idx`` from what :func:`_save` kept.
 
@@ -526,7 +525,7 @@ def _restore(s, saved, stacks, idx):
 
 
 # ------------------------------------------------------------------------------------- legality
-@nb.njit(**_JIT)
+@_compiled
 def _start_buildable(s, seat):
     """``rules.start_buildable``."""
     site = s[H_PAWN + seat]
@@ -537,7 +536,7 @@ def _start_buildable(s, seat):
     return cards >= 2
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _start_reachable(s, seat):
     """``rules.start_reachable``: the start card can still be built by the end of this turn (exact)."""
     pawn = s[H_PAWN + seat]
@@ -561,7 +560,7 @@ def _start_reachable(s, seat):
     return False
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _keeps_start(s, idx, saved, stacks, run_any, strict):
     """The first-turn rule for an action other than the start build: the start card stays buildable after it.
 
@@ -575,7 +574,7 @@ def _keeps_start(s, idx, saved, stacks, run_any, strict):
     return ok
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _first_turn_filter(s, legal, n, saved, stacks, run_any, strict):
     """Drop from ``legal[:n]`` (order kept) every action the first-turn rule forbids; the new count.
 
@@ -591,13 +590,13 @@ def _first_turn_filter(s, legal, n, saved, stacks, run_any, strict):
     return kept
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _fits(s, me, site, card, step):
     """``rules._why_place`` is None: ``card`` is ``step`` above the temple here, with enough own cards here."""
     return card == _level(s, me, site) + step and s[H_STACK_LEN + me * N + site] >= card
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _run_nations(s, off, length, run_any):
     """A bit per nation with a run of 3 on the stack ``s[off:off + length]``: ``_run_top(...) >= 0``, in one pass."""
     if not run_any:
@@ -612,7 +611,7 @@ def _run_nations(s, off, length, run_any):
     return runs
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _legal(s, legal, saved, stacks, run_any, universal, strict):
     """``rules.legal_actions`` into ``legal`` (action indices in the stable order); their count.
 
@@ -648,7 +647,7 @@ def _legal(s, legal, saved, stacks, run_any, universal, strict):
     return n + 1
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _legal_builds(s, legal, n, strict):
     """The deployments and builds at the pawn's site (not the quarry) appended to ``legal[:n]``; the new count."""
     me = s[H_CURRENT]
@@ -669,7 +668,7 @@ def _legal_builds(s, legal, n, strict):
     return n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _legal_abilities(s, legal, n, run_any, universal, strict):
     """The nation and universal abilities at the pawn's site (not the quarry) appended to ``legal[:n]``; the count."""
     me = s[H_CURRENT]
@@ -719,13 +718,13 @@ def _legal_abilities(s, legal, n, run_any, universal, strict):
 
 
 # ----------------------------------------------------------------------------------------- greedy
-@nb.njit(**_INLINE)
+@_inlined
 def _progress(cards, level):
     """``agents._progress`` (``PROGRESS``: the same divisions, done once)."""
     return PROGRESS[level, min(cards, TOP_LEVEL + 1)]
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _in_reach(s, seat):
     """``agents.in_reach``: :func:`_reach_at` where the pawn stands, with the seat's cards there and in hand."""
     site = s[H_PAWN + seat]
@@ -734,7 +733,7 @@ def _in_reach(s, seat):
     return _reach_at(s, seat, site, s[H_STACK_LEN + seat * N + site], _hand_size(s, seat))
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _site_score(s, me, site, terms, my_run, their_run):
     """``agents.site_terms`` of one site into ``terms[site]``: value, progress, runs, threat (exact in float64).
 
@@ -752,7 +751,7 @@ def _site_score(s, me, site, terms, my_run, their_run):
     terms[site, T_THEIR_RUN] = their_run
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _site_terms(s, me, site, run_any, terms):
     """:func:`_site_score` of one site, both stacks searched for a run."""
     my_run = _any_run(s, _stack(me, site), s[H_STACK_LEN + me * N + site], run_any)
@@ -760,7 +759,7 @@ def _site_terms(s, me, site, run_any, terms):
     _site_score(s, me, site, terms, my_run, their_run)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _score(s, me, weights, terms):
     """``agents.evaluate`` of a running game from its per-site ``terms``: the same float operations in the same order.
 
@@ -791,14 +790,14 @@ def _score(s, me, weights, terms):
     return score + weights[me, W_VARIETY] * variety
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _outcome_score(s, me):
     """``agents.evaluate`` of a finished game: ``WIN``, ``-WIN`` or 0 for a draw."""
     winner = s[H_WINNER]
     return WIN if winner == me else (-WIN if winner == 1 - me else 0.0)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _evaluate(s, me, weights, run_any, terms):
     """``agents.evaluate`` with ``weights[me]`` (``terms``: scratch, ``[TERM_ROWS, TERMS]``; rows 0..4 its sites')."""
     if s[H_REASON] != R_NONE:
@@ -808,7 +807,7 @@ def _evaluate(s, me, weights, run_any, terms):
     return _score(s, me, weights, terms)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _run_after_append(s, seat, site, added, had_run, run_any):
     """``_any_run`` of ``seat``'s stack at ``site`` after ``added`` cards were laid on it (``had_run``: before).
 
@@ -826,7 +825,7 @@ def _run_after_append(s, seat, site, added, had_run, run_any):
     return False
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _run_after_pop(s, seat, site, had_run, run_any):
     """``_any_run`` of ``seat``'s stack at ``site`` after cards were taken off its top: none can appear below."""
     if run_any and not had_run:
@@ -834,14 +833,14 @@ def _run_after_pop(s, seat, site, had_run, run_any):
     return _any_run(s, _stack(seat, site), s[H_STACK_LEN + seat * N + site], run_any)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _keep_row(terms, site, row):
     """Copy ``terms[site]`` to the spare row ``row`` (or back with the arguments swapped)."""
     for c in range(TERMS):
         terms[row, c] = terms[site, c]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _score_after(s, idx, me, weights, saved, stacks, run_any, terms):
     """Greedy's score of ``s`` after action ``idx``, ``s`` left as it was; ``terms`` holds ``s``'s and is kept.
 
@@ -887,7 +886,7 @@ def _score_after(s, idx, me, weights, saved, stacks, run_any, terms):
     return score
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _reach_at(s, seat, site, cards, hand):
     """:func:`_in_reach` with ``seat``'s pawn at ``site``, ``cards`` own cards there and ``hand`` cards in hand."""
     if site == QUARRY:
@@ -902,7 +901,7 @@ def _reach_at(s, seat, site, cards, hand):
     return 1 if need == 1 and s[H_START + seat] else 0
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _prepare(s, me, run_any, terms):
     """Keep what :func:`_quiet_score` reads of a position whose ``terms`` rows 0..4 :func:`_evaluate` just filled.
 
@@ -946,7 +945,7 @@ def _prepare(s, me, run_any, terms):
             terms[ROW_POP_RUNS, site] = theirs if theirs and run else 0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _quiet_score(s, idx, me, weights, run_any, terms):
     """:func:`_score_after` of a move, a deployment or a migration by ``me`` (to act, nothing owed), without playing it.
 
@@ -1025,7 +1024,7 @@ def _quiet_score(s, idx, me, weights, run_any, terms):
     return score + weights[me, W_VARIETY] * variety
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _base(s, me, weights, run_any, terms):
     """The position's score for ``me`` (``terms`` filled), and whether its moves, deployments and migrations are quiet.
 
@@ -1038,7 +1037,7 @@ def _base(s, me, weights, run_any, terms):
     return base, quiet
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _rank_score(s, idx, me, weights, saved, stacks, run_any, terms, base, quiet, unsaved):
     """Greedy's ranking score of action ``idx`` (``END_TURN``: ``base``; the rest less MARGIN), and ``unsaved``.
 
@@ -1055,7 +1054,7 @@ def _rank_score(s, idx, me, weights, saved, stacks, run_any, terms, base, quiet,
     return _score_after(s, idx, me, weights, saved, stacks, run_any, terms) - MARGIN, False
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _greedy(s, legal, n, me, weights, saved, stacks, run_any, terms):
     """``GreedyAgent.choose``: the best-scored action, ``END_TURN`` unless beaten by more than MARGIN."""
     if n == 1:
@@ -1074,7 +1073,7 @@ def _greedy(s, legal, n, me, weights, saved, stacks, run_any, terms):
 
 
 # ------------------------------------------------------------------------------------------ games
-@nb.njit(**_JIT)
+@_compiled
 def _result(s, res, g):
     """The scalar result columns of game ``g`` (``model.result_row``)."""
     res[g, RES_WINNER] = s[H_WINNER]
@@ -1092,7 +1091,7 @@ def _result(s, res, g):
             res[g, b + SEAT_TALLIES + t] = s[H_TALLY + seat * N_TALLIES + t]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _play_on(s, forced, stop, rng, kinds, caps, weights, run_any, universal, strict, max_turns, max_steps, saved,
              stacks, legal, hist, terms):
     """The game loop (``play.play_game``): ``s`` played on until it ends or turn ``stop`` begins (0: never).
@@ -1131,7 +1130,7 @@ def _play_on(s, forced, stop, rng, kinds, caps, weights, run_any, universal, str
     return STATUS_OK
 
 
-@nb.njit(**_JIT)
+@_compiled
 def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal, strict, max_turns, max_steps, kinds,
                caps, weights, res, values, offsets, status, s, saved, stacks, legal, hist, rng, terms):
     """Play games ``g0..`` (``play.play_game``) until done, the ``values`` buffer is full, or a game runs away.
@@ -1174,7 +1173,7 @@ def play_games(seeds, g0, first_mode, hand_start, hand_other, run_any, universal
 
 
 # ------------------------------------------------------------------------ continue from a state
-@nb.njit(**_JIT)
+@_compiled
 def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, weights, ew, run_any, universal, strict,
                    max_turns, max_steps, out, res, status, s, saved, stacks, legal, hist, rng, terms):
     """Every action of ``actions`` played in every world, then the game played on (:func:`_play_on`).
@@ -1205,7 +1204,7 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, caps, we
             _result(s, res[wi], ai)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def action_scores(s, actions, me, weights, run_any, out, saved, stacks, terms):
     """Greedy's score of each action of ``actions`` (indices into ``ACTIONS``) in ``s``: the search's prior.
 

@@ -17,14 +17,13 @@ from collections.abc import Sequence
 from math import comb
 from typing import Any
 
-import numba as nb
 import numpy as np
 import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
 from workbench.core.sim.play import RunawayGame
 from workbench.core.sim.results import kernel_frame, list_column, outcome_codes, padded
-from workbench.core.sim.rng_numba import JIT
+from workbench.core.sim.rng_numba import compiled as _compiled
 from workbench.core.sim.rng_numba import next_u64 as _next_u64
 from workbench.core.sim.rng_numba import shuffle as _shuffle
 from workbench.games.babylon import agents as babylon_agents
@@ -406,7 +405,7 @@ def _scratch(config: Config) -> tuple[np.ndarray, ...]:
     return found[1]
 
 
-@nb.njit(**JIT)
+@_compiled
 def _deal_worlds(base, me, unseen, lens, n_hand, n_cards, work, out, seeds, state):
     """``agents.determinise`` then two ``next_u64``, ``out.shape[0]`` times, on the encoded view ``base``.
 

@@ -28,12 +28,11 @@ else 0).  A list longer than ``lg``'s rows is counted but not written (:func:`_p
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from workbench.core.sim.rng_numba import INLINE as _INLINE
-from workbench.core.sim.rng_numba import JIT as _JIT
 from workbench.core.sim.rng_numba import below as _below
+from workbench.core.sim.rng_numba import compiled as _compiled
+from workbench.core.sim.rng_numba import inlined as _inlined
 from workbench.core.sim.rng_numba import mix as _mix
 from workbench.core.sim.rng_numba import outcome_worth as _outcome_worth
 from workbench.core.sim.rng_numba import squash as _squash
@@ -190,24 +189,24 @@ _U = np.uint64
 
 
 # --------------------------------------------------------------------------------------- helpers
-@nb.njit(**_JIT)
+@_compiled
 def _cd(tab, card, col):
     """A column of the card table (an unsigned index: no negative-index fix-up, see :func:`_copy_run`)."""
     return tab[_U(TAB_CARDS + card * CC + col)]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _sb(seat):
     """Offset of ``seat``'s side in the header."""
     return H_SIDE + seat * SIDE
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _tally(s, seat, which, n):
     s[_U(H_SIDE + seat * SIDE + S_TALLY + which)] += n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _find(s, uid):
     """Index of minion ``uid`` in the minion list, -1 when it is not on the board (``rules.minion``).
 
@@ -231,14 +230,14 @@ def _find(s, uid):
     return -1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _health_left(s, tab, i):
     """``rules.health_left`` of the minion at index ``i``."""
     m = B_MIN + i * MF
     return _cd(tab, s[_U(m + F_CARD)], C_HEALTH) + s[_U(m + F_BONUS)] - s[_U(m + F_DAMAGE)]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _hand_remove(s, seat, card):
     """``rules._remove``: the first copy of ``card`` leaves the hand."""
     off = B_HAND + seat * HCAP
@@ -253,7 +252,7 @@ def _hand_remove(s, seat, card):
     s[_U(hi + S_EDITS - S_HAND)] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _hand_add(s, seat, card):
     """``rules._add``: ``card`` joins the sorted hand."""
     off = B_HAND + seat * HCAP
@@ -268,7 +267,7 @@ def _hand_add(s, seat, card):
     s[_U(hi + S_EDITS - S_HAND)] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _queue_push(s, front, ctrl, card, clause, offers, may):
     """A trigger joins the queue at its end (or its ``front``)."""
     n = s[H_QLEN]
@@ -286,7 +285,7 @@ def _queue_push(s, front, ctrl, card, clause, offers, may):
     s[H_QLEN] = n + 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _set_flag(s, tab, which, seat, card):
     """Mark ``card`` drawn (``which`` 0) or played (1) by ``seat`` (not in a view: nobody records there)."""
     if s[H_VIEW] == 0 and card != UNKNOWN:
@@ -294,7 +293,7 @@ def _set_flag(s, tab, which, seat, card):
 
 
 # ------------------------------------------------------------------------------------ setup
-@nb.njit(**_JIT)
+@_compiled
 def _new_game(s, tab, first, rng):
     """``rules.new_game``: shuffle both decks (streams 1, 2), deal, ask the first seat's mulligan."""
     for i in range(HEADER):
@@ -330,7 +329,7 @@ def _new_game(s, tab, first, rng):
     _pend(s, MULLIGAN, first, 0, 0, 0, 0, 0)  # the first seat's mulligan (the header's other fields are zero)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _mulligan(s, tab, seat, mask):
     """``rules._mulligan``: the masked cards go under the deck, as many come from its top."""
     b = _sb(seat)
@@ -368,7 +367,7 @@ def _mulligan(s, tab, seat, mask):
 
 
 # -- turns ----------------------------------------------------------------------------------------
-@nb.njit(**_JIT)
+@_compiled
 def _begin_turn(s, tab, seat):
     """``rules._begin_turn``: sources back, minions ready (Regenerating heals), Invocations queued."""
     b = _sb(seat)
@@ -394,7 +393,7 @@ def _begin_turn(s, tab, seat):
     s[_U(b + S_INV)] = 0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _end_turn(s, tab):
     """``rules._end_turn``: available sources exhausted into Transformed Power, bonus health gone."""
     b = _sb(s[H_ACTIVE])
@@ -412,7 +411,7 @@ def _end_turn(s, tab):
     s[H_ENDING] = 1
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _next_turn(s, tab):
     """``rules._next_turn``: the towers recorded; after both seats' last turn the higher tower wins."""
     s[H_ENDING] = 0
@@ -430,7 +429,7 @@ def _next_turn(s, tab):
     _begin_turn(s, tab, 1 - s[H_ACTIVE])
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _draw(s, tab, seat, n):
     """``rules.draw``: up to ``n`` cards from the top (``UNKNOWN`` ones in a view)."""
     b = _sb(seat)
@@ -448,7 +447,7 @@ def _draw(s, tab, seat, n):
     _tally(s, seat, T_DRAWN, k)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _offering(s, tab, seat, card):
     """``rules.offering``: the card to the Sacrifice Pile, an available source of its colour."""
     _hand_remove(s, seat, card)
@@ -458,7 +457,7 @@ def _offering(s, tab, seat, card):
     _tally(s, seat, T_OFFER, 1)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _change_tower(s, tab, seat, delta):
     """``rules.change_tower``: never below 0, the win height wins at once; the levels actually moved."""
     i = _sb(seat) + S_TOWER
@@ -472,7 +471,7 @@ def _change_tower(s, tab, seat, delta):
 
 
 # -- minions --------------------------------------------------------------------------------------
-@nb.njit(**_JIT)
+@_compiled
 def _exhaust(s, uid):
     """``rules._exhaust``: a Sentenced minion takes 1 damage as it becomes exhausted."""
     i = _find(s, uid)
@@ -488,7 +487,7 @@ def _exhaust(s, uid):
         s[H_BOARD_EDITS] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _damage(s, tab, uid, n, lethal):
     """``rules._damage``: Lethal raises the damage to the minion's whole health."""
     i = _find(s, uid)
@@ -496,7 +495,7 @@ def _damage(s, tab, uid, n, lethal):
         _damage_at(s, tab, i, n, lethal)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _damage_at(s, tab, i, n, lethal):
     """:func:`_damage` of the minion at index ``i``."""
     if n <= 0:
@@ -510,7 +509,7 @@ def _damage_at(s, tab, i, n, lethal):
     s[H_BOARD_EDITS] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _remove_minion(s, i):
     n = s[H_MCOUNT]
     for j in range(_U(B_MIN + i * MF), _U(B_MIN + (n - 1) * MF)):  # unsigned: see _copy_run
@@ -519,7 +518,7 @@ def _remove_minion(s, i):
     s[H_BOARD_EDITS] += 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _kill(s, tab, uid):
     """``rules._kill``: to the discard pile; its Dying Words join the queue."""
     i = _find(s, uid)
@@ -527,7 +526,7 @@ def _kill(s, tab, uid):
         _kill_at(s, tab, i)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _kill_at(s, tab, i):
     """:func:`_kill` of the minion at index ``i``."""
     card = s[_U(B_MIN + i * MF + F_CARD)]
@@ -540,7 +539,7 @@ def _kill_at(s, tab, i):
         _queue_push(s, False, owner, card, clause, 0, 0)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _check_deaths(s, tab):
     """``rules._check_deaths``: every minion out of health dies, oldest first.
 
@@ -559,7 +558,7 @@ def _check_deaths(s, tab):
 
 
 # -- effects --------------------------------------------------------------------------------------
-@nb.njit(**_JIT)
+@_compiled
 def _targetable(s, i, ctrl, target):
     """``rules.targets``' test of the minion at index ``i``."""
     if target == G_MINION:
@@ -567,7 +566,7 @@ def _targetable(s, i, ctrl, target):
     return (s[_U(B_MIN + i * MF + F_OWNER)] == ctrl) == (target == G_FRIENDLY_MINION)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _scratch_group(s, ctrl, zone):
     """``rules._group`` into the scratch area: uids of the enemy minions in ``zone``; how many."""
     n = 0
@@ -579,7 +578,7 @@ def _scratch_group(s, ctrl, zone):
     return n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _run_clause(s, tab, ctrl, card, clause, chosen):
     """``rules.run_clause``: the clause's actions in order, deaths after each, Offerings owed queued first."""
     it = NO_TARGET
@@ -682,7 +681,7 @@ def _run_clause(s, tab, ctrl, card, clause, chosen):
 
 
 # -- attacks --------------------------------------------------------------------------------------
-@nb.njit(**_INLINE)
+@_inlined
 def _attacker_at(s):
     """Index of the attacker of the attack going on in the minion list, -1 (no attack, or its attacker is gone)."""
     if not s[H_ATT]:
@@ -690,14 +689,14 @@ def _attacker_at(s):
     return _find(s, s[H_ATTACKER])
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _block_side(s, tab):
     """The defending seat when ``rules.block_options`` may be non-empty (not Tunnel to the tower, not a Raider), -1."""
     ai = _attacker_at(s)
     return -1 if ai < 0 else _block_side_at(s, tab, ai)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _block_side_at(s, tab, ai):
     """:func:`_block_side` of an attack going on whose attacker stands at index ``ai``."""
     target = s[H_ATARGET]
@@ -711,7 +710,7 @@ def _block_side_at(s, tab, ai):
     return 1 - s[_U(B_MIN + ai * MF + F_OWNER)]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _can_block(s, i, defender):
     """The minion at index ``i`` is one of ``rules.block_options``."""
     m = B_MIN + i * MF
@@ -719,13 +718,13 @@ def _can_block(s, i, defender):
             and s[_U(m + F_UID)] != s[H_ATARGET])
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _witch_window(s):
     """No attack, or one still going on (``rules.witchery_options``' first test)."""
     return s[H_ATT] == 0 or (s[H_AENDED] == 0 and _find(s, s[H_ATTACKER]) >= 0)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _witch_clause(s, tab, card):
     """The clause id ``rules.window_trigger`` picks for ``card`` in the open window, -1 when none."""
     if s[H_ATT]:
@@ -741,7 +740,7 @@ def _witch_clause(s, tab, card):
     return clause
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _can_witch(s, tab, seat, card):
     """``card`` is one of ``rules.witchery_options`` of ``seat`` (the window being open)."""
     if card == UNKNOWN or _cd(tab, card, C_TYPE) != WITCHERY or _cd(tab, card, C_TP) > s[_U(_sb(seat) + S_TP)]:
@@ -749,7 +748,7 @@ def _can_witch(s, tab, seat, card):
     return _witch_clause(s, tab, card) >= 0
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _cast_witch(s, tab, seat, card):
     """``rules._cast_witchery``: TP paid, the card discarded, the open window's clause resolved."""
     clause = _witch_clause(s, tab, card)
@@ -761,13 +760,13 @@ def _cast_witch(s, tab, seat, card):
     _run_clause(s, tab, seat, card, clause, NO_TARGET)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _any_witch(s, tab, seat):
     """``rules.witchery_options`` of ``seat`` are not empty."""
     return _witch_window(s) and _any_witch_open(s, tab, seat)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _any_witch_open(s, tab, seat):
     """:func:`_any_witch` once the window is known to be open."""
     off = B_HAND + seat * HCAP
@@ -777,7 +776,7 @@ def _any_witch_open(s, tab, seat):
     return False
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _clash_partner(s):
     """``rules._clash_partner``: the living blocker, else the living target minion of an unblocked attack."""
     blocker = s[H_ABLOCKER]
@@ -789,14 +788,14 @@ def _clash_partner(s):
     return NO_TARGET
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _twin_partner(s, tab):
     """Index of the clash partner when ``rules.twin_options`` may be non-empty (a Twinstrike attacker), -1."""
     ai = -1 if s[H_AENDED] else _attacker_at(s)
     return -1 if ai < 0 else _twin_partner_at(s, tab, ai)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _twin_partner_at(s, tab, ai):
     """:func:`_twin_partner` of an attack going on (not ended) whose attacker stands at index ``ai``."""
     if not _cd(tab, s[_U(B_MIN + ai * MF + F_CARD)], C_TWINSTRIKE):
@@ -805,7 +804,7 @@ def _twin_partner_at(s, tab, ai):
     return _find(s, partner) if partner != NO_TARGET else -1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _twin_count(s, pi):
     """How many ``rules.twin_options`` the partner at index ``pi`` leaves; the first one's uid."""
     p = B_MIN + pi * MF
@@ -820,7 +819,7 @@ def _twin_count(s, pi):
     return n, first
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _hit_tower(s, tab, owner, card, amount):
     """``rules._hit_tower``: the enemy tower loses ``amount``; Thief gains what it actually lost."""
     if s[H_ANO_TOWER] or amount <= 0:
@@ -833,7 +832,7 @@ def _hit_tower(s, tab, owner, card, amount):
         _tally(s, owner, T_STOLEN, gained)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _after_attack(s, tab, attacker, partner):
     """``rules._after_attack``: the partner exhausted, Retreating back to the Ramparts, the attack over."""
     if partner != NO_TARGET:
@@ -846,7 +845,7 @@ def _after_attack(s, tab, attacker, partner):
     s[H_ATT] = 0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _clash(s, tab, ai):
     """``rules._clash`` of the attacker at index ``ai``: the tower hit, or both minions strike (Twinstrike, Lethal...).
 
@@ -893,7 +892,7 @@ def _clash(s, tab, ai):
     _after_attack(s, tab, attacker, partner)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _continue_attack(s, tab):
     """``rules._continue_attack``: block, Witcheries, Twinstrike's target, then the clash."""
     ai = _find(s, s[H_ATTACKER])
@@ -933,7 +932,7 @@ def _continue_attack(s, tab):
 
 
 # -- the step machine ---------------------------------------------------------------------------------
-@nb.njit(**_JIT)
+@_compiled
 def _has_known(s, seat):
     """``rules.distinct(hand)`` is not empty."""
     off = B_HAND + seat * HCAP
@@ -941,7 +940,7 @@ def _has_known(s, seat):
     return n > 0 and s[_U(off + n - 1)] != UNKNOWN  # sorted: a known card is last if there is one
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _count_targets(s, ctrl, target):
     """``len(rules.targets(...))`` and the first one's uid."""
     n = 0
@@ -954,7 +953,7 @@ def _count_targets(s, ctrl, target):
     return n, first
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _resolve_trigger(s, tab):
     """``rules._resolve_trigger``: the queue's first text resolves, or asks for its target or Offering."""
     ctrl = s[B_QUEUE]
@@ -983,7 +982,7 @@ def _resolve_trigger(s, tab):
     _pend(s, TARGET, ctrl, ctrl, card, clause, offers, may)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _pend(s, kind, seat, ctrl, card, clause, offers, may):
     s[H_PKIND] = kind
     s[H_PSEAT] = seat
@@ -994,7 +993,7 @@ def _pend(s, kind, seat, ctrl, card, clause, offers, may):
     s[H_PMAY] = may
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _advance(s, tab):
     """``rules.advance``: everything automatic until a decision is due or the game is over."""
     while s[H_REASON] == R_NONE and s[H_PKIND] == NO_DECISION:
@@ -1020,7 +1019,7 @@ def _advance(s, tab):
             break
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _decision(s):
     """``rules.decision``'s kind (``NO_DECISION`` at the end) — its seat is ``_decider``."""
     if s[H_REASON] != R_NONE:
@@ -1030,18 +1029,18 @@ def _decision(s):
     return MAIN
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _decider(s):
     return s[H_PSEAT] if s[H_PKIND] != NO_DECISION else s[H_ACTIVE]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _put(lg, d, n, k, a, b):
     """Row ``n`` of list ``d`` becomes ``(k, a, b, 0)`` (past the rows there are: only counted); ``n + 1``."""
     return _put_paid(lg, d, n, k, a, b, 0)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _put_paid(lg, d, n, k, a, b, pay):
     """Row ``n`` of list ``d`` becomes ``(k, a, b, pay)`` (past the rows there are: only counted); ``n + 1``."""
     if n < lg.shape[1]:
@@ -1052,7 +1051,7 @@ def _put_paid(lg, d, n, k, a, b, pay):
     return n + 1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _put_play(s, tab, lg, d, n, seat, c, target):
     """The play of card ``c`` on ``target``: one row (the engine pays), or one per payment (``payment="chosen"``).
 
@@ -1078,7 +1077,7 @@ def _put_play(s, tab, lg, d, n, seat, c, target):
     return n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _can_pay(s, tab, seat, card):
     """``rules.can_pay``."""
     b = _sb(seat)
@@ -1089,7 +1088,7 @@ def _can_pay(s, tab, seat, card):
                                                                                                     C_SPECIFIC)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _main_actions(s, tab, lg, d):
     """``rules.main_actions``: plays (with targets), moves, builds, attacks, then END."""
     seat = s[H_ACTIVE]
@@ -1155,7 +1154,7 @@ def _main_actions(s, tab, lg, d):
     return _put(lg, d, n, K_END, 0, 0)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _mulligan_masks(s, tab, lg, d, seat):
     """``rules.mulligan_masks``: every different set of at most ``mulligan`` cards, by (size, mask)."""
     off = B_HAND + seat * HCAP
@@ -1178,7 +1177,7 @@ def _mulligan_masks(s, tab, lg, d, seat):
     return n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _legal(s, tab, lg, d):
     """``rules.legal_actions`` into ``lg[d]``; how many."""
     kind = _decision(s)
@@ -1241,7 +1240,7 @@ def _legal(s, tab, lg, d):
     return n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _payable_after(s, tab, seat, card):
     """The hand cards ``rules.kept_playable`` may count when ``card`` is paid, into the scratch area; how many.
 
@@ -1269,7 +1268,7 @@ def _payable_after(s, tab, seat, card):
     return n
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _kept_count(s, seat, n):
     """``rules.kept_playable`` of the payment in scratch ``0..NF``: the ``n`` cards :func:`_payable_after` listed."""
     a = _sb(seat) + S_AVAIL
@@ -1281,7 +1280,7 @@ def _kept_count(s, seat, n):
     return kept
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _payment(s, tab, seat, card, pay):
     """The sources of ``pay`` (``payment="chosen"``), else ``rules.payment``'s, moved from available to exhausted.
 
@@ -1306,7 +1305,7 @@ def _payment(s, tab, seat, card, pay):
         s[_U(b + S_EXH + x)] += s[_U(B_SCRATCH + x)]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _others_first(s, tab, seat, card):
     """``rules._others_first`` into scratch ``0..NF``."""
     b = _sb(seat)
@@ -1330,7 +1329,7 @@ def _others_first(s, tab, seat, card):
         rest -= take
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _engine_payment(s, tab, seat, card):
     """``rules.payment`` by the Config's reading (``keep_playable`` or ``others_first``) into scratch ``0..NF``."""
     _others_first(s, tab, seat, card)
@@ -1342,7 +1341,7 @@ def _engine_payment(s, tab, seat, card):
                           listed, most)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _next_payment(s, a, power, f, specific, p0, p1, p2, p3):
     """The payment of ``power`` after ``(p0, p1, p2, p3, rest)`` from the sources ``s[a:a + NF]``, into scratch.
 
@@ -1382,7 +1381,7 @@ def _next_payment(s, a, power, f, specific, p0, p1, p2, p3):
         return True, p0, p1, p2, p3
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _best_payment(s, seat, f, specific, power, listed, most):
     """``keep_playable``'s search (:func:`_payment`) from the others-first payment keeping ``most``, into scratch."""
     for x in range(NF):
@@ -1404,7 +1403,7 @@ def _best_payment(s, seat, f, specific, power, listed, most):
         s[_U(B_SCRATCH + x)] = s[_U(B_SCRATCH + NF + x)]
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _play(s, tab, seat, card, target, pay):
     """``rules._play``: pay (``pay``: the sources the action names), then a minion enters, or a spell resolves."""
     _payment(s, tab, seat, card, pay)
@@ -1442,7 +1441,7 @@ def _play(s, tab, seat, card, target, pay):
     _run_clause(s, tab, seat, card, _cd(tab, card, C_CLAUSE + TR_PLAY), target)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _main(s, tab, seat, k, a, b, pay):
     """``rules._main``."""
     if k == K_END:
@@ -1484,7 +1483,7 @@ def _main(s, tab, seat, k, a, b, pay):
     _check_deaths(s, tab)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _step(s, tab, k, a, b, pay):
     """``rules.apply(..., check=False)``: the decision due taken as ``(k, a, b, pay)``, then all that follows."""
     kind = _decision(s)
@@ -1526,7 +1525,7 @@ def _step(s, tab, k, a, b, pay):
 
 
 # ----------------------------------------------------------------------------------------- greedy
-@nb.njit(**_JIT)
+@_compiled
 def _copy_run(src, dst, start, n):
     """``dst[start:start + n] = src[start:start + n]``.
 
@@ -1538,7 +1537,7 @@ def _copy_run(src, dst, start, n):
         dst[base + i] = src[base + i]
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _copy_view(src, dst):
     """Copy the parts of a state a view uses (not the decks, history or flags) from ``src`` to ``dst``."""
     _copy_run(src, dst, 0, HEADER)
@@ -1550,7 +1549,7 @@ def _copy_view(src, dst):
         _copy_run(src, dst, B_INV + seat * HCAP, src[_U(b + S_INV)])
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _observe(s, v, me):
     """``agents.observe``: ``v`` becomes ``me``'s view of ``s`` (decks and the opponent's hand unknown)."""
     _copy_view(s, v)
@@ -1561,7 +1560,7 @@ def _observe(s, v, me):
         v[_U(off + i)] = UNKNOWN
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _weight_tables(weights):
     """Fill the tables after each seat's weights (``T_SOURCES``, ``T_HAND``): what :func:`_evaluate` looks up."""
     for me in range(weights.shape[0]):
@@ -1579,7 +1578,7 @@ def _weight_tables(weights):
             weights[me, k] = np.nan
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _evaluate(v, tab, me, weights):
     """``agents.evaluate`` with ``weights[me]``: the same float operations in the same order."""
     if v[H_REASON] != R_NONE:
@@ -1591,7 +1590,7 @@ def _evaluate(v, tab, me, weights):
     return head + left * _board(v, tab, me, weights, -1, 0) + extra + tail
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _board(v, tab, me, weights, moved, zone):
     """``agents.evaluate``'s board sum, with the minion at index ``moved`` (-1: none) in ``zone``."""
     board = 0.0
@@ -1609,7 +1608,7 @@ def _board(v, tab, me, weights, moved, zone):
     return board
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _minion_value(tab, me, weights, card, z, sentenced, lasting):
     """A minion's term of :func:`_board` (``lasting`` > 0), from the table after the weights when it is there."""
     if card < VALUE_CARDS and lasting < VALUE_HEALTH:
@@ -1622,7 +1621,7 @@ def _minion_value(tab, me, weights, card, z, sentenced, lasting):
     return _minion_worth(tab, me, weights, card, z, sentenced, lasting)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _minion_worth(tab, me, weights, card, z, sentenced, lasting):
     """``agents.evaluate``'s value of one minion: the same float operations in the same order."""
     value = weights[me, W_MINION] + weights[me, W_HEALTH] * lasting
@@ -1636,7 +1635,7 @@ def _minion_worth(tab, me, weights, card, z, sentenced, lasting):
     return value
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _hands_and_sources(weights, me, total, mine, theirs):
     """The sources' and both hands' part of ``agents.evaluate`` (``total`` sources, hands of ``mine``, ``theirs``)."""
     if total < SRC_CAP:
@@ -1654,7 +1653,7 @@ def _hands_and_sources(weights, me, total, mine, theirs):
     return extra
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _left(tab, me, weights, taken):
     """``agents.evaluate``'s weight of the board when ``me`` has taken ``taken`` turns."""
     turns = tab[X_TURNS]
@@ -1665,7 +1664,7 @@ def _left(tab, me, weights, taken):
     return left
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _evaluate_rest(v, tab, me, weights):
     """The terms of ``agents.evaluate`` around the board sum of a running game: ``head + left * board + extra + tail``.
 
@@ -1675,7 +1674,7 @@ def _evaluate_rest(v, tab, me, weights):
     return _rest(v, tab, me, weights, total, _playable(v, tab, me, total))
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _sources(v, me):
     """``me``'s sources, available and exhausted."""
     mb = _sb(me)
@@ -1685,7 +1684,7 @@ def _sources(v, me):
     return total
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _playable_card(v, tab, me, total, c):
     """1 when ``me``'s hand card ``c`` counts as playable in ``agents.evaluate`` (``total`` sources), else 0."""
     if c == UNKNOWN:
@@ -1699,7 +1698,7 @@ def _playable_card(v, tab, me, total, c):
     return 0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _playable(v, tab, me, total):
     """How many of ``me``'s hand cards ``agents.evaluate`` counts as playable with ``total`` sources."""
     playable = 0
@@ -1709,7 +1708,7 @@ def _playable(v, tab, me, total):
     return playable
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _rest(v, tab, me, weights, total, playable):
     """:func:`_evaluate_rest` given ``me``'s sources (``total``) and playable hand cards (``playable``)."""
     mb = _sb(me)
@@ -1747,7 +1746,7 @@ def _rest(v, tab, me, weights, total, playable):
     return head, left, extra, tail
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _hand_costs(v, tab, me):
     """``agents._hand_costs``: the power cost of ``me``'s dearest known non-Witchery hand card, its Witcheries' TP."""
     dearest = 0
@@ -1764,7 +1763,7 @@ def _hand_costs(v, tab, me):
     return dearest, witch
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _useful(weights, me, total, dearest):
     """``agents.evaluate``'s ``useful``: how many of ``total`` sources the dearest card (or ``source_need``) can use."""
     need = max(weights[me, W_SOURCE_NEED], np.float64(dearest))
@@ -1773,7 +1772,7 @@ def _useful(weights, me, total, dearest):
     return max(0, int(np.ceil(need)))
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _sources_worth(weights, me, total):
     """Σ_{k<total} source · source_decay^k, the same float operations as ``agents.evaluate`` (table below SRC_CAP)."""
     if total < SRC_CAP:
@@ -1786,7 +1785,7 @@ def _sources_worth(weights, me, total):
     return extra
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _evaluate_near(x, tab, me, weights, near):
     """:func:`_evaluate` of a position the lookahead reached from a view with ``me``'s counts given.
 
@@ -1820,7 +1819,7 @@ def _evaluate_near(x, tab, me, weights, near):
     return head + left * board + extra + tail
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _board_last(v, tab, me, weights, board):
     """:func:`_board` of ``v`` given ``board``, the sum of all its minions but the last: the last one's term added."""
     i = v[H_MCOUNT] - 1
@@ -1834,14 +1833,14 @@ def _board_last(v, tab, me, weights, board):
     return board + -value
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _settled(s):
     """A main, start or mulligan decision is due, or the game is over: ``agents._settle`` stops."""
     kind = _decision(s)
     return kind == NO_DECISION or kind == MAIN or kind == START or kind == MULLIGAN
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _settle0(x, tab, lg):
     """``agents._settle`` at depth 0: every decision by its first option."""
     for _ in range(SETTLE_STEPS):
@@ -1851,7 +1850,7 @@ def _settle0(x, tab, lg):
         _step(x, tab, lg[2, 0, 0], lg[2, 0, 1], lg[2, 0, 2], lg[2, 0, 3])
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _settle1(w, x, tab, me, weights, lg, keep, near):
     """``agents._settle`` at depth 1: each side picks the option best for it after settling the rest.
 
@@ -1890,7 +1889,7 @@ def _settle1(w, x, tab, me, weights, lg, keep, near):
     return False, 0.0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _score(v, tab, me, weights, k, a, b, pay, base, rest, board, lg, w, x, total, playable):
     """``GreedyAgent.rank``'s score of action ``(k, a, b, pay)`` on the view ``v`` scoring ``base`` (``rest``: terms).
 
@@ -1926,7 +1925,7 @@ def _score(v, tab, me, weights, k, a, b, pay, base, rest, board, lg, w, x, total
     return _evaluate_near(w, tab, me, weights, near) - margin
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _start_score(v, tab, me, weights, k, a, board, total, playable):
     """:func:`_evaluate` after the start decision ``(k, a)`` (draw, or an Offering of card ``a``), on ``v`` itself.
 
@@ -1954,7 +1953,7 @@ def _start_score(v, tab, me, weights, k, a, board, total, playable):
     return head + left * board + extra + tail
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _rank(s, tab, me, weights, n, lg, v, w, x):
     """``GreedyAgent.rank``'s best index: the first of the highest :func:`_score` in the legal order."""
     _observe(s, v, me)
@@ -1982,7 +1981,7 @@ def _rank(s, tab, me, weights, n, lg, v, w, x):
     return pick
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _together(s, tab, seat, card, total):
     """``agents.playable_together`` of ``seat``'s hand less one copy of ``card`` with the sources in ``PAY_CAPS``.
 
@@ -2048,7 +2047,7 @@ def _together(s, tab, seat, card, total):
     return most
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _together_after(s, tab, seat, card):
     """:func:`_together` after the payment in scratch ``0..NF``."""
     a = _sb(seat) + S_AVAIL
@@ -2059,7 +2058,7 @@ def _together_after(s, tab, seat, card):
     return _together(s, tab, seat, card, total)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _keep_together(s, tab, seat, card):
     """``agents.keep_together``: greedy's payment of ``card`` (packed as ``rules.pack_payment``)."""
     a = _sb(seat) + S_AVAIL
@@ -2097,7 +2096,7 @@ def _keep_together(s, tab, seat, card):
     return pay
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _greedy_mulligan(s, tab, me, weights, n, lg):
     """``GreedyAgent.mulligan``: the cards costing more than ``mulligan_cost``, dearest first, up to the limit."""
     off = B_HAND + me * HCAP
@@ -2132,7 +2131,7 @@ def _greedy_mulligan(s, tab, me, weights, n, lg):
 
 
 # ------------------------------------------------------------------------------------------ games
-@nb.njit(**_JIT)
+@_compiled
 def _result(s, res, towers, flags, g, n_cards):
     """The result row of game ``g`` (``model.result_row``)."""
     res[g, RES_WINNER] = s[H_WINNER]
@@ -2167,7 +2166,7 @@ def _result(s, res, towers, flags, g, n_cards):
         flags[g, i] = s[_U(B_FLAGS + i)]
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, fp, lg, v, w, x, rng, trace, record):
     """``play.play_game``'s loop from the position in ``s``: ``STATUS_*`` once the game ends or ``stop`` is reached.
 
@@ -2212,7 +2211,7 @@ def _play_on(s, tab, kinds, weights, max_steps, stop, fk, fa, fb, fp, lg, v, w, 
         _step(s, tab, lg[0, pick, 0], lg[0, pick, 1], lg[0, pick, 2], lg[0, pick, 3])
 
 
-@nb.njit(**_JIT)
+@_compiled
 def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status, s, v, w, x, lg, rng, trace):
     """Play every game of ``seeds`` (``play.play_game``); the index of the first game not finished.
 
@@ -2243,7 +2242,7 @@ def play_games(seeds, tab, kinds, weights, max_steps, res, towers, flags, status
 
 
 # ------------------------------------------------------------------------ continue from a state
-@nb.njit(**_JIT)
+@_compiled
 def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights, ew, tab, max_steps, out, res,
                    towers, flags, status, s, v, w, x, lg, rng):
     """Every action of ``actions`` played in every world, then the game played on (:func:`play_games`' loop).
@@ -2277,7 +2276,7 @@ def continue_games(worlds, wrng, actions, me, stop_after, scale, kinds, weights,
             _result(s, res, towers, flags, wi * n_actions + ai, n_cards)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def action_scores(s, tab, me, weights, actions, out, lg, v, w, x):
     """``GreedyAgent.rank``'s score of each action of ``actions`` (``(kind, a, b, pay)`` rows) in ``s``: the prior.
 

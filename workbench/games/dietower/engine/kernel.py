@@ -19,13 +19,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from workbench.core.sim.results import padded
-from workbench.core.sim.rng_numba import INLINE as _INLINE
-from workbench.core.sim.rng_numba import JIT as _JIT
 from workbench.core.sim.rng_numba import below as _below
+from workbench.core.sim.rng_numba import compiled as _compiled
+from workbench.core.sim.rng_numba import inlined as _inlined
 from workbench.core.sim.rng_numba import mix as _mix
 from workbench.core.sim.rng_numba import random as _random
 from workbench.core.sim.rng_numba import stream_keys
@@ -105,27 +104,27 @@ def full_hand(rounds: int) -> int:
     return sum(card << 4 * card for card in range(rounds))
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _card(hand, j):
     """The ``j``-th lowest card of a packed hand."""
     return (hand >> (4 * j)) & 15
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _without(hand, j):
     """The packed hand with its ``j``-th card played: the cards above it move down one place."""
     low = (np.int64(1) << (4 * j)) - 1
     return (hand & low) | ((hand >> 4) & ~low)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _mixed_kind(states, seat, c0, c1, c2):
     """A mixed agent's policy this round: ``u = random()`` against the cumulative probabilities."""
     u = _random(states, seat)
     return RANDOM if u < c0 else (HIGHEST if u < c1 else (LOWEST if u < c2 else JOKER))
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _choose(seat, kind, top_card, m, joker, builder, die, joker_at, base, states):
     """Index, in the seat's ascending hand of ``m`` cards (``top_card`` last), of the card played.
 
@@ -146,7 +145,7 @@ def _choose(seat, kind, top_card, m, joker, builder, die, joker_at, base, states
     return ranks - 1 if kind == HIGHEST else 0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _play_games(seeds, table, holder, players, suit_size, kinds, joker_at, bases, cum, hand0, states, hands,
                 cards, score, longest, winners_mask, reason, length, scores, six_round, longest_out, changes):
     """Every game of the chunk (inlined into one entry per seat count, so the seat loops unroll)."""
@@ -222,21 +221,21 @@ def _play_games(seeds, table, holder, players, suit_size, kinds, joker_at, bases
             reason[g] = 0 if k == 1 else 2
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _play2(seeds, table, holder, suit_size, kinds, joker_at, bases, cum, hand0, states, hands, cards, score,
            longest, winners_mask, reason, length, scores, six_round, longest_out, changes):
     _play_games(seeds, table, holder, 2, suit_size, kinds, joker_at, bases, cum, hand0, states, hands, cards,
                 score, longest, winners_mask, reason, length, scores, six_round, longest_out, changes)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _play3(seeds, table, holder, suit_size, kinds, joker_at, bases, cum, hand0, states, hands, cards, score,
            longest, winners_mask, reason, length, scores, six_round, longest_out, changes):
     _play_games(seeds, table, holder, 3, suit_size, kinds, joker_at, bases, cum, hand0, states, hands, cards,
                 score, longest, winners_mask, reason, length, scores, six_round, longest_out, changes)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _play4(seeds, table, holder, suit_size, kinds, joker_at, bases, cum, hand0, states, hands, cards, score,
            longest, winners_mask, reason, length, scores, six_round, longest_out, changes):
     _play_games(seeds, table, holder, 4, suit_size, kinds, joker_at, bases, cum, hand0, states, hands, cards,

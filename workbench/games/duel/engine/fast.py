@@ -13,14 +13,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-import numba as nb
 import numpy as np
 import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
 from workbench.core.sim.results import grown, kernel_frame, list_column, outcome_codes, padded
-from workbench.core.sim.rng_numba import JIT
 from workbench.core.sim.rng_numba import below as _below
+from workbench.core.sim.rng_numba import compiled as _compiled
 from workbench.core.sim.rng_numba import next_u64 as _next_u64
 from workbench.core.sim.rng_numba import shuffle as _shuffle
 from workbench.games.duel import agents as duel_agents
@@ -295,7 +294,7 @@ class Dealt:
         return len(self.arrays[0])
 
 
-@nb.njit(**JIT)
+@_compiled
 def _deal_worlds(pool, n_pool, enemy, k, n_cards, regular, whands, wdeck, wrng, seeds, work, state):
     """``model.determinise`` then two ``next_u64``, ``len(wrng)`` times: the hidden cards and every stream.
 

@@ -38,12 +38,11 @@ Encodings (shared with ``fast.py``):
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
-from workbench.core.sim.rng_numba import INLINE as _INLINE
-from workbench.core.sim.rng_numba import JIT as _JIT
 from workbench.core.sim.rng_numba import below as _below
+from workbench.core.sim.rng_numba import compiled as _compiled
+from workbench.core.sim.rng_numba import inlined as _inlined
 from workbench.core.sim.rng_numba import mix as _mix
 from workbench.core.sim.rng_numba import outcome_worth as _outcome_worth
 from workbench.core.sim.rng_numba import random as _random
@@ -95,7 +94,7 @@ _CARD_MASK = (1 << (KEY_COST - KEY_CARD)) - 1
 MAX_KEY_CARDS, MAX_KEY_COST = _CARD_MASK + 1, (1 << (63 - KEY_COST)) - 1
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _ix(i):
     """``i`` itself (indices are never negative), told to the compiler: no wrap-around code for it."""
     return i & _POSITIVE
@@ -106,7 +105,7 @@ def workspace_size(n: int) -> int:
     return WS_DECK + 2 * n
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _views(ws, n):
     """The workspace's arrays: p, q, hands, deck, disc, state, cursors, aff."""
     return (ws[WS_P:WS_P + 16], ws[WS_Q:WS_DECK], ws[WS_HANDS:WS_Q], ws[WS_DECK:WS_DECK + n],
@@ -114,20 +113,20 @@ def _views(ws, n):
             ws[WS_AFF:WS_HANDS])
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _key(cards, card):
     """A hand slot's value: the card with its cost and the statistic that pays it."""
     c = _ix(CARD_COLS * card)
     return (cards[c + CARD_COST] << KEY_COST) | (card << KEY_CARD) | cards[c + CARD_RES]
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _card_of(key):
     return (key >> KEY_CARD) & _CARD_MASK
 
 
 # ------------------------------------------------------------------------------------- effects
-@nb.njit(**_INLINE)
+@_inlined
 def _targets(p, me, who):
     """``rules.targets`` as up to two seats (-1: none), in the reference order."""
     en = 1 - me
@@ -148,7 +147,7 @@ def _targets(p, me, who):
     return -1, -1
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _hit(p, seat, amount):
     """``rules.damage``: the wall absorbs first, the rest hits the tower."""
     b = _ix(8 * seat)
@@ -158,13 +157,13 @@ def _hit(p, seat, amount):
     p[b] = max(0, p[b] - (amount - absorbed))
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _add(p, slot, amount):
     slot = _ix(slot)
     p[slot] = max(0, p[slot] + amount)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _apply_op(p, me, ops, k, thief_up):
     """``rules.apply_op`` on ``p`` in place (``k``: the op's row).
 
@@ -184,7 +183,7 @@ def _apply_op(p, me, ops, k, thief_up):
     _apply_rare_op(p, me, ops, o, kind, thief_up)
 
 
-@nb.njit(**_JIT)
+@_compiled
 def _apply_rare_op(p, me, ops, o, kind, thief_up):
     """The ops other than K_DELTA: adds and damage on the lower wall, set, swap and steal (row start ``o``).
 
@@ -225,7 +224,7 @@ def _apply_rare_op(p, me, ops, o, kind, thief_up):
         p[ms] = max(0, p[ms] + gain)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _holds(p, me, stmts, s):
     """``rules.condition_holds`` (``s``: the statement's row start)."""
     lhs = p[_ix(8 * (me ^ stmts[s + ST_LSIDE]) + stmts[s + ST_LSTAT])]
@@ -247,7 +246,7 @@ def _holds(p, me, stmts, s):
     return lhs != rhs
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _apply_effect(p, me, card, cards, stmts, ops, thief_up):
     """``rules.apply_effect``: statements left to right, each condition evaluated when reached."""
     c = _ix(CARD_COLS * card)
@@ -258,7 +257,7 @@ def _apply_effect(p, me, card, cards, stmts, ops, thief_up):
         _apply_statements(p, me, c, cards, stmts, ops, thief_up)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _apply_statements(p, me, c, cards, stmts, ops, thief_up):
     """The effect of a card with conditions (row start ``c``)."""
     for k in range(cards[c + CARD_FIRST], cards[c + CARD_LAST]):
@@ -271,7 +270,7 @@ def _apply_statements(p, me, c, cards, stmts, ops, thief_up):
             _apply_op(p, me, ops, j, thief_up)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _pay_and_play(p, me, card, cards, stmts, ops, thief_up):
     """Pay the card's cost (clamped at 0), then its effect: ``rules.play_card``'s change to the statistics."""
     c = _ix(CARD_COLS * card)
@@ -280,7 +279,7 @@ def _pay_and_play(p, me, card, cards, stmts, ops, thief_up):
     _apply_effect(p, me, card, cards, stmts, ops, thief_up)
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _win_reason(p, me, win_tower, win_resources):
     b = _ix(8 * me)
     if p[b] >= win_tower:
@@ -292,7 +291,7 @@ def _win_reason(p, me, win_tower, win_resources):
     return R_NONE
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _check_victory(p, win_tower, win_resources):
     """``rules.check_victory`` as (winner, reason); reason R_NONE while nobody has won."""
     r0 = _win_reason(p, 0, win_tower, win_resources)
@@ -307,7 +306,7 @@ def _check_victory(p, win_tower, win_resources):
 
 
 # -------------------------------------------------------------------------------------- greedy
-@nb.njit(**_INLINE)
+@_inlined
 def _evaluate(p, me, w8):
     """``agents.evaluate``: one float sum in STATS order (``w8[8 * me:]`` are the mover's weights)."""
     b = _ix(8 * me)
@@ -319,7 +318,7 @@ def _evaluate(p, me, w8):
     return total
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _score_play(p, q, row, me, card, cards, stmts, ops, thief_up, win_tower, win_resources, w8, w_again):
     """``agents.score_action`` for a play, the position after it left in ``q[Q_COLS * row:]``."""
     r = _ix(Q_COLS * row)
@@ -341,7 +340,7 @@ def _score_play(p, q, row, me, card, cards, stmts, ops, thief_up, win_tower, win
 
 
 # ---------------------------------------------------------------------------------- deck, hand
-@nb.njit(**_INLINE)
+@_inlined
 def _draw(state, seat, hands, cards, deck, disc, rng, n, unlimited):
     """``rules.draw_card``: the card drawn into ``seat``'s hand, or -1 when nothing is left.
 
@@ -371,7 +370,7 @@ def _draw(state, seat, hands, cards, deck, disc, rng, n, unlimited):
     return card
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _remove(state, seat, slot, hands, disc, unlimited):
     """Take the card in ``slot`` out of the hand (the gap closes) onto the discard pile.
 
@@ -392,7 +391,7 @@ def _remove(state, seat, slot, hands, disc, unlimited):
     return card
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _worst_slot(hands, seat, length, values):
     base = _ix(HAND_STRIDE * seat)
     best_slot = 0
@@ -405,7 +404,7 @@ def _worst_slot(hands, seat, length, values):
     return best_slot
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _affordable(p, b, hands_base, length, hands, aff):
     """The hand slots whose card ``p[b:b + 8]`` can pay, in slot order, into ``aff``; their count."""
     n_aff = 0
@@ -417,7 +416,7 @@ def _affordable(p, b, hands_base, length, hands, aff):
 
 
 # ---------------------------------------------------------------------------------------- games
-@nb.njit(**_INLINE)
+@_inlined
 def _deal(p, start, first, hands, cards, deck, state, rng, n, h, unlimited):
     """``rules.new_game``: start positions, then p1's hand and p2's hand from the deck stream.
 
@@ -448,7 +447,7 @@ def _deal(p, start, first, hands, cards, deck, state, rng, n, h, unlimited):
     state[S_DISC] = 0
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _greedy(p, q, cur, hands, length, aff, n_aff, cards, stmts, ops, thief_up, win_tower, win_resources, w8,
             weights, values):
     """``GreedyAgent.act``: index into the legal actions (plays in slot order, then discards).
@@ -477,7 +476,7 @@ def _greedy(p, q, cur, hands, length, aff, n_aff, cards, stmts, ops, thief_up, w
     return choice
 
 
-@nb.njit(**_INLINE)
+@_inlined
 def _take(p, q, choice):
     """The position greedy (or a forced play) computed for the chosen play becomes the game's."""
     r = _ix(Q_COLS * choice)
@@ -488,7 +487,7 @@ def _take(p, q, choice):
 R_FULL = -1  # :func:`_play_from` stopped at a turn's start: an id buffer is nearly full
 
 
-@nb.njit(**_INLINE)
+@_compiled
 def _play_from(ws, rng, cur, turn, acting, pending, pending_again, missed0, missed1, forced_kind, forced_slot, stop,
                agent_kind, weights, w8, values, cards, stmts, ops, win_tower, win_resources, unlimited, h, max_turns,
                miss_rate, max_missed, thief_up, record, drawn, played):
@@ -502,8 +501,8 @@ def _play_from(ws, rng, cur, turn, acting, pending, pending_again, missed0, miss
     ``R_NONE``) at the first position where ``stop`` turns have begun, as core's ``search.play_on`` does
     with the game's clock.  With ``record`` the card ids drawn and played go to ``drawn`` / ``played`` at
     the workspace's cursors, and a turn that could overflow them is not begun: reason ``R_FULL``.  Without,
-    nothing is recorded (any int64 matrices stand for the buffers).  (Thirty arguments at most: a call with
-    more is compiled as ``f(*args)``, which numba does not inline.)
+    nothing is recorded (any int64 matrices stand for the buffers).  Compiled once and called once a game
+    (inlined into both entries it was compiled twice, half of the engine's compile time).
     """
     n = cards.shape[0] // CARD_COLS
     p, q, hands, deck, disc, state, cursors, aff = _views(ws, n)
@@ -626,7 +625,7 @@ def _play_from(ws, rng, cur, turn, acting, pending, pending_again, missed0, miss
     return winner, reason, turn, total0, total1
 
 
-@nb.njit(**_JIT)
+@_compiled
 def play_games(seeds, g0, first_mode, agent_kind, weights, w8, values, cards, stmts, ops, start, win_tower,
                win_resources, unlimited, hand_size, max_turns, miss_rate, max_missed, thief_up,
                res, drawn, played, offsets, ws, rng):
@@ -692,7 +691,7 @@ W_CUR, W_TURN, W_ACTING, W_PENDING, W_PENDING_AGAIN, W_MISSED, W_HAND_LEN, W_DEC
 W_COLS = 11
 
 
-@nb.njit(**_JIT)
+@_compiled
 def continue_games(wp, whands, wscal, wdeck, wdisc, wrng, actions, me, stop_after, scale, agent_kind, weights, w8,
                    ew8, values, cards, stmts, ops, win_tower, win_resources, unlimited, hand_size, max_turns,
                    miss_rate, max_missed, thief_up, out, res, ws, rng):
