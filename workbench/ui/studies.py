@@ -203,7 +203,9 @@ class StudyPanel:
         self.help.value = f'<div class="wb-help">{html.escape(study.help)}</div>' if study.help else ""
         self.settings = Form(study.settings, settings, kind="setting")
         self.settings_box.children = [self.settings.widget] if study.settings else [w.HTML("<i>none</i>")]
-        self.settings_box.children[0].add_class(f"wb-form-of-{study.name}")  # whose form this is (a page's script)
+        form = self.settings_box.children[0]  # whose form this is, the study and its game (a page's script)
+        form.add_class(f"wb-form-of-{study.name}")
+        form.add_class(f"wb-form-of-{self.model.name}-{study.name}")
         self.settings.on_check(self._form_changed)
         if study.game_params:
             own = {p.name for p in study.settings}
