@@ -18,6 +18,7 @@ so the verdict is not settled: it moves with skill.  Labels are not compared.
 from __future__ import annotations
 
 import math
+import random
 from statistics import NormalDist
 
 import polars as pl
@@ -202,3 +203,108 @@ def test_a_cost_flag_moves_with_skill_only_at_the_flags_corrected_level():
     assert 0.01 < p < 0.05
     assert settle(0.7 * 0.088, 4, 0.0, 4, se_a=se, se_b=se)["status"] == "moves with skill"  # at 5 %
     assert b["status"] == "undecided: play more"  # at 1 %: neither a change nor within the margin
+
+
+# -- a value whose interval is lopsided (a card's gain on a few games) ----------------------------------------------
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+def _sides(value: float, low: float, high: float, z: float = Z95) -> tuple[float, float]:
+    return (value - low) / z, (high - value) / z
+
+
+def test_a_tier_whose_lopsided_interval_holds_the_other_value_does_not_read_as_moving():
+    # Reed Serpent in a Babylon report: +8.7 points [+5.7, +11.7] at the fast tier, -44.3 [-77.0, +16.4] at
+    # search (n 24): its interval holds +8.7.  Read as one se from the interval's width (46.7 / z) the change
+    # of -53 points was "significant"; the side that faces the fast tier's value (+60.7 / z) says it is not
+    fast, strong = (0.087, 0.057, 0.117), (-0.443, -0.770, 0.164)
+    width = (strong[2] - strong[1]) / (2 * Z95)
+    assert settle(fast[0], 16_299, strong[0], 24, se_a=(fast[2] - fast[1]) / (2 * Z95), se_b=width)["status"] \
+        == "moves with skill"  # the old reading: a contradiction of the interval shown beside it
+    said = settle(fast[0], 16_299, strong[0], 24, se_a=_sides(*fast), se_b=_sides(*strong))
+    assert said["status"] == "undecided: play more" and said["p"] > 0.05
+    assert said["low"] < 0 < said["high"]  # the change's interval holds 0, as the two intervals shown suggest
+
+
+def test_a_lopsided_interval_far_from_the_other_value_does_read_as_moving():
+    # the other way round: the interval's wide side points away from the other tier, its near side is narrow
+    # and ends well short of it; one se from the width would call it undecided
+    fast, strong = (0.10, 0.09, 0.11), (-0.10, -0.60, -0.05)
+    width = (strong[2] - strong[1]) / (2 * Z95)
+    assert settle(fast[0], 10_000, strong[0], 30, se_a=0.01 / Z95, se_b=width)["status"] != "moves with skill"
+    said = settle(fast[0], 10_000, strong[0], 30, se_a=_sides(*fast), se_b=_sides(*strong))
+    assert said["status"] == "moves with skill" and said["high"] < 0
+
+
+def test_a_difference_never_moves_while_either_interval_holds_the_other_value():
+    draw = random.Random(7)
+    checked = 0
+    for _ in range(4000):
+        a, b = draw.uniform(-0.5, 0.5), draw.uniform(-0.5, 0.5)
+        sa, sb = (draw.uniform(0, 0.2), draw.uniform(0, 0.2)), (draw.uniform(0.001, 0.3), draw.uniform(0.001, 0.3))
+        said = settle(a, 50, b, 50, se_a=sa, se_b=sb)
+        held = b - Z95 * sb[0] <= a <= b + Z95 * sb[1] or a - Z95 * sa[0] <= b <= a + Z95 * sa[1]
+        if held:
+            checked += 1
+            assert said["status"] != "moves with skill", (a, sa, b, sb, said)
+        # and the change's interval is the two sides that face each other, added in squares
+        assert said["low"] == pytest.approx(b - a - Z95 * math.hypot(sa[1], sb[0]))
+        assert said["high"] == pytest.approx(b - a + Z95 * math.hypot(sa[0], sb[1]))
+    assert checked > 500
+
+
+def test_a_symmetric_pair_reads_as_one_standard_error():
+    assert settle(0.05, 400, 0.0, 400, se_a=(0.02, 0.02), se_b=(0.02, 0.02)) == settle(0.05, 400, 0.0, 400,
+                                                                                        se_a=0.02, se_b=0.02)
+
+
+def test_a_bad_standard_error_pair_is_refused():
+    with pytest.raises(InputError, match="se_b must be a standard error of at least 0"):
+        settle(0.5, 10, 0.5, 10, se_b=(0.1, -0.1))
+    with pytest.raises(InputError, match="se_a"):
+        settle(0.5, 10, 0.5, 10, se_a=(0.1, 0.2, 0.3))
+
+
+def test_card_flags_read_their_lopsided_intervals_side_by_side():
+    # card b: +0.14 beyond the line at the weak tier (tight), -0.49 [-0.54, +0.46] at the strong tier on a few
+    # games: its interval reaches past +0.14, so not a change with skill (one se from the width said it moved,
+    # with a change of [-1.13, -0.13] beside two intervals that overlap)
+    def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        weak = frame["tag"].unique().to_list() == ["weak"]
+        iwd = [0.1, 0.4 if weak else -0.5, 0.3, 0.4, 0.5]
+        low = [v - 0.01 for v in iwd] if weak else [0.09, -0.55, 0.29, 0.39, 0.49]
+        high = [v + 0.01 for v in iwd] if weak else [0.11, 0.45, 0.31, 0.41, 0.51]
+        return pl.DataFrame({"card": list("abcde"), "cost": [1, 2, 3, 4, 5], "iwd": iwd, "iwd_low": low,
+                             "iwd_high": high, "wr_drawn_n": [frame.height] * 5})
+
+    tiers = (Tier("weak", "greedy"), Tier("strong", "search"))
+    played = {t.label: {"cell": pl.DataFrame({"tag": [t.label] * 4})} for t in tiers}
+    b = cost_flags_by_tier(tiers, played, rates, cards=5).filter(pl.col("card") == "b").row(0, named=True)
+    fast, strong = b["weak · beyond_cost"], b["strong · beyond_cost"]
+    assert strong < fast <= b["strong · beyond_cost_high"]  # the strong tier's interval holds the weak value
+    assert b["status"] == "undecided: play more", b
+    assert b["skill_change_low"] < 0 < b["skill_change_high"]
+
+
+def test_a_score_on_a_few_games_whose_interval_holds_the_other_tier_does_not_read_as_moving():
+    # a search tier's 4 wins in 20 games: 20.0 % [8.1, 41.6] holds the fast tier's 40 %; a binomial se from
+    # p̃ (0.094) made the 20-point change "significant" beside that interval
+    said = settle(0.40, 10_000, 0.20, 20)
+    assert said["status"] == "undecided: play more" and said["p"] > 0.05
+    assert settle(0.45, 10_000, 0.20, 20)["status"] == "moves with skill"  # 45 % is outside [8.1, 41.6]
+
+
+def test_a_score_never_moves_while_either_wilson_interval_holds_the_other():
+    from workbench.core.stats.rates import wilson
+
+    draw = random.Random(11)
+    checked = 0
+    for _ in range(3000):
+        na, nb = draw.choice([10, 20, 40, 200, 4000]), draw.choice([4, 10, 20, 40, 2000])
+        ka, kb = draw.randint(0, 2 * na) / 2, draw.randint(0, 2 * nb) / 2  # a draw counts half
+        a, b = ka / na, kb / nb
+        (la, ha), (lb, hb) = wilson(ka, na), wilson(kb, nb)
+        if lb <= a <= hb or la <= b <= ha:
+            checked += 1
+            assert settle(a, na, b, nb)["status"] != "moves with skill", (ka, na, kb, nb)
+    assert checked > 500

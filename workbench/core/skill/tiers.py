@@ -13,7 +13,9 @@ A study that gives verdicts runs once per tier on the same seeds (:func:`by_tier
 pair), the verdict and its value at each tier, and its ``status`` across skill — *settled* when
 the values at the two strongest tiers agree within ±2 points (two one-sided tests, each at 5 %),
 *moves with skill* when they differ (two-sided test at 5 %), else *undecided: play more* with
-the games needed (``core.stats.rates.settle``).  Labels are not compared: a wide interval reads "fair"
+the games needed (``core.stats.rates.settle``; each tier's spread is the side of its own interval that
+faces the other tier, so a tier whose interval holds the other's value never reads as moving).  Labels
+are not compared: a wide interval reads "fair"
 at both tiers while the value moves.  :func:`flips` says in plain words which verdicts are not
 settled, so a report can print it.
 
@@ -182,7 +184,17 @@ STATUS_SCHEMA = {"status": pl.String, "skill_change": pl.Float64, "skill_change_
                  "skill_change_high": pl.Float64, "games needed": pl.String}
 
 
-def _status(measured: list[tuple[str, float, int, float | None]], margin: float,
+def _spread_of(row: dict[str, Any], spread: list[str]) -> float | tuple[float, float] | None:
+    """A row's standard error (one column), its pair below and above the value (two), or None (a score's own)."""
+    if not spread:
+        return None
+    values = [row[c] for c in spread]
+    if any(v is None for v in values):
+        return None
+    return values[0] if len(values) == 1 else (values[0], values[1])
+
+
+def _status(measured: list[tuple[str, float, int, Any]], margin: float,
             alpha: float = 0.05) -> dict[str, Any]:
     """:func:`~workbench.core.stats.rates.settle` at ``alpha`` between the two strongest tiers measured.
 
@@ -206,14 +218,15 @@ def _status(measured: list[tuple[str, float, int, float | None]], margin: float,
 
 def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdict",
                   shown: Sequence[str] = ("rate", "low", "high", "n"), value: str = "rate", n: str = "n",
-                  se: str | None = None, margin: float = SETTLE_MARGIN, named: str = "score",
+                  se: str | tuple[str, str] | None = None, margin: float = SETTLE_MARGIN, named: str = "score",
                   alpha: float = 0.05) -> pl.DataFrame:
     """One row per ``key``: each tier's verdict and ``shown`` columns, and its ``status`` across tiers.
 
     ``frame`` is :func:`by_tier`'s output with a ``verdict`` column.  Columns are named
     ``<tier> · <what>`` in tier order, a rate as ``<tier> · score`` with ``_low``/``_high`` (so a
     displayed table reads it with its interval; ``named`` renames ``score``).  ``status`` compares
-    ``value`` (with its ``n``, and its standard error ``se`` where the value is not a score) at the
+    ``value`` (with its ``n``, and its standard error ``se`` where the value is not a score: a column, or the
+    pair of columns below and above the value where its interval is not symmetric) at the
     two strongest tiers measured by
     :func:`~workbench.core.stats.rates.settle`: *settled* (they agree within ``margin``, two one-sided
     tests at 5 %), *moves with skill* (they differ, two-sided test at 5 %) or *undecided: play more*
@@ -223,7 +236,8 @@ def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdi
     compared across tiers at that same level, so a change with skill is no more luck than a flag, and
     ``skill_change``'s interval is then at ``1 - alpha``.
     """
-    missing = [c for c in (*key, "tier", verdict, value, n, *([se] if se else [])) if c not in frame.columns]
+    spread = [se] if isinstance(se, str) else list(se or ())  # the se column, or its pair (below, above)
+    missing = [c for c in (*key, "tier", verdict, value, n, *spread) if c not in frame.columns]
     if missing:
         raise InputError(f"tier_verdicts: the frame has no column {missing[0]!r}")
     tiers = list(dict.fromkeys(frame["tier"].to_list()))
@@ -237,12 +251,12 @@ def tier_verdicts(frame: pl.DataFrame, key: Sequence[str], verdict: str = "verdi
         out = out.join(part, on=list(key), how="left", coalesce=True)
     order = {t: i for i, t in enumerate(tiers)}
     measured: dict[tuple, list[tuple[str, float, int, float | None]]] = {}
-    rows = frame.select(*key, "tier", value, n, *([se] if se else []))
+    rows = frame.select(*key, "tier", value, n, *spread)
     for row in rows.sort(pl.col("tier").replace_strict(order, return_dtype=pl.Int64), maintain_order=True).iter_rows(
             named=True):
         if row[value] is not None and row[n]:
             measured.setdefault(tuple(row[k] for k in key), []).append(
-                (row["tier"], row[value], row[n], row[se] if se else None))
+                (row["tier"], row[value], row[n], _spread_of(row, spread)))
     said = [_status(measured.get(tuple(r), []), margin, alpha) for r in out.select(*key).iter_rows()]
     status = pl.DataFrame(said, schema=STATUS_SCHEMA)
     counted = pl.concat_list([f"{t} · verdict" for t in tiers]).list.drop_nulls().list.len().alias("tiers")
@@ -558,9 +572,10 @@ def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.Dat
     Bonferroni level ``0.05 / cards`` and a flag is not luck among many cards.  One row per card:
     ``<tier> · verdict``, ``<tier> · beyond_cost`` (improvement when drawn minus what cards of its cost
     do, win-rate points) with its interval, ``<tier> · wr_drawn_n`` (seat-games it was drawn in), and
-    ``status`` (:func:`tier_verdicts` on the improvement beyond cost, its standard error read from the
-    Bonferroni interval, its tests at the same Bonferroni level: at 5 % each, about one card in twenty
-    would read "moves with skill" by luck, while its own flags' intervals at each tier overlap).
+    ``status`` (:func:`tier_verdicts` on the improvement beyond cost, its standard errors below and above
+    it read off the two sides of the Bonferroni interval, its tests at the same Bonferroni level: at 5 %
+    each, about one card in twenty would read "moves with skill" by luck, while its own flags' intervals
+    at each tier overlap).
     """
     alpha = flag_alpha(cards)
     z = z_value(1 - alpha)
@@ -570,11 +585,15 @@ def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.Dat
         flags = cost_flags(empirical_values(rates(pooled, alpha), cost), cost)
         beyond = [(pl.col(c) - pl.col("expected")).alias(f"beyond_cost{end}") for c, end in
                   (("iwd", ""), ("iwd_low", "_low"), ("iwd_high", "_high"))]
-        se = ((pl.col("iwd_high") - pl.col("iwd_low")) / (2 * z)).alias("se")
-        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n", se)
+        # the gain's standard error below and above it, each read off its side of the interval (a card drawn in
+        # a few games has a lopsided one: -44.3 [-77.0, +16.4] points), so the test agrees with the interval shown
+        below = ((pl.col("iwd") - pl.col("iwd_low")) / z).alias("se_below")
+        above = ((pl.col("iwd_high") - pl.col("iwd")) / z).alias("se_above")
+        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n", below, above)
 
-    return tier_verdicts(by_tier(tiers, run), [key, cost], value="beyond_cost", n="wr_drawn_n", se="se",
-                         shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"), alpha=alpha)
+    return tier_verdicts(by_tier(tiers, run), [key, cost], value="beyond_cost", n="wr_drawn_n",
+                         se=("se_below", "se_above"), alpha=alpha,
+                         shown=("beyond_cost", "beyond_cost_low", "beyond_cost_high", "wr_drawn_n"))
 
 
 def cost_flags_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: str, games: int,

@@ -376,15 +376,42 @@ def _games_needed(gap: float, va: float, na: int, vb: float, nb: int, z: float) 
     return both, both
 
 
+Spread = float | tuple[float, float] | None  # a value's standard error, or its pair below and above it
+
+
+def _sides(name: str, score: float, n: int, se: Spread, alpha: float) -> tuple[float, float]:
+    """The value's standard error below and above it.
+
+    ``se`` as given (one number, or the pair read off an asymmetric interval), else a score's, read off
+    the two sides of its Wilson interval at ``1 - alpha`` (the interval every table shows beside a score:
+    lopsided near 0 % and 100 % and on a few games).
+    """
+    if se is None:
+        z = z_value(1 - alpha)
+        k = min(max(float(score) * n, 0.0), float(n))
+        low, high = wilson(k, n, 1 - alpha)
+        return (k / n - low) / z, (high - k / n) / z
+    pair = tuple(se) if isinstance(se, (tuple, list)) else (se, se)
+    if len(pair) != 2 or not all(isinstance(x, (int, float, np.floating)) and not isinstance(x, bool)
+                                 and math.isfinite(x) and x >= 0 for x in pair):
+        raise InputError(f"settle: {name} must be a standard error of at least 0, or the pair (below, above) "
+                         f"read off an interval; got {se!r}")
+    return float(pair[0]), float(pair[1])
+
+
 def settle(score_a: float, n_a: int, score_b: float, n_b: int, margin: float = SETTLE_MARGIN, *,
-           se_a: float | None = None, se_b: float | None = None, alpha: float = 0.05) -> dict[str, Any]:
+           se_a: Spread = None, se_b: Spread = None, alpha: float = 0.05) -> dict[str, Any]:
     """Is a verdict settled between two skill tiers (a weaker, b stronger)? Two one-sided tests and a z-test.
 
-    The value at each tier is a score (wins plus half the draws over ``n`` games) or any estimate
-    with its standard error (``se_a``/``se_b``, e.g. a card's gain beyond its cost).  The tiers play
-    the same seeds but different agents, so their games are treated as independent samples (the
-    normal approximation, ``se² = se_a² + se_b²``): pairing would claim a correlation the agents'
-    different choices break.
+    The value at each tier is a score (wins plus half the draws over ``n`` games: its spread is read off its
+    Wilson interval) or any estimate with its standard error (``se_a``/``se_b``, e.g. a card's gain beyond
+    its cost). The tiers play the same seeds but different agents, so their games are treated as independent
+    samples (the normal approximation, ``se² = se_a² + se_b²``): pairing would claim a correlation the
+    agents' different choices break. A value whose interval is not symmetric (a card's gain on a few games:
+    ``-44.3 [-77.0, +16.4]`` points) gives its standard error below and above it as a pair, read off that
+    interval; each side of the difference then adds the sides that face it (the "square-and-add" interval of
+    a difference, Newcombe 1998; Zou and Donner 2008), so a tier whose own interval holds the other tier's
+    value never reads as moving away from it at the same level.
 
     * **settled** — two one-sided tests (TOST), each at level ``alpha`` (0.05; equivalently the
       90 % interval of the difference lies inside ``±margin``): the values agree within ``margin``
@@ -394,7 +421,8 @@ def settle(score_a: float, n_a: int, score_b: float, n_b: int, margin: float = S
       TOST would settle it if the observed difference and spread held, or None with ``note``
       "cannot settle" when the difference is at least the margin (more games could only show it moves).
 
-    Returns ``diff`` (b − a), its ``se``, ``low``/``high`` (95 % interval), ``p`` (two-sided),
+    Returns ``diff`` (b − a), its ``se`` (on the side facing 0), ``low``/``high`` (its interval at
+    ``1 - alpha``), ``p`` (two-sided),
     ``status``, ``needed_a``, ``needed_b`` and a plain ``note``.
     """
     for name, n in (("n_a", n_a), ("n_b", n_b)):
@@ -404,20 +432,27 @@ def settle(score_a: float, n_a: int, score_b: float, n_b: int, margin: float = S
         raise InputError(f"settle: margin must be a number in (0, 1), e.g. 0.02 for two points; got {margin!r}")
     if not 0 < alpha < 0.5:
         raise InputError(f"settle: alpha must be in (0, 0.5), e.g. 0.05; got {alpha!r}")
-    va, vb = _per_game_variance(score_a, n_a, se_a), _per_game_variance(score_b, n_b, se_b)
+    (a_below, a_above), (b_below, b_above) = (_sides("se_a", score_a, n_a, se_a, alpha),
+                                              _sides("se_b", score_b, n_b, se_b, alpha))
     diff = float(score_b - score_a)
-    se = math.sqrt(va / n_a + vb / n_b)
+    # the difference's spread on each side: below it, b may be lower and a higher; above it, the other way round
+    below, above = math.hypot(a_above, b_below), math.hypot(a_below, b_above)
+    se = above if diff < 0 else below if diff > 0 else max(below, above)  # the side that faces 0
     one, two = z_value(1 - 2 * alpha), z_value(1 - alpha)  # one-sided and two-sided quantiles at alpha
     p = float(2 * _sp.norm.sf(abs(diff) / se)) if se > 0 else (0.0 if diff else 1.0)
-    out = {"diff": diff, "se": se, "low": diff - two * se, "high": diff + two * se, "p": p,
+    out = {"diff": diff, "se": se, "low": diff - two * below, "high": diff + two * above, "p": p,
            "needed_a": None, "needed_b": None}
-    if abs(diff) + one * se < margin:
+    if diff - one * below > -margin and diff + one * above < margin:
         return {**out, "status": SETTLED, "note": f"the tiers agree within ±{margin * 100:g} points"}
     if p < alpha:
         return {**out, "status": MOVES, "note": f"the tiers differ by {diff * 100:+.1f} points"}
     if abs(diff) >= margin:
         return {**out, "status": UNDECIDED, "note": f"cannot settle: the tiers differ by {diff * 100:+.1f} points, "
                                                    f"at least the ±{margin * 100:g}-point margin"}
+    # one game's variance at each tier, for the games that would settle it: a score's binomial p̃(1 − p̃), else se²·n
+    va, vb = (_per_game_variance(score, n, None) if given is None else (x * x + y * y) / 2 * n
+              for score, n, given, x, y in ((score_a, n_a, se_a, a_below, a_above), (score_b, n_b, se_b, b_below,
+                                                                                      b_above)))
     need_a, need_b = _games_needed(margin - abs(diff), va, n_a, vb, n_b, one)
     return {**out, "status": UNDECIDED, "needed_a": need_a, "needed_b": need_b,
             "note": f"play {need_a:,} and {need_b:,} games at the two tiers"}
