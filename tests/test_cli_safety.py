@@ -60,6 +60,43 @@ def test_report_with_force_adds_its_files_and_a_rerun_replaces_only_them(tmp_pat
     assert {p.name for p in target.iterdir()} == own | {"notes.txt"}
 
 
+def _another_games_report(folder: Path) -> dict[str, str]:
+    """A report of the die game in ``folder`` (as ``workbench report dietower`` leaves it); its files' texts."""
+    folder.mkdir(parents=True)
+    (folder / "index.md").write_text("the die game's report")
+    (folder / "odds.csv").write_text("streak,chance\n1,0.5\n")
+    (folder / "report.json").write_text(json.dumps({"title": "Tower of Babel (die streak)", "game": "dietower",
+                                                    "files": ["index.md", "odds.csv", "report.json"]}))
+    return {p.name: p.read_text() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("command", [["report", "toy", "--quick"], ["study", "toy", "outcomes", "--games", "20"],
+                                     ["ladder", "toy", "--agents", "random,greedy", "--games", "20"]])
+def test_no_command_replaces_another_games_report_unless_forced(tmp_path, capsys, monkeypatch, command):
+    """Every command that writes a report: an --out holding another game's report is refused before a game is
+    played, and kept (``workbench report duel --out reports/babylon`` replaced the Babylon report); --force
+    replaces it, and a report of the same game is replaced as before."""
+    from workbench.core.skill import ladder as ladder_mod
+    from workbench.core.studies.study import Study
+
+    target = tmp_path / "babylon-report"
+    before = _another_games_report(target)
+    with monkeypatch.context() as m:  # refused before anything is played
+        m.setattr(study_mod, "report_builder", lambda game: _never_called)
+        m.setattr(Study, "execute", _never_called)
+        m.setattr(ladder_mod, "run_ladder", _never_called)
+        assert main([*command, "--out", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert f"report output {target} holds the report of another game (dietower: Tower of Babel (die streak)), " \
+           "not toy's; choose another --out, or pass --force to replace it" in err, err
+    assert {p.name: p.read_text() for p in target.iterdir()} == before
+    assert main([*command, "--out", str(target), "--force"]) == 0
+    info = json.loads((target / "report.json").read_text())
+    assert info["game"] == "toy" and "odds.csv" not in info["files"]
+    assert not (target / "odds.csv").exists()  # the old report's own file went with it
+    assert main([*command, "--out", str(target)]) == 0  # its own game's report: replaced without --force
+
+
 def test_report_default_goes_to_reports_game_beside_the_others(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     reports = tmp_path / "reports"

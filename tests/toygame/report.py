@@ -30,7 +30,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     rep = Report(f"{model.title}: outcomes of its agents, and the coin's edge", {
         "rules_version": model.rules_version, "seed": seed, "games": f"{games} per lineup and per edge",
         "agents": "; ".join(" vs ".join(lineup) for lineup in LINEUPS) + "; greedy vs greedy by edge",
-        "quick": quick})
+        "quick": quick}, game=model.name)
     with step(f"toy report 1/2: {games:,} games per lineup"):
         agents_section(rep, games, seed)
     with step(f"toy report 2/2: {games:,} games per edge"):

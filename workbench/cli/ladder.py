@@ -44,7 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the agent rated 0, or 'mean' (default: random when it plays, else the mean)")
     options.add(parser, "params", help="game parameters, e.g. battlefield=crystal_garden deck=regular")
     options.add(parser, "out", help="write the tables (CSV, Parquet), the games and a small report into DIR")
-    options.add(parser, "force", help="write into a non-empty directory that holds no report")
+    options.add(parser, "force", help="write into a non-empty directory that holds no report, or replace another "
+                                      "game's report there")
     options.add(parser, "quiet")
 
 
@@ -118,11 +119,12 @@ def format_tables(ratings: pl.DataFrame, pairwise: pl.DataFrame) -> str:
 
 def run(args: argparse.Namespace, rest: list[str] | None = None, argv: list[str] | None = None) -> int:
     """Run the ladder of ``args``; print the tables; write ``--out``. Returns the exit status."""
+    from workbench.core.model import get_game
     from workbench.core.present.report import check_target
     from workbench.core.skill.ladder import _summary_text, run_ladder, write_ladder_report
 
     if args.out is not None:
-        check_target(args.out, args.force)  # refused before any game is played
+        check_target(args.out, args.force, get_game(args.game).name)  # refused before any game is played
     ladder = run_ladder(args.game, args.agents, args.games, params=_params(args.params), seed=args.seed,
                         workers=args.workers, backend=args.backend, scheduler=args.scheduler, filler=args.filler,
                         anchor=args.anchor, progress=not args.quiet)

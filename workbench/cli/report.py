@@ -23,7 +23,7 @@ def add_arguments(rep: argparse.ArgumentParser) -> None:
     rep.add_argument("--quick", action="store_true", help="small settings (seconds)")
     options.add(rep, "seed")
     options.add(rep, "force", help="write into a non-empty directory that holds no report (its other files are "
-                                   "kept)")
+                                   "kept), or replace another game's report there")
     rep.add_argument("--summary", action="store_true",
                      help="print what the report finds and what to change: read from the report in --out when it "
                           "was built by this rules and workbench version, else build the report first")
@@ -46,8 +46,8 @@ def _report(game: str, out: Path | None, quick: bool, seed: int, force: bool = F
         targets = {name: (out or Path("reports")) / name for name in names}
     else:
         targets = {names[0]: out or Path("reports") / names[0]}
-    for target in targets.values():  # every target is checked before any report is computed
-        check_target(target, force)
+    for name, target in targets.items():  # every target is checked before any report is computed
+        check_target(target, force, name)  # nor does a game's report replace another game's
     for name, target in targets.items():
         start = time.perf_counter()
         with OutputLock(target, "report output"), staging(target) as folder:

@@ -29,6 +29,8 @@ def study_parser(model: GameModel, study: Any) -> argparse.ArgumentParser:
     options.add(p, "seed")
     options.add(p, "workers")
     options.add(p, "out", help="write the tables and charts as a report into DIR")
+    options.add(p, "force", help="write into a non-empty directory that holds no report (its other files are kept), "
+                                 "or replace another game's report there")
     for setting in study.settings:
         add_declared(p, setting, f"setting_{setting.name}")
     if study.game_params:
@@ -71,7 +73,7 @@ def _run(model: GameModel, study: Any, args: argparse.Namespace) -> int:
                 if getattr(args, f"setting_{s.name}") is not None}
     params = {k.removeprefix("param_"): v for k, v in vars(args).items() if k.startswith("param_") and v is not None}
     if args.out is not None:
-        check_target(args.out)  # a folder holding other files is refused before the study plays a game
+        check_target(args.out, args.force, model.name)  # a folder of other files is refused before a game is played
     from workbench.core.sim.progress import step
 
     start = time.perf_counter()
@@ -86,11 +88,12 @@ def _run(model: GameModel, study: Any, args: argparse.Namespace) -> int:
     if args.out is not None:
         rep = Report(f"{model.title}: {study.title}", {"rules_version": model.rules_version, "seed": args.seed,
                                                          "games": settings.get("games", "see tables"),
-                                                         "agents": settings.get("agents") or "defaults"})
+                                                         "agents": settings.get("agents") or "defaults"},
+                     game=model.name)
         for name, table in shown.items():
             rep.table(name, table)
         for name, chart in study.make_charts(tables).items():
             rep.chart(f"{name}_chart", chart)
-        print(f"report written to {rep.write(args.out)}")
+        print(f"report written to {rep.write(args.out, args.force)}")
     return 0
 

@@ -62,7 +62,8 @@ def _meta(record: dict[str, Any], tables: Tables) -> dict[str, Any]:
 
 def report_zip(record: dict[str, Any], tables: Tables, charts: dict[str, Any], out: Path) -> Path:
     """The full report of a run as a zip at ``out``: HTML + Markdown + tables + charts (``core/present/report.py``)."""
-    rep = Report(record.get("title") or f"{record.get('game')}: {record.get('name')}", _meta(record, tables))
+    rep = Report(record.get("title") or f"{record.get('game')}: {record.get('name')}", _meta(record, tables),
+                 game=record.get("game"))
     rep.section("Tables", "Every rate with its 95 % interval and n; the files hold the raw numbers.")
     for name, frame in tables.items():
         if name != "games":

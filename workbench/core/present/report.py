@@ -99,10 +99,11 @@ def _sentence(kind: str, sentence: str, status: str | None, weight: float, ancho
 class Report:
     """A report under construction; add blocks in reading order, then :meth:`write`."""
 
-    def __init__(self, title: str, meta: dict[str, Any] | None = None) -> None:
+    def __init__(self, title: str, meta: dict[str, Any] | None = None, game: str | None = None) -> None:
         if not isinstance(title, str) or not title.strip():
             raise InputError("a report needs a non-empty title")
         self.title = title
+        self.game = game  # the game it reports on: a folder holding another game's report is not replaced
         self.meta = dict(meta or {})
         self.blocks: list[_Block] = []
         self.findings: list[dict[str, Any]] = []
@@ -267,7 +268,7 @@ class Report:
     # -- writing --------------------------------------------------------------------------------
     def write(self, out_dir: str | os.PathLike, force: bool = False) -> Path:
         """Write the report into ``out_dir``, replacing only an old report's files; return the directory."""
-        out = check_target(out_dir, force)
+        out = check_target(out_dir, force, self.game)
         with OutputLock(out, "report output"):
             with staging(out, "building") as tmp:
                 self._build(tmp)
@@ -299,7 +300,7 @@ class Report:
         (tmp / "index.md").write_text(self._markdown(shown, said), encoding="utf-8")
         files = sorted(p.name for p in tmp.iterdir()) + ["report.json"]
         (tmp / "report.json").write_text(json.dumps({
-            "format": FORMAT, "title": self.title, "meta": self.meta,
+            "format": FORMAT, "title": self.title, **({"game": self.game} if self.game else {}), "meta": self.meta,
             "tables": [b.name for b in self.blocks if b.kind == "table"],
             "charts": [b.name for b in self.blocks if b.kind == "chart"],
             "files": sorted(files),
@@ -413,16 +414,22 @@ _CSS = (
 )
 
 
-def own_files(directory: Path) -> set[str] | None:
-    """The files a report in ``directory`` wrote (from its ``report.json``), or None: no report there."""
+def report_info(directory: Path) -> dict[str, Any] | None:
+    """The ``report.json`` of a report in ``directory`` (its title, game, meta, files), or None: no report there."""
     path = Path(directory) / "report.json"
     if not path.is_file():
         return None
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, OSError):
         return None
-    if not isinstance(info, dict) or "title" not in info:
+    return info if isinstance(info, dict) and "title" in info else None
+
+
+def own_files(directory: Path) -> set[str] | None:
+    """The files a report in ``directory`` wrote (from its ``report.json``), or None: no report there."""
+    info = report_info(Path(directory))
+    if info is None:
         return None
     if isinstance(info.get("files"), list):
         return {str(f) for f in info["files"]}
@@ -483,11 +490,12 @@ def _refuse_taken(out: Path, names: set[str] | list[str] | tuple[str, ...]) -> N
                          f"{'it' if len(taken) == 1 else 'them'}, or choose another --out")
 
 
-def check_target(out_dir: str | os.PathLike, force: bool = False) -> Path:
+def check_target(out_dir: str | os.PathLike, force: bool = False, game: str | None = None) -> Path:
     """Check a report directory before any work is done; return it as a path.
 
-    It must be a directory (or not exist yet) under a writable one, and be empty, hold a report,
-    or be written with ``force``; an :class:`InputError` says which and what to do.
+    It must be a directory (or not exist yet) under a writable one, and be empty, hold a report (of
+    ``game``, when both say which game they report on: another game's report is not replaced), or be
+    written with ``force``; an :class:`InputError` says which and what to do.
     """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
@@ -502,6 +510,11 @@ def check_target(out_dir: str | os.PathLike, force: bool = False) -> Path:
             shown = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
             raise InputError(f"report output {out} is not empty and holds no workbench report ({shown}); "
                              "choose another --out, or pass --force to add the report's files (yours are kept)")
+        there = report_info(out)
+        if game and there and there.get("game") and there["game"] != game:
+            raise InputError(f"report output {out} holds the report of another game ({there['game']}: "
+                             f"{there.get('title')}), not {game}'s; choose another --out, or pass --force to "
+                             "replace it")
     _refuse_taken(out, _FIXED)
     return out
 
@@ -512,7 +525,7 @@ def install(built: Path, out: Path, force: bool = False) -> None:
     One atomic swap when ``out`` holds nothing but an old report (or nothing); else file by file,
     removing only the old report's files and keeping everything else.
     """
-    check_target(out, force)
+    check_target(out, force, (report_info(built) or {}).get("game"))
     _refuse_taken(out, [p.name for p in built.iterdir()])
     present = {p.name for p in out.iterdir()} if out.is_dir() else set()
     own = own_files(out) or set()

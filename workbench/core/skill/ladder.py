@@ -671,7 +671,7 @@ def write_ladder_report(ladder: Ladder, out_dir: str | Path, force: bool = False
             "anchor": s["anchor"], "filler": s["filler"] or "none (two seats)",
             "status": "complete" if not ladder.stopped else
                       f"stopped: {ladder.finished} of {ladder.pairings} pairings finished"}
-    rep = Report(f"{model.title}: ratings of its agents", meta)
+    rep = Report(f"{model.title}: ratings of its agents", meta, game=model.name)
     ladder_section(rep, ladder.tables(), s)
     path = rep.write(out, force)
     if ladder.games.height:

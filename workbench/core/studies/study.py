@@ -621,7 +621,7 @@ def generic_report(game: str | GameModel, out_dir: str | Path, quick: bool = Fal
     frame = pl.concat(frames, how="diagonal_relaxed")
     rep = Report(f"{model.title}: outcomes of its agents", {
         "rules_version": model.rules_version, "seed": seed, "games": f"{games} per lineup",
-        "agents": "; ".join(" vs ".join(lineup) for lineup in lineups), "quick": quick})
+        "agents": "; ".join(" vs ".join(lineup) for lineup in lineups), "quick": quick}, game=model.name)
     outcome_sections(rep, frame, games)
     return rep.write(out_dir)
 

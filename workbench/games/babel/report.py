@@ -56,7 +56,8 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     engine = "the compiled engine" if size["fast"] else "the reference engine (no compiled engine here: small sizes)"
     rep = Report("Babel (temple building): start seat, endings, nations, trajectories, start hands", {
         "rules_version": MODEL.rules_version, "seed": seed, "games": f"{size['games']:,} per cell",
-        "agents": [" vs ".join(p.strip().split(",")) for p in PAIRINGS.split(";")], "engine": engine, "quick": quick})
+        "agents": [" vs ".join(p.strip().split(",")) for p in PAIRINGS.split(";")], "engine": engine, "quick": quick},
+        game=MODEL.name)
     settings = {"games": size["games"], "pairings": PAIRINGS, "hands": "3/5,5/5"}
     frame = rep.timed("deals", f"babel report 1/3: {size['games']:,} games × 2 variants × 3 pairings", st._play, MODEL,
                       settings, {}, seed, workers, None, None, step_games=f"{size['games']:,} games a cell",

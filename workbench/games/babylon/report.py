@@ -127,7 +127,8 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0, workers: int
     engine = MODEL.resolve_engine(None, tuple(AgentSpec(a) for a in AGENTS), params)
     s = settings_for(quick, engine, games)
     decks = list(s.decks)
-    rep = Report("Towers of Babylon (TCG): precon matchups, second-player compensation, card costs, endings", {})
+    rep = Report("Towers of Babylon (TCG): precon matchups, second-player compensation, card costs, endings", {},
+                 game=MODEL.name)
     frame = _timed(rep, f"matrix: {s.matrix:,} games × {2 * len(decks) ** 2} cells", st.play, MODEL, decks,
                    s.matrix, list(AGENTS), {}, seed=seed, workers=workers)
     _matchups(rep, frame, decks, s)

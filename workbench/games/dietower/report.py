@@ -33,7 +33,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     size = _sizes(quick)
     rep = Report("Tower of Babel (die streak): odds, simulation and optimal play", {
         "rules_version": MODEL.rules_version, "seed": seed, "games": size["full_games"],
-        "agents": "random (full deck); heuristics vs equilibrium (reduced deck)", "quick": quick})
+        "agents": "random (full deck); heuristics vs equilibrium (reduced deck)", "quick": quick}, game=MODEL.name)
     rep.timed("streak model", "dietower report 1/4: streak model, exact and simulated", _streak_model, rep, size,
               seed, step_games=f"{size['streak_games']:,} simulated games beside the exact odds; "
                                f"{size['convergence']:,} for the convergence",

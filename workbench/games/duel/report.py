@@ -399,7 +399,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
     """Play the report's games, analyse them and write the report into ``out_dir``; return ``out_dir``."""
     s = QUICK if quick else FULL
     started = time.perf_counter()
-    rep = Report("Tower duel — balance report", {})
+    rep = Report("Tower duel — balance report", {}, game=MODEL.name)
     main = _battlefield_section(rep, s, seed)
     _miss_section(rep, s, seed)
     costing = _timed(rep, "cards", _card_section, rep, main)

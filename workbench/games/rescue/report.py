@@ -65,7 +65,7 @@ def build_report(out_dir: Path, quick: bool = False, seed: int = 0) -> Path:
         "games": {"auction": f"{size['auction_games']:,} per cell", "dragon": f"{size['dragon_games']:,} per "
                   "player count", "trophies": f"{size['trophy_games']:,} per case"},
         "agents": "random and equilibrium bidders; naive bidders (random, truthful, allin, shade) for P(nobody)",
-        "quick": quick})
+        "quick": quick}, game=MODEL.name)
     rep.timed("auction", f"rescue report 1/5: auction, {size['auction_games']:,} games × 8 cells", _auction, rep,
               size, seed, step_games=f"{size['auction_games']:,} games a cell",
               step_bigger="more games narrow P(nobody) per cell (`workbench study rescue auction --games N`)")
