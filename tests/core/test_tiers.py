@@ -308,3 +308,15 @@ def test_a_score_never_moves_while_either_wilson_interval_holds_the_other():
             checked += 1
             assert settle(a, na, b, nb)["status"] != "moves with skill", (ka, na, kb, nb)
     assert checked > 500
+
+
+def test_a_pair_apart_by_the_margin_says_which_tier_plays_more_to_tell():
+    # Night Raid's first seat: 46.9 % at greedy (n 2,000), 54.2 % at a small search (n 40): not significant,
+    # but 7.3 points apart, so no number of games could settle it within ±2 points at these values
+    frame = by_tier([Tier("greedy", "greedy"), Tier("search", "search")], lambda t: pl.DataFrame(
+        {"cell": ["x"], "verdict": ["fair"], "rate": [0.469 if t.label == "greedy" else 0.542],
+         "n": [2000 if t.label == "greedy" else 40]}))
+    row = tier_verdicts(frame, ["cell"]).row(0, named=True)
+    assert row["status"] == "undecided: play more"
+    assert row["games needed"] == "7.3 points apart so far, the margin or more: more games at search tell whether " \
+                                  "it moves"

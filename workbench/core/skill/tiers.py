@@ -211,7 +211,9 @@ def _status(measured: list[tuple[str, float, int, Any]], margin: float,
     if said["needed_a"] is not None:
         needed = f"{said['needed_a']:,} at {ta}, {said['needed_b']:,} at {tb}"
     else:
-        needed = "cannot settle: they differ by the margin or more" if said["status"] == UNDECIDED else None
+        fewer = ta if na < nb else tb  # the tier with the wider interval: its games decide it
+        needed = (f"{abs(said['diff']) * 100:.1f} points apart so far, the margin or more: "
+                  f"more games at {fewer} tell whether it moves") if said["status"] == UNDECIDED else None
     return {"status": said["status"], "skill_change": said["diff"], "skill_change_low": said["low"],
             "skill_change_high": said["high"], "games needed": needed}
 
