@@ -157,7 +157,7 @@ def test_a_pair_one_point_apart_at_n_100_is_undecided_with_the_games_needed():
     # p̃ = (k + 1)/(n + 2): both tiers need n ≥ 1.645² (v_a + v_b) / 0.01²
     va, vb = (51 / 102) * (51 / 102), (52 / 102) * (50 / 102)
     need = math.ceil(1.6448536269514722 ** 2 * (va + vb) / 0.01 ** 2)
-    assert row["games needed"] == f"{need:,} at greedy, {need:,} at search"
+    assert row["games needed"] == f"{need:,} games at greedy, {need:,} at search"
     assert settle(0.50, need, 0.51, need)["status"] == "settled"  # and at that n it would be
 
 

@@ -209,7 +209,7 @@ def _status(measured: list[tuple[str, float, int, Any]], margin: float,
     (ta, va, na, sa), (tb, vb, nb, sb) = measured[-2:]
     said = settle(va, int(na), vb, int(nb), margin, se_a=sa, se_b=sb, alpha=alpha)
     if said["needed_a"] is not None:
-        needed = f"{said['needed_a']:,} at {ta}, {said['needed_b']:,} at {tb}"
+        needed = f"{said['needed_a']:,} games at {ta}, {said['needed_b']:,} at {tb}"
     else:
         fewer = ta if na < nb else tb  # the tier with the wider interval: its games decide it
         needed = (f"{abs(said['diff']) * 100:.1f} points apart so far, the margin or more: "
