@@ -320,3 +320,29 @@ def test_a_pair_apart_by_the_margin_says_which_tier_plays_more_to_tell():
     assert row["status"] == "undecided: play more"
     assert row["games needed"] == "7.3 points apart so far, the margin or more: more games at search tell whether " \
                                   "it moves"
+
+
+def test_the_verdicts_study_reads_a_card_flag_as_the_reports_table_does():
+    # the same built games: the verdicts study's card-flag rows and the report's card-flag table give each card
+    # the same status, the lopsided one included (one measure, one status on every surface)
+    from workbench.core.studies.verdicts import _cell_id, _rows, _table, cost_flag_source
+
+    def rates(frame: pl.DataFrame, alpha: float) -> pl.DataFrame:
+        weak = frame["tag"].unique().to_list() == ["weak"]
+        iwd = [0.1, 0.4 if weak else -0.5, 0.3, 0.6 if weak else 0.4, 0.5]
+        low = [v - 0.01 for v in iwd] if weak else [0.09, -0.55, 0.29, 0.39, 0.49]
+        high = [v + 0.01 for v in iwd] if weak else [0.11, 0.45, 0.31, 0.41, 0.51]
+        return pl.DataFrame({"card": list("abcde"), "cost": [1, 2, 3, 4, 5], "iwd": iwd, "iwd_low": low,
+                             "iwd_high": high, "wr_drawn_n": [frame.height] * 5})
+
+    tiers = (Tier("weak", "greedy"), Tier("strong", "search"))
+    games = {t.label: pl.DataFrame({"tag": [t.label] * 4}) for t in tiers}
+    report = {r["card"]: r["status"] for r in cost_flags_by_tier(
+        tiers, {t: {"cell": g} for t, g in games.items()}, rates, cards=5).iter_rows(named=True)}
+    source = cost_flag_source([("cell", {})], rates, cards=5)
+    cell = _cell_id(source, "cell")
+    long = _rows(tiers, [source], {t: {cell: g} for t, g in games.items()}, {cell})
+    study = {r["key"]: r["status"] for r in _table(tiers, [source], long)["verdicts"].iter_rows(named=True)}
+    assert study and all(study[card] == report[card] for card in study), (study, report)
+    assert study["b"] == "undecided: play more"  # the lopsided search interval holds the weak tier's value
+    assert "d" in study and study["d"] == "moves with skill"  # a tight pair that does move

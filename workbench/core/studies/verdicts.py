@@ -49,7 +49,8 @@ from workbench.core.stats.rates import z_value
 __all__ = ["ROW_COLUMNS", "Source", "cost_flag_source", "dead_card_source", "first_seat_source", "verdict_sources",
            "verdicts_study", "write_csv"]
 
-ROW_COLUMNS = ("key", "verdict", "rate", "n", "low", "high", "label")  # what a source's measure returns (and "se")
+ROW_COLUMNS = ("key", "verdict", "rate", "n", "low", "high", "label")  # what a source's measure returns
+SPREAD = ("se_below", "se_above")  # and, for a value that is not a score, its standard error below and above it
 Player = Callable[..., pl.DataFrame]  # (model, cell, tier, games, *, seed, workers, on_progress, should_stop)
 
 
@@ -99,7 +100,8 @@ def cost_flag_source(cells: Sequence[tuple[str, dict[str, Any]]], rates: Callabl
     """Each card's cost flag from the cells' games pooled (``core.skill.tiers.cost_flags_by_tier``'s measure).
 
     The value is the card's improvement beyond its cost (win-rate points) with its Bonferroni
-    interval over ``cards`` cards and the standard error read from it; only the cards flagged
+    interval over ``cards`` cards and the standard errors below and above it read from the two sides of
+    that interval (a card drawn in a few games has a lopsided one); only the cards flagged
     under- or over-costed at some tier are shown.  ``key`` is the rates' card key column (written to
     the CSV), ``name`` the column a person reads (default the key).
     """
@@ -114,7 +116,8 @@ def cost_flag_source(cells: Sequence[tuple[str, dict[str, Any]]], rates: Callabl
                             (pl.col("iwd") - pl.col("expected")).alias("rate"), pl.col("wr_drawn_n").alias("n"),
                             (pl.col("iwd_low") - pl.col("expected")).alias("low"),
                             (pl.col("iwd_high") - pl.col("expected")).alias("high"), pl.col("verdict").alias("label"),
-                            ((pl.col("iwd_high") - pl.col("iwd_low")) / (2 * z)).alias("se"))
+                            ((pl.col("iwd") - pl.col("iwd_low")) / z).alias("se_below"),
+                            ((pl.col("iwd_high") - pl.col("iwd")) / z).alias("se_above"))
 
     return Source("card cost flags", tuple(cells), measure, shown=(UNDER, OVER), value="points", alpha=alpha)
 
@@ -191,9 +194,10 @@ def _rows(tiers: Sequence[Tier], sources: Sequence[Source], played: dict[str, di
             if not have or (not stopped and len(have) < len(ids)):
                 continue  # a stopped run measures the cells with games; a finished one every cell
             got = source.measure(have)
-            se = got["se"] if "se" in got.columns else pl.Series("se", [None] * got.height, dtype=pl.Float64)
+            spread = [(got[c] if c in got.columns else pl.Series(c, [None] * got.height, dtype=pl.Float64)).alias(c)
+                      for c in SPREAD]
             frames.append(got.select(pl.lit(source.name).alias("source"), pl.lit(tier.label).alias("tier"),
-                                     *ROW_COLUMNS).with_columns(se.alias("se"), pl.lit(source.value).alias("kind")))
+                                     *ROW_COLUMNS).with_columns(*spread, pl.lit(source.value).alias("kind")))
     return pl.concat(frames, how="vertical_relaxed") if frames else None
 
 
@@ -207,11 +211,10 @@ def _table(tiers: Sequence[Tier], sources: Sequence[Source], long: pl.DataFrame 
         mine = long.filter(pl.col("source") == source.name)
         if mine.is_empty():
             continue
-        mine = mine.with_columns(pl.col("se").fill_null(float("nan")))
-        se = None if mine["se"].is_nan().all() else "se"
-        wide = tier_verdicts(mine.with_columns(pl.col("se").fill_nan(None)), ["source", "key", "verdict"],
-                             verdict="label", shown=("rate", "low", "high", "n"), se=se, named="value",
-                             alpha=source.alpha)
+        mine = mine.with_columns(pl.col(c).fill_nan(None) for c in SPREAD)
+        se = None if mine["se_below"].is_null().all() else SPREAD  # a score's own spread is read off its Wilson one
+        wide = tier_verdicts(mine, ["source", "key", "verdict"], verdict="label", shown=("rate", "low", "high", "n"),
+                             se=se, named="value", alpha=source.alpha)
         if source.shown:
             labels = [f"{t.label} · verdict" for t in tiers if f"{t.label} · verdict" in wide.columns]
             wide = wide.filter(pl.any_horizontal(pl.col(c).is_in(list(source.shown)) for c in labels))
