@@ -58,13 +58,14 @@ Player = Callable[..., pl.DataFrame]  # (model, cell, tier, games, *, seed, work
 class Source:
     """One family of verdicts: the cells it plays at every tier and how one tier's frames become rows.
 
-    ``measure({cell label: frame})`` returns :data:`ROW_COLUMNS` (``se`` too where the value is not
-    a score).  ``games`` names the study setting giving its games per cell (``games``, or
-    ``card_games`` for the slow reference loop of dead cards); ``player`` plays a cell (default:
-    ``core.skill.tiers.play_cell``; a list value pools every value); ``shown`` keeps only the rows whose
-    label is one of these at some tier (the cards flagged, not every card in line); ``value`` is
-    ``"score"`` (shown as a percentage) or ``"points"``; ``alpha`` the level of the tests that say
-    whether a verdict settled or moved (5 %; a family flagged at a corrected level is tested at it).
+    ``measure({cell label: frame})`` returns :data:`ROW_COLUMNS` (where the value is not a score, its standard
+    error too: ``se``, or :data:`SPREAD`, the pair below and above it for a lopsided interval). ``games`` names
+    the study setting giving its games per cell (``games``, or ``card_games`` for the slow reference loop of
+    dead cards); ``player`` plays a cell (default: ``core.skill.tiers.play_cell``; a list value pools every
+    value); ``shown`` keeps only the rows whose label is one of these at some tier (the cards flagged, not every
+    card in line); ``value`` is ``"score"`` (shown as a percentage) or ``"points"``; ``alpha`` the level of the
+    tests that say whether a verdict settled or moved (5 %; a family flagged at a corrected level is tested at
+    it).
     """
 
     name: str
@@ -194,6 +195,8 @@ def _rows(tiers: Sequence[Tier], sources: Sequence[Source], played: dict[str, di
             if not have or (not stopped and len(have) < len(ids)):
                 continue  # a stopped run measures the cells with games; a finished one every cell
             got = source.measure(have)
+            if "se" in got.columns and SPREAD[0] not in got.columns:  # one standard error: the same on both sides
+                got = got.with_columns(*(pl.col("se").alias(c) for c in SPREAD))
             spread = [(got[c] if c in got.columns else pl.Series(c, [None] * got.height, dtype=pl.Float64)).alias(c)
                       for c in SPREAD]
             frames.append(got.select(pl.lit(source.name).alias("source"), pl.lit(tier.label).alias("tier"),
