@@ -505,12 +505,11 @@ def check_target(out_dir: str | os.PathLike, force: bool = False, game: str | No
         raise InputError(f"report output {out}: {parent} is not a writable directory")
     if out.is_dir() and not force:
         present = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
-        own = own_files(out)
-        if present and own is None:
+        there = report_info(out)
+        if present and there is None:
             shown = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
             raise InputError(f"report output {out} is not empty and holds no workbench report ({shown}); "
                              "choose another --out, or pass --force to add the report's files (yours are kept)")
-        there = report_info(out)
         if game and there and there.get("game") and there["game"] != game:
             raise InputError(f"report output {out} holds the report of another game ({there['game']}: "
                              f"{there.get('title')}), not {game}'s; choose another --out, or pass --force to "

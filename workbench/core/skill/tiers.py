@@ -563,6 +563,17 @@ def report_section(rep: Any, name: str, table: pl.DataFrame, title: str, intro: 
 
 
 # -- the cards' cost flags at every tier ----------------------------------------------------------------
+def gain_spread(z: float) -> tuple[pl.Expr, pl.Expr]:
+    """A card gain's standard error below and above it (``se_below``, ``se_above``), read off ``iwd``'s interval.
+
+    Each side is read off its own side of the interval at ``z``: a card drawn in a few games has a lopsided
+    one (-44.3 [-77.0, +16.4] points), and the test across tiers must agree with the interval shown.  The
+    report's card flags and the ``verdicts`` study's both read it here.
+    """
+    return (((pl.col("iwd") - pl.col("iwd_low")) / z).alias("se_below"),
+            ((pl.col("iwd_high") - pl.col("iwd")) / z).alias("se_above"))
+
+
 def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.DataFrame]],
                        rates: Callable[[pl.DataFrame, float], pl.DataFrame], cards: int, key: str = "card",
                        cost: str = "cost") -> pl.DataFrame:
@@ -587,11 +598,7 @@ def cost_flags_by_tier(tiers: Sequence[Tier], played: dict[str, dict[str, pl.Dat
         flags = cost_flags(empirical_values(rates(pooled, alpha), cost), cost)
         beyond = [(pl.col(c) - pl.col("expected")).alias(f"beyond_cost{end}") for c, end in
                   (("iwd", ""), ("iwd_low", "_low"), ("iwd_high", "_high"))]
-        # the gain's standard error below and above it, each read off its side of the interval (a card drawn in
-        # a few games has a lopsided one: -44.3 [-77.0, +16.4] points), so the test agrees with the interval shown
-        below = ((pl.col("iwd") - pl.col("iwd_low")) / z).alias("se_below")
-        above = ((pl.col("iwd_high") - pl.col("iwd")) / z).alias("se_above")
-        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n", below, above)
+        return flags.select(key, cost, "verdict", *beyond, "wr_drawn_n", *gain_spread(z))
 
     return tier_verdicts(by_tier(tiers, run), [key, cost], value="beyond_cost", n="wr_drawn_n",
                          se=("se_below", "se_above"), alpha=alpha,

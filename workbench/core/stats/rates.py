@@ -347,14 +347,12 @@ SETTLED, MOVES, UNDECIDED = "settled", "moves with skill", "undecided: play more
 SETTLE_MARGIN = 0.02  # two points of score: tiers whose values agree this closely give one verdict
 
 
-def _per_game_variance(score: float, n: int, se: float | None) -> float:
-    """One game's variance of the value: ``se² · n`` when given, else the score's p̃(1 − p̃), p̃ = (k + 1)/(n + 2).
+def _per_game_variance(score: float, n: int) -> float:
+    """One game's variance of a score: p̃(1 − p̃), p̃ = (k + 1)/(n + 2).
 
     The binomial variance bounds a score's (a draw counts half, which only lowers it); the shrunk
     p̃ keeps a score of 0 or 1 from claiming no spread.
     """
-    if se is not None:
-        return se * se * n
     shrunk = (score * n + 1) / (n + 2)
     return shrunk * (1 - shrunk)
 
@@ -450,7 +448,7 @@ def settle(score_a: float, n_a: int, score_b: float, n_b: int, margin: float = S
         return {**out, "status": UNDECIDED, "note": f"cannot settle: the tiers differ by {diff * 100:+.1f} points, "
                                                    f"at least the ±{margin * 100:g}-point margin"}
     # one game's variance at each tier, for the games that would settle it: a score's binomial p̃(1 − p̃), else se²·n
-    va, vb = (_per_game_variance(score, n, None) if given is None else (x * x + y * y) / 2 * n
+    va, vb = (_per_game_variance(score, n) if given is None else (x * x + y * y) / 2 * n
               for score, n, given, x, y in ((score_a, n_a, se_a, a_below, a_above), (score_b, n_b, se_b, b_below,
                                                                                       b_above)))
     need_a, need_b = _games_needed(margin - abs(diff), va, n_a, vb, n_b, one)

@@ -39,6 +39,7 @@ from workbench.core.skill.tiers import (
     default_tiers,
     first_seat_scores,
     flips,
+    gain_spread,
     parse_tiers,
     play_cell,
     tier_verdicts,
@@ -117,8 +118,7 @@ def cost_flag_source(cells: Sequence[tuple[str, dict[str, Any]]], rates: Callabl
                             (pl.col("iwd") - pl.col("expected")).alias("rate"), pl.col("wr_drawn_n").alias("n"),
                             (pl.col("iwd_low") - pl.col("expected")).alias("low"),
                             (pl.col("iwd_high") - pl.col("expected")).alias("high"), pl.col("verdict").alias("label"),
-                            ((pl.col("iwd") - pl.col("iwd_low")) / z).alias("se_below"),
-                            ((pl.col("iwd_high") - pl.col("iwd")) / z).alias("se_above"))
+                            *gain_spread(z))
 
     return Source("card cost flags", tuple(cells), measure, shown=(UNDER, OVER), value="points", alpha=alpha)
 
