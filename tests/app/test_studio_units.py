@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import html
+import io
 import json
 import re
 import zipfile
@@ -307,7 +308,13 @@ def test_a_runs_downloads_hold_the_frame_and_a_report_with_every_chart(tmp_path)
         names = set(zf.namelist())
         html = zf.read("report/index.html").decode()
         info = json.loads(zf.read("report/report.json"))
+        packed = {i.filename: i.compress_type for i in zf.infolist()}
+        assert_frame_equal(pl.read_parquet(io.BytesIO(zf.read("report/first_mover.parquet"))), tables["first_mover"])
+        assert zf.testzip() is None  # every member reads back whole
     assert {"report/index.html", "report/index.md", "report/games.csv", "report/first_mover.parquet"} <= names
+    # text is deflated, Parquet (compressed already) stored as it is
+    assert packed["report/games.csv"] == zipfile.ZIP_DEFLATED and packed["report/index.html"] == zipfile.ZIP_DEFLATED
+    assert packed["report/first_mover.parquet"] == zipfile.ZIP_STORED
     assert len(info["charts"]) == len(charts)
     for name in info["charts"]:
         assert f'<figure id="chart-{name}" class="chart"><svg' in html

@@ -1,3 +1,4 @@
+import io
 import json
 import re
 import struct
@@ -291,3 +292,47 @@ def test_the_header_reads_declared_keys_by_their_names_and_the_json_keeps_the_ke
     assert rows["Quick"] == "no" and rows["Rules version"] == "x-1" and rows["Agents"] == "greedy vs greedy"
     out = Report("Header", meta).write(tmp_path / "r")
     assert json.loads((out / "report.json").read_text())["meta"]["decks"] == ["siege_of_ur", "night_raid"]
+
+
+# -- nested columns in CSV -------------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXTS = st.text(alphabet=st.sampled_from(list("aF9_ \"\\/é\n\t{}[],")), max_size=6)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(rows=st.one_of(
+    st.lists(st.one_of(st.none(), st.lists(st.one_of(_TEXTS, st.none()), max_size=4)), min_size=1, max_size=6),
+    st.lists(st.one_of(st.none(), st.lists(st.one_of(st.integers(-10**12, 10**12), st.none()), max_size=4)),
+             min_size=1, max_size=6),
+    st.lists(st.one_of(st.none(), st.lists(st.one_of(st.booleans(), st.none()), max_size=4)), min_size=1, max_size=6),
+    st.lists(st.one_of(st.none(), st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=3)),
+             min_size=1, max_size=6)))
+def test_a_nested_column_is_written_as_the_json_text_of_each_value(rows):
+    """Lists of card ids (and numbers, flags) read in the CSV as ``json.dumps`` writes them; a missing list stays empty.
+
+    The column-wise path (strings, whole numbers, flags) must give exactly the text of the one-at-a-time path.
+    """
+    frame = pl.DataFrame({"cards": rows, "n": list(range(len(rows)))}, strict=False)
+    out = report.csv_safe(frame)
+    assert out["n"].to_list() == list(range(len(rows)))
+    assert out["cards"].to_list() == [None if v is None else json.dumps(v) for v in rows]
+    back = pl.read_csv(io.BytesIO(out.write_csv().encode()), infer_schema=False)  # the text survives its CSV
+    assert back["cards"].to_list() == out["cards"].to_list()
+
+
+def test_a_games_csv_lists_each_games_card_ids_as_the_frame_holds_them(tmp_path):
+    """The duel's games frame (card ids drawn and played per seat, list columns) written by a report: each CSV cell
+    reads back as the list the Parquet holds (it once read "shape: (7,) Series: '' [str] …")."""
+    from workbench.core.sim.runner import simulate
+
+    frame = simulate("duel", 20, seed=3, workers=1, progress=False)
+    rep = Report("duel games", {"games": 20})
+    rep.table("games", frame)
+    out = rep.write(tmp_path / "report")
+    back = pl.read_csv(out / "games.csv", infer_schema=False)
+    lists = [c for c, t in frame.schema.items() if t.is_nested()]
+    assert lists and set(lists) <= set(back.columns)
+    for column in lists:
+        assert [json.loads(v) for v in back[column].to_list()] == frame[column].to_list(), column

@@ -643,12 +643,43 @@ def _meta_text(value: Any, names: dict[str, str]) -> str:
 
 
 def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
-    """The frame with nested columns (lists of card ids) as text, so it can be written as CSV."""
+    """The frame with nested columns (lists of card ids) as text, so it can be written as CSV.
+
+    Each nested value becomes its ``json.dumps`` text (``["F1", "F9"]``, ``[3, 4]``).  A list of strings, whole
+    numbers or booleans is written by polars column-wise (the same text, tested against ``json.dumps``); any other
+    nested value — a float, a struct, a string needing an escape beyond a quote or a backslash — one at a time.
+    (This once called ``json.dumps`` through ``map_elements``, which hands a list to the function as a polars
+    Series: every CSV's list column read ``"shape: (2,) Series: '' [str] …"``, and a stopped run's export spent
+    most of its time printing them.)
+    """
     nested = [c for c, t in frame.schema.items() if t.is_nested() or t == pl.Object]
     if not nested:
         return frame
-    return frame.with_columns(
-        pl.col(c).map_elements(lambda v: json.dumps(v, default=str), return_dtype=pl.String) for c in nested)
+    return frame.with_columns(_json_column(frame, c) for c in nested)
+
+
+_PLAIN = r"^[\x20-\x7e]*$"  # printable ASCII: json.dumps escapes only a quote and a backslash of these
+
+
+def _json_column(frame: pl.DataFrame, name: str) -> pl.Expr | pl.Series:
+    """``name`` as the ``json.dumps`` text of each value (null stays null), column-wise where the type allows."""
+    dtype = frame.schema[name]
+    inner = dtype.inner if isinstance(dtype, pl.List) else None
+    element = None
+    if inner == pl.String:
+        strings = frame.get_column(name).explode().drop_nulls()
+        if strings.str.contains(_PLAIN).all():
+            quoted = pl.element().str.replace_all("\\", "\\\\", literal=True).str.replace_all('"', '\\"',
+                                                                                               literal=True)
+            element = pl.concat_str([pl.lit('"'), quoted, pl.lit('"')])
+    elif inner is not None and (inner.is_integer() or inner == pl.Boolean):
+        element = (pl.when(pl.element().is_null()).then(pl.lit("null")).when(pl.element()).then(pl.lit("true"))
+                   .otherwise(pl.lit("false")) if inner == pl.Boolean else pl.element().cast(pl.String))
+    if element is None:  # one at a time, as Python values (a polars function given a list gets a Series)
+        return pl.Series(name, [None if v is None else json.dumps(v, default=str)
+                                for v in frame.get_column(name).to_list()], dtype=pl.String)
+    items = pl.col(name).list.eval(element.fill_null(pl.lit("null"))).list.join(", ")
+    return pl.concat_str([pl.lit("["), items, pl.lit("]")]).alias(name)
 
 
 # -- displayed tables ---------------------------------------------------------------------------
