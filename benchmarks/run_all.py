@@ -1,6 +1,7 @@
 """`make bench`: ``bench.py ratio`` (the C anchors), then ``bench.py GAME`` for every game with a compiled engine,
 each in its own process; then ``scaling.py`` (1 and 2 workers, and one core), ``search.py``, and ``raise.py`` for every
-game holding a raised weight set (``data/GAME/agents/raised.toml``, issue 37), ``studio_stop.py`` (Stop's latency
+game holding a raised weight set (``data/GAME/agents/raised.toml``, issue 37), ``search_departures.py`` (where
+Babylon's search overrules its prior), ``studio_stop.py`` (Stop's latency
 and progress cadence); last ``flaws.py`` (no single greedy
 weight change may win >= 65 % against the default greedy, every game with a greedy)."""
 
@@ -41,6 +42,11 @@ def main() -> int:
         sizes = ["--fast-games", "400", "--search-games", "20"] if quick else []
         if subprocess.call([sys.executable, str(HERE / "raise.py"), game, *sizes]) != 0:
             failed.append(f"raise {game}")
+    print("\n=== search_departures.py (where Babylon's search overrules its prior, by kind of decision) ===",
+          flush=True)
+    if subprocess.call([sys.executable, str(HERE / "search_departures.py"),
+                        *(["--pairs", "5"] if quick else [])]) != 0:
+        failed.append("search_departures")
     print("\n=== studio_stop.py (the studio's Stop within 2 s, progress at least once a second) ===", flush=True)
     if subprocess.call([sys.executable, str(HERE / "studio_stop.py")]) != 0:
         failed.append("studio_stop")

@@ -324,6 +324,12 @@ def test_on_the_toy_race_the_search_overrules_a_prior_that_prefers_the_losing_mo
     legal = TOY.legal_actions(config, state, 0)
     assert toy_prior(config, view, legal, None)[legal.index(right)] == 0.0  # the prior is wrong here
     assert agent.act(view, legal, config, SplitMix64(1)) == right
+    # its trace (benchmarks/search_departures.py) keeps the decision: the prior's order, the overruling pick, means
+    agent.trace = []
+    assert agent.act(view, legal, config, SplitMix64(1)) == right  # the same decision with a trace kept
+    [(seen, candidates, pick, means)] = agent.trace
+    assert seen is config and candidates[0] != right and candidates[pick] == right
+    assert means[pick] > means[0]
     # with a sure coin every rollout is decided: the right move wins in every world, the other loses
     worlds = [TOY.determinise(config, view, SplitMix64(s))[1] for s in range(4)]
     values = reference_rollouts(TOY, TOY.search, config, worlds, legal, 0, AgentSpec("greedy"), 0,

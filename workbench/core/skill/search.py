@@ -162,6 +162,10 @@ class SearchAgent:
         self.race = race
         self.rollout, self.prior_option = rollout, prior
         self.ready = False
+        # every searched decision, when a caller sets a list here: (config, candidates best first by the prior,
+        # the index played, each candidate's mean rollout value) — where the search overrules its prior
+        # (benchmarks/search_departures.py); None (the default) keeps nothing
+        self.trace: list[tuple[Any, list[Any], int, np.ndarray]] | None = None
         if rollout != BEST:  # an explicit agent is checked now; ``best`` at the first decision (it reads the
             self.resolve()   # game's tiers, and checking those builds this agent: a cycle)
         elif prior is not None and model.resolve_spec(prior).name == "search":
@@ -223,8 +227,12 @@ class SearchAgent:
         if self.race > 0:
             return candidates[self.raced(observation, candidates, config, rng, count)]
         seat, worlds, seeds = self.deal(observation, config, rng, count)
-        values = self.rollouts(config, worlds, candidates, seat, self.policy, self.horizon, seeds)
-        return candidates[choose(np.asarray(values, dtype=np.float64), self.z)]
+        values = np.asarray(self.rollouts(config, worlds, candidates, seat, self.policy, self.horizon, seeds),
+                            dtype=np.float64)
+        pick = choose(values, self.z)
+        if self.trace is not None:
+            self.trace.append((config, candidates, pick, values.mean(axis=0)))
+        return candidates[pick]
 
     def deal(self, observation: Any, config: Any, rng: SplitMix64, count: int) -> tuple[int, list[Any], np.ndarray]:
         """``count`` determinised worlds and their rollout agents' seeds (one per seat), from the agent's stream.
