@@ -162,9 +162,9 @@ class SearchAgent:
         self.race = race
         self.rollout, self.prior_option = rollout, prior
         self.ready = False
-        # every searched decision, when a caller sets a list here: (config, candidates best first by the prior,
-        # the index played, each candidate's mean rollout value) — where the search overrules its prior
-        # (benchmarks/search_departures.py); None (the default) keeps nothing
+        # every decision the flat search rolls out (not raced, not PUCT), when a caller sets a list here: (config,
+        # candidates best first by the prior, the index played, each candidate's mean rollout value) — where the
+        # search overrules its prior (benchmarks/search_departures.py); None (the default) keeps nothing
         self.trace: list[tuple[Any, list[Any], int, np.ndarray]] | None = None
         if rollout != BEST:  # an explicit agent is checked now; ``best`` at the first decision (it reads the
             self.resolve()   # game's tiers, and checking those builds this agent: a cycle)
