@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -1100,3 +1101,28 @@ def test_a_reports_rebalance_progress_counts_games_against_the_budget_with_a_rat
     assert counted, lines
     total = int(re.search(r"/([\d,]+) games", counted[0]).group(1).replace(",", ""))
     assert total <= QUICK["budget"]  # the search counts against the budget it was given
+
+
+def test_a_proposal_that_makes_its_cells_one_game_says_so(tmp_path):
+    """Each edge's fair bonus makes the three cells the same game (the first seat wins half in each: one config):
+    the proposal is named as making them one game, in the proposals frame and in the table a person reads; a
+    proposal that leaves the cells apart names none."""
+    result = rb.rebalance(EDGES, out=tmp_path / "edges", **{**QUICK, "budget": 20_000, "stages": 3, "verify": 3})
+    rows = result.proposals.rows(named=True)
+    best = rows[0]
+    assert best["edits"] == "Bonus on edge 0: 0 → 1; Bonus on edge 1: 0 → 2; Bonus on edge 2: 0 → 3"
+    assert best["same_game"] == "edge 0 and edge 1 and edge 2 become one game (the same rules)"
+    configs = {EDGES.make_config(EDGES.resolve_params({"edge": e, "bonus": b})) for e, b in ((0, 1), (1, 2), (2, 3))}
+    assert len(configs) == 1  # what it says is so
+    for row in rows[1:]:  # any other proposal: the cells it makes one game are those whose configs it makes equal
+        bonus = {int(e): int(b) for e, b in re.findall(r"edge (\d): 0 → (\d)", row["edits"])}
+        played = [EDGES.make_config(EDGES.resolve_params({"edge": e, "bonus": bonus.get(e, 0)})) for e in (0, 1, 2)]
+        assert (row["same_game"] == "") == (len(set(played)) == 3), row
+    shown = rb.proposals_table(result)
+    assert shown["Cells it makes one game"][0] == best["same_game"]
+
+
+def test_a_proposal_that_keeps_its_cells_apart_shows_no_column_for_it(found):
+    result = found[0]  # card edits only: a card edit changes every cell alike
+    assert result.proposals.height and (result.proposals["same_game"] == "").all()
+    assert "Cells it makes one game" not in rb.proposals_table(result).columns

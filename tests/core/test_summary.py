@@ -155,6 +155,19 @@ def test_what_to_change_gives_the_smallest_proposal_that_holds_at_every_tier():
     assert rebalance_changes(rep, None) == []  # a game without targets: nothing to change
 
 
+def test_what_to_change_says_when_its_fix_makes_cells_of_the_target_one_game():
+    rep = Report("x")
+    rows = _proposals([(1, "Hands 3/5: 3 → 8 and 5 → 8; Hands 5/5: 5 → 8", 3, 8, 0.0, True, 0.0, True, True,
+                        "meets the target at every tier on held-out seeds")])
+    merged = "start hands 3/5 and start hands 5/5 become one game (the same rules)"
+    said = rebalance_changes(rep, FakeResult(rows.with_columns(pl.lit(merged).alias("same_game"))), anchor="")
+    assert said[0].startswith("Hands 3/5: 3 → 8")
+    assert said[1] == f"Note that it makes cells of the target the same game: {merged}."
+    # a fix that keeps its cells apart (or a result from before the column) says nothing of it
+    for kept in (rows.with_columns(pl.lit("").alias("same_game")), rows):
+        assert len(rebalance_changes(Report("x"), FakeResult(kept), anchor="")) == 1
+
+
 def test_index_md_opens_with_the_summary_right_after_the_header(tmp_path):
     rep = _report(_table())
     tier_findings(rep, "battlefield_tiers", "First seat on {cell}", top=10)

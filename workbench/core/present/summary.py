@@ -295,9 +295,10 @@ def rebalance_changes(rep: Any, result: Any, anchor: str = "rebalance_proposals"
 
     ``result`` has ``proposals`` (one row per proposal: ``edits``, ``n_edits``, ``size``, per tier
     ``<tier> · distance`` and ``<tier> · inside`` on held-out seeds, ``holds`` at every tier,
-    ``verdict``) and ``tiers``.  The smallest proposal that holds at every tier is the change; when
-    none holds the best (least worst-tier distance, then total) is given as partial, with its
-    per-tier distances.  Nothing is added for ``None`` (a game without targets).
+    ``verdict``, ``same_game``: the cells it makes one game) and ``tiers``.  The smallest proposal that
+    holds at every tier is the change; when none holds the best (least worst-tier distance, then total)
+    is given as partial, with its per-tier distances; a change that makes cells of the target one game
+    says so.  Nothing is added for ``None`` (a game without targets).
     """
     if result is None:
         return []
@@ -327,6 +328,8 @@ def rebalance_changes(rep: Any, result: Any, anchor: str = "rebalance_proposals"
                                                "meets the target at no tier")
             said.append(f"No proposal meets the balance target at every tier; the best, {best['edits']}, is partial: "
                         f"it {partial.removeprefix('it ')} ({_distances(best, tiers)}, held-out seeds).")
+        if best.get("same_game"):  # the variants it balances are no longer variants: the designer decides
+            said.append(f"Note that it makes cells of the target the same game: {best['same_game']}.")
         effects = _effects(result, best["proposal"], tiers)
         if effects:
             said.append(effects)

@@ -39,6 +39,8 @@ def proposals_table(result: RebalanceResult) -> pl.DataFrame:
         if f"{tier} · status" in p.columns:
             cols.append(pl.col(f"{tier} · status").fill_null("not replayed").alias(f"{tier}: held out"))
     cols += [pl.col("holds").alias("Holds at every tier"), pl.col("verdict").alias("Verdict")]
+    if "same_game" in p.columns and (p.get_column("same_game").fill_null("") != "").any():
+        cols.append(pl.col("same_game").fill_null("").alias("Cells it makes one game"))
     return p.select(cols)
 
 

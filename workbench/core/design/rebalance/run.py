@@ -198,7 +198,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
             except (KeyboardInterrupt, RunInterrupted):
                 result.stopped = True
         if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
-            result.proposals = _proposal_rows(chosen, dims, race, plan, {}, result.tiers, verified=False)
+            result.proposals = _proposal_rows(chosen, ctx, race, plan, {}, result.tiers, verified=False)
         result.games_verified = played[1]
         if slots is not None and screen and not ctx.groups and not result.stopped:  # a Stop returns at once
             result.additive, result.additive_note = _additive_evidence(ctx, race, search_agent, master, plan, slots)

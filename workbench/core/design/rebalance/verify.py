@@ -13,7 +13,7 @@ from workbench.core.design.cardtable import Retune, check_retune, retune_seed, r
 from workbench.core.design.rebalance.play import _Context, _play, measure
 from workbench.core.design.rebalance.race import _Race
 from workbench.core.design.rebalance.result import RebalanceResult
-from workbench.core.design.rebalance.space import Candidate, Dim
+from workbench.core.design.rebalance.space import Candidate
 from workbench.core.design.rebalance.targets import targets_of
 from workbench.core.errors import InputError
 from workbench.core.model import AgentSpec, GameModel, get_game
@@ -167,7 +167,7 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
         result.verify_note = (f"the held-out check was not played: the {room or 0:,} games the budget left for it do "
                               f"not pay for one game a cell at {', '.join(t.label for t in fast)}; give a larger "
                               "budget")
-        result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, {}, result.tiers, verified=False).with_columns(
+        result.proposals = _proposal_rows(chosen, ctx, race, plan, {}, result.tiers, verified=False).with_columns(
             pl.lit("not verified (the budget left no games for the held-out check)").alias("verdict"))
         return
     most = max(verify_games, slow_g)
@@ -228,7 +228,7 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
             rows.append(_before_after(0, tier.label, before, before, (agents[tier.label], agents[tier.label], None)
                                       if retune else None))
     result.verification = pl.concat(rows, how="vertical") if rows else pl.DataFrame()
-    result.proposals = _proposal_rows(chosen, ctx.dims, race, plan, per, result.tiers, verified=True)
+    result.proposals = _proposal_rows(chosen, ctx, race, plan, per, result.tiers, verified=True)
 
 
 def verify_plan_cost(k: int, games: int, k_slow: int, slow_games: int, cells: int, fast: int, slow: int,
@@ -286,10 +286,10 @@ def _baseline_holds(result: RebalanceResult) -> bool:
         (v.filter(pl.col("proposal") == 0)["before_status"] == "inside").all())
 
 
-def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, plan: list[int],
+def _proposal_rows(chosen: list[Candidate], ctx: _Context, race: _Race, plan: list[int],
                    per: dict[tuple[Candidate, str], pl.DataFrame], tiers: Sequence[str],
                    verified: bool) -> pl.DataFrame:
-    rows = []
+    rows, dims = [], ctx.dims
     for rank, candidate in enumerate(chosen, start=1):
         stage, _, distance = race.cache[candidate]
         row: dict[str, Any] = {"proposal": rank, "edits": "; ".join(dims[i].describe(d) for i, d in candidate),
@@ -305,6 +305,7 @@ def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, pl
             status.append(row[f"{tier} · status"])
         row["holds"] = verified and all(x == "inside" for x in status)
         row["verdict"] = _verdict(verified, row["search_inside"], list(tiers), status)
+        row["same_game"] = same_game_cells(ctx, candidate)
         rows.append(row)
     schema: dict[str, Any] = {"proposal": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "size": pl.Int64,
                               "search_distance": pl.Float64, "search_games_per_cell": pl.Int64,
@@ -313,8 +314,43 @@ def _proposal_rows(chosen: list[Candidate], dims: Sequence[Dim], race: _Race, pl
         schema[f"{tier} · distance"] = pl.Float64
         schema[f"{tier} · inside"] = pl.Boolean
         schema[f"{tier} · status"] = pl.String
-    schema.update({"holds": pl.Boolean, "verdict": pl.String})
+    schema.update({"holds": pl.Boolean, "verdict": pl.String, "same_game": pl.String})
     return pl.DataFrame(rows, schema=schema)
+
+
+def same_game_cells(ctx: _Context, candidate: Candidate) -> str:
+    """The target cells ``candidate`` makes one game, in words (``""``: none).
+
+    Two cells are one game when their rules are the same (equal configs: the same seeds play the same games);
+    a proposal that gives two variants the same rules balances them by removing the difference between them
+    (Babel's best once dealt 8 and 8 cards in both hand variants), which a designer should be told.  Cells that
+    were one game already are not named.  Only a parameter edit can do it: a card edit changes every cell that
+    uses the card alike.
+    """
+    if not any(ctx.dims[i].kind == "param" for i, _ in candidate):
+        return ""
+    model = ctx.model
+    before = [model.make_config(resolved) for _, resolved in ctx.resolved_cells(())]
+    after = [model.make_config(resolved) for _, resolved in ctx.resolved_cells(candidate)]
+    merged, seen = [], set()
+    for i in range(len(after)):
+        if i not in seen:
+            group = [j for j in range(i, len(after)) if after[j] == after[i]]
+            seen.update(group)
+            if any(before[j] != before[i] for j in group):
+                merged.append(group)
+    if not merged:
+        return ""
+    names = [" and ".join(cell_label(model, ctx.targets.cells[i]) for i in g) for g in merged]
+    return "; ".join(f"{n} become one game (the same rules)" for n in names)
+
+
+def cell_label(model: GameModel, cell: dict[str, Any]) -> str:
+    """A target cell as a person reads it: its named choices (``hands 3/5``, ``Crystal Garden``), else every value."""
+    named = [(k, v) for k, v in cell.items() if k in {p.name for p in model.params} and model.param(k).choices]
+    shown = named or list(cell.items())
+    return ", ".join(f"{k.replace('_', ' ')} {model.choice_label(k, v)}" if model.param(k).choices
+                     else f"{k.replace('_', ' ')} {v}" for k, v in shown) or "the game"
 
 
 def _verdict(verified: bool, search: bool, tiers: list[str], status: list[str | None]) -> str:
