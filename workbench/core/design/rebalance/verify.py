@@ -346,11 +346,19 @@ def same_game_cells(ctx: _Context, candidate: Candidate) -> str:
 
 
 def cell_label(model: GameModel, cell: dict[str, Any]) -> str:
-    """A target cell as a person reads it: its named choices (``hands 3/5``, ``Crystal Garden``), else every value."""
-    named = [(k, v) for k, v in cell.items() if k in {p.name for p in model.params} and model.param(k).choices]
-    shown = named or list(cell.items())
-    return ", ".join(f"{k.replace('_', ' ')} {model.choice_label(k, v)}" if model.param(k).choices
-                     else f"{k.replace('_', ' ')} {v}" for k, v in shown) or "the game"
+    """A target cell as a person reads it.
+
+    Its parameters that name a choice (``start hands 3/5``, ``battlefield Crystal Garden``), else every value
+    (``edge 2``).
+    """
+    params = {p.name: p for p in model.params}
+
+    def chosen(key: str) -> bool:
+        return key in params and bool(params[key].choices)
+
+    shown = [(k, v) for k, v in cell.items() if chosen(k)] or list(cell.items())
+    return ", ".join(f"{k.replace('_', ' ')} {model.choice_label(k, v) if chosen(k) else v}"
+                     for k, v in shown) or "the game"
 
 
 def _verdict(verified: bool, search: bool, tiers: list[str], status: list[str | None]) -> str:
