@@ -289,7 +289,7 @@ def _baseline_holds(result: RebalanceResult) -> bool:
 def _proposal_rows(chosen: list[Candidate], ctx: _Context, race: _Race, plan: list[int],
                    per: dict[tuple[Candidate, str], pl.DataFrame], tiers: Sequence[str],
                    verified: bool) -> pl.DataFrame:
-    rows, dims = [], ctx.dims
+    rows, dims, before = [], ctx.dims, None
     for rank, candidate in enumerate(chosen, start=1):
         stage, _, distance = race.cache[candidate]
         row: dict[str, Any] = {"proposal": rank, "edits": "; ".join(dims[i].describe(d) for i, d in candidate),
@@ -305,7 +305,10 @@ def _proposal_rows(chosen: list[Candidate], ctx: _Context, race: _Race, plan: li
             status.append(row[f"{tier} · status"])
         row["holds"] = verified and all(x == "inside" for x in status)
         row["verdict"] = _verdict(verified, row["search_inside"], list(tiers), status)
-        row["same_game"] = same_game_cells(ctx, candidate)
+        row["same_game"] = ""
+        if any(dims[i].kind == "param" for i, _ in candidate):  # a card edit changes every cell using the card alike
+            before = cell_configs(ctx, ()) if before is None else before  # the unchanged cells: worked out once
+            row["same_game"] = same_game_cells(ctx, candidate, before)
         rows.append(row)
     schema: dict[str, Any] = {"proposal": pl.Int64, "edits": pl.String, "n_edits": pl.Int64, "size": pl.Int64,
                               "search_distance": pl.Float64, "search_games_per_cell": pl.Int64,
@@ -318,20 +321,15 @@ def _proposal_rows(chosen: list[Candidate], ctx: _Context, race: _Race, plan: li
     return pl.DataFrame(rows, schema=schema)
 
 
-def same_game_cells(ctx: _Context, candidate: Candidate) -> str:
-    """The target cells ``candidate`` makes one game, in words (``""``: none).
+def same_game_cells(ctx: _Context, candidate: Candidate, before: Sequence[Any]) -> str:
+    """The target cells ``candidate`` makes one game, in words (``""``: none); ``before``: the unchanged cells' configs.
 
     Two cells are one game when their rules are the same (equal configs: the same seeds play the same games);
     a proposal that gives two variants the same rules balances them by removing the difference between them
     (Babel's best once dealt 8 and 8 cards in both hand variants), which a designer should be told.  Cells that
-    were one game already are not named.  Only a parameter edit can do it: a card edit changes every cell that
-    uses the card alike.
+    were one game already are not named.
     """
-    if not any(ctx.dims[i].kind == "param" for i, _ in candidate):
-        return ""
-    model = ctx.model
-    before = [model.make_config(resolved) for _, resolved in ctx.resolved_cells(())]
-    after = [model.make_config(resolved) for _, resolved in ctx.resolved_cells(candidate)]
+    after = cell_configs(ctx, candidate)
     merged, seen = [], set()
     for i in range(len(after)):
         if i not in seen:
@@ -339,10 +337,13 @@ def same_game_cells(ctx: _Context, candidate: Candidate) -> str:
             seen.update(group)
             if any(before[j] != before[i] for j in group):
                 merged.append(group)
-    if not merged:
-        return ""
-    names = [" and ".join(cell_label(model, ctx.targets.cells[i]) for i in g) for g in merged]
+    names = [" and ".join(cell_label(ctx.model, ctx.targets.cells[i]) for i in g) for g in merged]
     return "; ".join(f"{n} become one game (the same rules)" for n in names)
+
+
+def cell_configs(ctx: _Context, candidate: Candidate) -> list[Any]:
+    """Each target cell's config with the candidate's edits (what decides the cell's games)."""
+    return [ctx.model.make_config(resolved) for _, resolved in ctx.resolved_cells(candidate)]
 
 
 def cell_label(model: GameModel, cell: dict[str, Any]) -> str:
