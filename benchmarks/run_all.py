@@ -2,7 +2,7 @@
 each in its own process; then ``scaling.py`` (1 and 2 workers, and one core), ``search.py``, and ``raise.py`` for every
 game holding a raised weight set (``data/GAME/agents/raised.toml``, issue 37), ``search_departures.py`` (where
 Babylon's search overrules its prior), ``studio_stop.py`` (Stop's latency
-and progress cadence); last ``flaws.py`` (no single greedy
+and progress cadence), ``studio_forms.py`` (what a study switch builds); last ``flaws.py`` (no single greedy
 weight change may win >= 65 % against the default greedy, every game with a greedy)."""
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ def main() -> int:
     print("\n=== studio_stop.py (the studio's Stop within 2 s, progress at least once a second) ===", flush=True)
     if subprocess.call([sys.executable, str(HERE / "studio_stop.py")]) != 0:
         failed.append("studio_stop")
+    print("\n=== studio_forms.py (the widgets and kernel CPU a study switch costs) ===", flush=True)
+    if subprocess.call([sys.executable, str(HERE / "studio_forms.py")]) != 0:
+        failed.append("studio_forms")
     print("\n=== flaws.py (greedy's weights: no single change may win >= 65 % against the default) ===", flush=True)
     if subprocess.call([sys.executable, str(HERE / "flaws.py"), *(["--screen", "400"] if quick else [])]) != 0:
         failed.append("flaws")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from workbench.core.errors import InputError
@@ -52,27 +53,43 @@ def _number_text(value: Any) -> str:
     return str(value)
 
 
-def _slider(param: Param, value: Any) -> Any:
-    """A slider for a narrow numeric range, or None (it carries no readout: the box beside it is the value)."""
-    w = require_widgets()
+def _has_slider(param: Param) -> bool:
+    """Whether ``param``'s field has a slider beside its box: a number with a narrow finite range."""
     if param.optional or param.low is None or param.high is None or not (
             math.isfinite(param.low) and math.isfinite(param.high)):
+        return False
+    return (param.kind is int and param.high - param.low <= SLIDER_SPAN) or (
+        param.kind is float and param.high - param.low <= 1000)
+
+
+def _slider(param: Param, value: Any, **shared: Any) -> Any:
+    """A slider for a narrow numeric range, or None (it carries no readout: the box beside it is the value)."""
+    if not _has_slider(param):
         return None
+    w = require_widgets()
     start = value if isinstance(value, (int, float)) and param.low <= value <= param.high else param.low
-    if param.kind is int and param.high - param.low <= SLIDER_SPAN:
-        return w.IntSlider(value=int(start), min=int(param.low), max=int(param.high), readout=False)
-    if param.kind is float and param.high - param.low <= 1000:
-        return w.FloatSlider(value=float(start), min=param.low, max=param.high, step=(param.high - param.low) / 100,
-                             readout=False)
-    return None
+    if param.kind is int:
+        return w.IntSlider(value=int(start), min=int(param.low), max=int(param.high), readout=False, **shared)
+    return w.FloatSlider(value=float(start), min=param.low, max=param.high, step=(param.high - param.low) / 100,
+                         readout=False, **shared)
 
 
-def param_widget(param: Param, value: Any = None) -> Any:
-    """The input widget for one declared parameter (tooltip: its help); a number's is a text box."""
+def _input_kind(param: Param) -> str:
+    """Which input :func:`param_widget` makes for ``param``: ``"choice"``, ``"bool"`` or ``"text"``."""
+    return "choice" if param.choices is not None else "bool" if param.kind is bool else "text"
+
+
+def param_widget(param: Param, value: Any = None, *, described: bool = True, **shared: Any) -> Any:
+    """The input widget for one declared parameter (tooltip: its help); a number's is a text box.
+
+    ``described=False``: no description of its own (a form labels its fields beside them); ``shared``: a
+    ``layout`` and ``style`` the widget takes instead of making its own (see :class:`Form`).
+    """
     w = require_widgets()
     value = param.default if value is None else value
-    common = {"description": field_label(param.name), "tooltip": param.help,
-              "style": {"description_width": "initial"}}
+    common = {"tooltip": param.help, **shared}
+    if described:
+        common.update(description=field_label(param.name), style={"description_width": "initial"})
     if param.choices is not None:
         names = value_names().get(param.name, {})  # a person reads "Siege of Ur"; the field's value stays the key
         options = ([(NONE, NONE)] if param.optional else []) + [(names.get(str(c), str(c)), c) for c in param.choices]
@@ -104,30 +121,47 @@ class Form:
         self._marks: dict[str, Any] = {}
         self._boxes: dict[str, Any] = {}
         self._listeners: list[Callable[[], None]] = []
+        # Every field shares its form's layouts and styles (ipywidgets lets many widgets share one): each widget
+        # is a model the kernel sends the page and the page builds, and a field that made its own was 14 of them
+        # (its input, label, error line and two boxes, each with a layout and most with a style), 5 now.
+        layouts = {"input": w.Layout(width="auto", flex="1 1 auto"), "beside": w.Layout(width="90px", flex="0 0 90px"),
+                   "label": w.Layout(width="150px", min_width="150px"), "slider": w.Layout(width="45%"),
+                   "mark": w.Layout(), "row": w.Layout(width="100%", align_items="center"),
+                   "box": w.Layout(width="98%")}
+        styles: dict[str, Any] = {}  # one style per kind of input (a text box's, a dropdown's, a slider's …)
+
+        def styled(make: Callable[..., Any], kind: str, *args: Any, layout: Any) -> Any:
+            """``make(*args)`` with ``layout`` and the form's style for ``kind`` (the first of a kind makes it)."""
+            found = styles.get(kind)
+            made = make(*args, layout=layout, **({} if found is None else {"style": found}))
+            styles.setdefault(kind, made.style)
+            return made
+
         boxes = []
         for p in params:
             tip = f"{p.help} — allowed: {p.allowed()}" if p.help else f"allowed: {p.allowed()}"
-            widget = param_widget(p, values.get(p.name))
-            widget.description, widget.tooltip = "", tip
-            widget.layout = w.Layout(width="auto", flex="1 1 auto")
+            value = values.get(p.name)
+            has_slider = _has_slider(p)
+            widget = styled(partial(param_widget, described=False), _input_kind(p), p, value,
+                            layout=layouts["beside" if has_slider else "input"])
+            widget.tooltip = tip
             widget.add_class(f"wb-input-{p.name}")
-            label = w.HTML(f'<span class="wb-label" title="{html.escape(tip)}">{html.escape(field_label(p.name))}'
-                           "</span>", layout=w.Layout(width="150px", min_width="150px"))
-            slider = _slider(p, p.default if values.get(p.name) is None else values.get(p.name))
+            label = styled(w.HTML, "html", f'<span class="wb-label" title="{html.escape(tip)}">'
+                           f"{html.escape(field_label(p.name))}</span>", layout=layouts["label"])
             parts = [label, widget]
-            if slider is not None:
-                slider.layout = w.Layout(width="45%")
+            if has_slider:
+                slider = styled(_slider, f"{p.kind.__name__} slider", p, p.default if value is None else value,
+                                layout=layouts["slider"])
                 parts = [label, slider, widget]
-                widget.layout = w.Layout(width="90px", flex="0 0 90px")
                 self._link(p, slider, widget)
-            mark = w.HTML()
+            mark = styled(w.HTML, "html", layout=layouts["mark"])
             mark.add_class("wb-field-error")
-            row = w.HBox(parts, layout=w.Layout(width="100%", align_items="center"))
-            box = w.VBox([row, mark], layout=w.Layout(width="98%"))
+            row = w.HBox(parts, layout=layouts["row"])
+            # a hidden box has a layout of its own: the shared one would hide every field
+            box = w.VBox([row, mark], layout=w.Layout(width="98%", display="none") if p.name in (hidden or ())
+                         else layouts["box"])
             box.add_class("wb-field")
             box.add_class(f"wb-{kind}-{p.name}")
-            if p.name in (hidden or ()):
-                box.layout.display = "none"
             self.fields[p.name] = (p, widget)
             self._marks[p.name], self._boxes[p.name] = mark, box
             widget.observe(lambda _, name=p.name: self._check(name), names="value")
