@@ -735,3 +735,56 @@ def test_a_studio_kernels_thread_that_dies_says_so_in_the_server_log(monkeypatch
         studio.log.removeHandler(seen)
     (record,) = [r for r in records if "uncaught error in thread workbench-results" in r.getMessage()]
     assert "a background job failed" in str(record.exc_info[1])
+
+
+def _tree(widget) -> set[str]:
+    """The model ids of ``widget`` and everything under it (children, layouts, styles)."""
+    ids, stack = set(), [widget]
+    while stack:
+        found = stack.pop()
+        if found is None or not hasattr(found, "model_id") or found.model_id in ids:
+            continue
+        ids.add(found.model_id)
+        stack += [getattr(found, "layout", None), getattr(found, "style", None), *getattr(found, "children", ())]
+    return ids
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_study_switch_closes_everything_the_last_switch_made_but_the_form_shown(game, monkeypatch):
+    import threading
+
+    from ipywidgets.widgets.widget import Widget, _instances
+
+    page = StudyPanel(game)
+    here, made = threading.get_ident(), []  # every widget this test's thread makes (other tests' threads aside)
+    monkeypatch.setattr(Widget, "_widget_construction_callback",
+                        lambda widget: made.append(widget) if threading.get_ident() == here else None)
+    names = [s.name for s in studies(game)]
+    last: set[str] = set()
+    for name in names[1:] + names[:1]:
+        made.clear()
+        page.picker.value = name
+        shown = _tree(page.widget)
+        assert made and {x.model_id for x in made if x.comm is not None} <= shown, \
+            f"{game} {name}: a widget the switch made is open but not on the page"
+        assert not last & set(_instances), f"{game} {name}: the last form's widgets are still open"
+        assert shown <= set(_instances), f"{game} {name}: the form shown is closed"
+        assert page.study.name == name and (page.settings is None or set(page.settings.fields) == {
+            p.name for p in page.study.settings})
+        last = {x.model_id for x in made}
+
+
+@pytest.mark.parametrize("game", [g for g in game_names() if lessons(g)])
+def test_a_lesson_switch_closes_the_last_lessons_form(game):
+    from ipywidgets.widgets.widget import _instances
+
+    from workbench.ui.lessons import LessonPanel
+
+    page = LessonPanel(game)
+    names = list(page.lessons)
+    for name in names[1:] + names[:1]:
+        shown = _tree(page.form.widget)
+        page.picker.value = name
+        assert not shown & set(_instances), f"{game} {name}: the last lesson's form is still open"
+        assert _tree(page.form.widget) <= set(_instances)
+    page.wait(120)

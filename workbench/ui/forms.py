@@ -28,7 +28,7 @@ from workbench.core.errors import InputError
 from workbench.core.model import Param, value_names
 from workbench.ui.common import require_widgets
 
-__all__ = ["NONE", "Form", "field_label", "ignored_params", "param_widget", "refuse"]
+__all__ = ["NONE", "Form", "close_tree", "field_label", "ignored_params", "param_widget", "refuse"]
 
 NONE = "(none)"
 SLIDER_SPAN = 200  # integer ranges up to this wide get a slider beside their box, wider ones the box alone
@@ -99,6 +99,24 @@ def param_widget(param: Param, value: Any = None, *, described: bool = True, **s
     return w.Text(value=_number_text(value), placeholder="none" if param.optional else "", **common)
 
 
+def close_tree(widget: Any) -> None:
+    """Close ``widget`` and everything under it (children, layouts, styles), in the kernel and in the page.
+
+    For a part of a page that is replaced (a study switch replaces its form): its widgets would otherwise stay in
+    the kernel, and as models in the page, for the page's whole life.  Only for a tree nothing else shows: a
+    layout or style shared with a widget outside it would go too.
+    """
+    seen: set[int] = set()
+    stack = [widget]
+    while stack:
+        found = stack.pop()
+        if found is None or id(found) in seen or not hasattr(found, "close"):
+            continue
+        seen.add(id(found))
+        stack += [getattr(found, "layout", None), getattr(found, "style", None), *getattr(found, "children", ())]
+        found.close()
+
+
 def refuse(*forms: Form | None) -> None:
     """One InputError naming every refused field of ``forms`` at once (nothing when all are fine)."""
     wrong = [why for form in forms if form is not None for why in form.errors.values()]
@@ -124,10 +142,17 @@ class Form:
         # Every field shares its form's layouts and styles (ipywidgets lets many widgets share one): each widget
         # is a model the kernel sends the page and the page builds, and a field that made its own was 14 of them
         # (its input, label, error line and two boxes, each with a layout and most with a style), 5 now.
-        layouts = {"input": w.Layout(width="auto", flex="1 1 auto"), "beside": w.Layout(width="90px", flex="0 0 90px"),
-                   "label": w.Layout(width="150px", min_width="150px"), "slider": w.Layout(width="45%"),
-                   "mark": w.Layout(), "row": w.Layout(width="100%", align_items="center"),
-                   "box": w.Layout(width="98%")}
+        # (made when first used: one a form never uses would belong to no widget, and stay open when it is closed)
+        roles = {"input": {"width": "auto", "flex": "1 1 auto"}, "beside": {"width": "90px", "flex": "0 0 90px"},
+                 "label": {"width": "150px", "min_width": "150px"}, "slider": {"width": "45%"}, "mark": {},
+                 "row": {"width": "100%", "align_items": "center"}, "box": {"width": "98%"}}
+        made_layouts: dict[str, Any] = {}
+
+        def layout(role: str) -> Any:
+            if role not in made_layouts:
+                made_layouts[role] = w.Layout(**roles[role])
+            return made_layouts[role]
+
         styles: dict[str, Any] = {}  # one style per kind of input (a text box's, a dropdown's, a slider's …)
 
         def styled(make: Callable[..., Any], kind: str, *args: Any, layout: Any) -> Any:
@@ -143,23 +168,23 @@ class Form:
             value = values.get(p.name)
             has_slider = _has_slider(p)
             widget = styled(partial(param_widget, described=False), _input_kind(p), p, value,
-                            layout=layouts["beside" if has_slider else "input"])
+                            layout=layout("beside" if has_slider else "input"))
             widget.tooltip = tip
             widget.add_class(f"wb-input-{p.name}")
             label = styled(w.HTML, "html", f'<span class="wb-label" title="{html.escape(tip)}">'
-                           f"{html.escape(field_label(p.name))}</span>", layout=layouts["label"])
+                           f"{html.escape(field_label(p.name))}</span>", layout=layout("label"))
             parts = [label, widget]
             if has_slider:
                 slider = styled(_slider, f"{p.kind.__name__} slider", p, p.default if value is None else value,
-                                layout=layouts["slider"])
+                                layout=layout("slider"))
                 parts = [label, slider, widget]
                 self._link(p, slider, widget)
-            mark = styled(w.HTML, "html", layout=layouts["mark"])
+            mark = styled(w.HTML, "html", layout=layout("mark"))
             mark.add_class("wb-field-error")
-            row = w.HBox(parts, layout=layouts["row"])
+            row = w.HBox(parts, layout=layout("row"))
             # a hidden box has a layout of its own: the shared one would hide every field
             box = w.VBox([row, mark], layout=w.Layout(width="98%", display="none") if p.name in (hidden or ())
-                         else layouts["box"])
+                         else layout("box"))
             box.add_class("wb-field")
             box.add_class(f"wb-{kind}-{p.name}")
             self.fields[p.name] = (p, widget)

@@ -50,7 +50,7 @@ from workbench.core.studies.lessons import (
 )
 from workbench.core.studies.study import Study
 from workbench.ui.common import require_widgets, show_here
-from workbench.ui.forms import Form
+from workbench.ui.forms import Form, close_tree
 from workbench.ui.render import CSS, chart_html, error_message, message, table_html
 
 __all__ = ["CONFIDENCE", "LEGEND", "LessonPanel", "answer_html", "exact_chart", "parse_guess", "percent",
@@ -362,11 +362,14 @@ class LessonPanel:
         if unknown:
             raise KeyError(f"lesson {lesson.name!r} has no setting {sorted(unknown)[0]!r}; settings: "
                            f"{', '.join(p.name for p in lesson.settings)}")
+        replaced = list(self.form_box.children)  # the last lesson's form: closed once the new one shows
         self.form = Form(lesson.settings, self._initial, kind="lesson")
         self.form.widget.add_class(f"wb-lesson-form-{lesson.name}")  # which lesson's form is on the page
         self._initial = {}
         self.form.observe(lambda _: self._changed())
         self.form_box.children = [self.form.widget]
+        for part in replaced:
+            close_tree(part)
         w = self.w
         if self.question.choices:
             self.guess = w.RadioButtons(options=[c for c, _ in self.question.choices], value=None,

@@ -29,7 +29,7 @@ from workbench.core.present import charts
 from workbench.core.sim.stream import Pilot, memory_refusal, pilot
 from workbench.core.studies.study import SettingError, Study, outcome_tables, studies
 from workbench.ui.common import Pilots, duration_text, require_widgets, show_here, size_estimate, size_line
-from workbench.ui.forms import Form, ignored_params, refuse
+from workbench.ui.forms import Form, close_tree, ignored_params, refuse
 from workbench.ui.render import CSS, error_message, message, table_html
 from workbench.ui.results import LONG, ResultsView
 from workbench.ui.run import RunPanel
@@ -200,6 +200,7 @@ class StudyPanel:
     def _build_form(self) -> None:
         w = require_widgets()
         study, (settings, params) = self.study, self._initial
+        replaced = [*self.settings_box.children, *self.params_box.children]  # closed once the new form shows
         self.help.value = f'<div class="wb-help">{html.escape(study.help)}</div>' if study.help else ""
         self.settings = Form(study.settings, settings, kind="setting")
         self.settings_box.children = [self.settings.widget] if study.settings else [w.HTML("<i>none</i>")]
@@ -219,6 +220,8 @@ class StudyPanel:
         else:
             self.params = None
             self.params_box.children = []
+        for part in replaced:  # the last study's form: nothing of it stays in the kernel or the page
+            close_tree(part)
         self.note.value = ""
         self.job.reset()  # the last run's status line ("stopped · n of N") described another study's form
         self._study_check()  # settings given with the page (a link) are checked by the study's validator at once
