@@ -141,7 +141,8 @@ class Form:
         self._listeners: list[Callable[[], None]] = []
         # Every field shares its form's layouts and styles (ipywidgets lets many widgets share one): each widget
         # is a model the kernel sends the page and the page builds, and a field that made its own was 14 of them
-        # (its input, label, error line and two boxes, each with a layout and most with a style), 5 now.
+        # (its input, label, error line and two boxes, each with a layout and most with a style), 5 now (6 with a
+        # slider).
         # (made when first used: one a form never uses would belong to no widget, and stay open when it is closed)
         roles = {"input": {"width": "auto", "flex": "1 1 auto"}, "beside": {"width": "90px", "flex": "0 0 90px"},
                  "label": {"width": "150px", "min_width": "150px"}, "slider": {"width": "45%"}, "mark": {},
