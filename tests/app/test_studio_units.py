@@ -775,7 +775,7 @@ def test_a_study_switch_closes_everything_the_last_switch_made_but_the_form_show
 
 
 @pytest.mark.parametrize("game", [g for g in game_names() if lessons(g)])
-def test_a_lesson_switch_closes_the_last_lessons_form(game):
+def test_a_lesson_switch_closes_the_last_lessons_form_and_guess(game):
     from ipywidgets.widgets.widget import _instances
 
     from workbench.ui.lessons import LessonPanel
@@ -783,8 +783,10 @@ def test_a_lesson_switch_closes_the_last_lessons_form(game):
     page = LessonPanel(game)
     names = list(page.lessons)
     for name in names[1:] + names[:1]:
-        shown = _tree(page.form.widget)
+        shown = _tree(page.form_box) | _tree(page.guess_box)
         page.picker.value = name
-        assert not shown & set(_instances), f"{game} {name}: the last lesson's form is still open"
-        assert _tree(page.form.widget) <= set(_instances)
+        kept = _tree(page.form_box.layout) | _tree(page.guess_box.layout) | {page.form_box.model_id,
+                                                                             page.guess_box.model_id}
+        assert not (shown - kept) & set(_instances), f"{game} {name}: the last lesson's form or guess is still open"
+        assert _tree(page.form_box) | _tree(page.guess_box) <= set(_instances)
     page.wait(120)

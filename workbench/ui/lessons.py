@@ -362,14 +362,12 @@ class LessonPanel:
         if unknown:
             raise KeyError(f"lesson {lesson.name!r} has no setting {sorted(unknown)[0]!r}; settings: "
                            f"{', '.join(p.name for p in lesson.settings)}")
-        replaced = list(self.form_box.children)  # the last lesson's form: closed once the new one shows
+        replaced = [*self.form_box.children, *self.guess_box.children]  # the last lesson's: closed once replaced
         self.form = Form(lesson.settings, self._initial, kind="lesson")
         self.form.widget.add_class(f"wb-lesson-form-{lesson.name}")  # which lesson's form is on the page
         self._initial = {}
         self.form.observe(lambda _: self._changed())
         self.form_box.children = [self.form.widget]
-        for part in replaced:
-            close_tree(part)
         w = self.w
         if self.question.choices:
             self.guess = w.RadioButtons(options=[c for c, _ in self.question.choices], value=None,
@@ -379,6 +377,8 @@ class LessonPanel:
                                 layout=w.Layout(width="220px"), style={"description_width": "initial"})
         self.guess.add_class("wb-guess")
         self.guess_box.children = [self.guess]
+        for part in replaced:
+            close_tree(part)
         self._changed()
 
     # -- the question, the guess, the reveal -------------------------------------------------------------
