@@ -66,7 +66,8 @@ def test_a_preheated_kernel_takes_its_pages_query_from_the_server(monkeypatch):
     with QueryServer(asked) as server:
         for name, value in server.env().items():
             monkeypatch.setenv(name, value)
-        monkeypatch.delenv("QUERY_STRING", raising=False)
+        for name in asked:  # absent before, and as they were after the test
+            monkeypatch.delenv(name, raising=False)
         wait_for_request()
     assert server.paths == [f"/voila/query/{KERNEL}"]  # the kernel's own request, at Voilà's address for it
     for name, value in asked.items():
@@ -77,6 +78,7 @@ def test_a_server_under_a_base_url_is_asked_there(monkeypatch):
     with QueryServer({"QUERY_STRING": "page=teaching"}, base="/school/") as server:
         for name, value in server.env().items():
             monkeypatch.setenv(name, value)
+        monkeypatch.delenv("QUERY_STRING", raising=False)
         wait_for_request()
     assert server.paths == [f"/school/voila/query/{KERNEL}"]
     assert os.environ["QUERY_STRING"] == "page=teaching"
