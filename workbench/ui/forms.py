@@ -21,7 +21,6 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 from workbench.core.errors import InputError
@@ -63,9 +62,7 @@ def _has_slider(param: Param) -> bool:
 
 
 def _slider(param: Param, value: Any, **shared: Any) -> Any:
-    """A slider for a narrow numeric range, or None (it carries no readout: the box beside it is the value)."""
-    if not _has_slider(param):
-        return None
+    """The slider of a field :func:`_has_slider` gives one (no readout: the box beside it is the value)."""
     w = require_widgets()
     start = value if isinstance(value, (int, float)) and param.low <= value <= param.high else param.low
     if param.kind is int:
@@ -79,17 +76,15 @@ def _input_kind(param: Param) -> str:
     return "choice" if param.choices is not None else "bool" if param.kind is bool else "text"
 
 
-def param_widget(param: Param, value: Any = None, *, described: bool = True, **shared: Any) -> Any:
+def param_widget(param: Param, value: Any = None, **shared: Any) -> Any:
     """The input widget for one declared parameter (tooltip: its help); a number's is a text box.
 
-    ``described=False``: no description of its own (a form labels its fields beside them); ``shared``: a
-    ``layout`` and ``style`` the widget takes instead of making its own (see :class:`Form`).
+    It has no description of its own (a form labels its fields beside them); ``shared``: a ``layout`` and
+    ``style`` the widget takes instead of making its own (see :class:`Form`).
     """
     w = require_widgets()
     value = param.default if value is None else value
     common = {"tooltip": param.help, **shared}
-    if described:
-        common.update(description=field_label(param.name), style={"description_width": "initial"})
     if param.choices is not None:
         names = value_names().get(param.name, {})  # a person reads "Siege of Ur"; the field's value stays the key
         options = ([(NONE, NONE)] if param.optional else []) + [(names.get(str(c), str(c)), c) for c in param.choices]
@@ -168,7 +163,7 @@ class Form:
             tip = f"{p.help} — allowed: {p.allowed()}" if p.help else f"allowed: {p.allowed()}"
             value = values.get(p.name)
             has_slider = _has_slider(p)
-            widget = styled(partial(param_widget, described=False), _input_kind(p), p, value,
+            widget = styled(param_widget, _input_kind(p), p, value,
                             layout=layout("beside" if has_slider else "input"))
             widget.tooltip = tip
             widget.add_class(f"wb-input-{p.name}")
