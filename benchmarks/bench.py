@@ -8,7 +8,8 @@
    thread (warm JIT, every result column built) and on two threads taking half the chunks each (the
    kernel runs without the GIL); the speed-up over the reference and the two-thread scaling.  Game
    counts adapt to the speed measured, so every row takes about the same time.
-2. ``runner.simulate`` on the fast engine with 1 and 2 worker threads (the first pairing).
+2. ``runner.simulate`` on the fast engine with 1 and 2 worker threads (the first pairing), and what a chunk of
+   6 games costs through the runner's path (a rebalance's races play thousands of chunks that small).
 3. Identity: fast and reference frames over ``--identity-games`` games (default 20,000; ``--quick``:
    1,000) spread evenly over the game's declared parity variants (``GameModel.engine_variants``),
    compared with ``assert_frame_equal`` (the reference side on two processes).
@@ -198,6 +199,35 @@ EXTRAS: dict[str, Callable[[bool, list[dict]], None]] = {"duel": duel_extras, "b
                                                          "babylon": babylon_extras, "dietower": dietower_extras}
 
 
+def small_chunks(model, quick: bool, size: int = 6) -> dict:
+    """A chunk of ``size`` games through the runner's path (head columns and core's ``play_chunk``), in ms.
+
+    What every chunk pays beside its games (frames, schema, constants) decides a run of small chunks: a
+    rebalance's races and the studio's watched runs play thousands of chunks of a few games.
+    """
+    from workbench.core.sim.play import play_chunk
+    from workbench.core.sim.results import head_frame
+    from workbench.core.sim.seeding import game_seeds
+
+    params = model.resolve_params()
+    agent = model.fast_agents[0]
+    specs = model.resolve_agents(",".join([agent] * model.players(model.make_config(params))), params)
+    names = tuple(map(str, specs))
+    chunks = 100 if quick else 600
+    play_chunk(model, params, specs, game_seeds(3, 0, size), "fast")  # the kernel loaded
+    best = float("inf")
+    for _ in range(1 if quick else 3):
+        t = time.perf_counter()
+        for c in range(chunks):
+            seeds = game_seeds(3, c * size, size)
+            head_frame(model, params, names, 3, c * size, seeds)
+            play_chunk(model, params, specs, seeds, "fast")
+        best = min(best, (time.perf_counter() - t) / chunks)
+    row = {"agents": f"{agent} vs {agent}", "chunk_games": size, "chunks": chunks, "ms_a_chunk": round(best * 1e3, 2)}
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["ratio"]:  # the ratio table against the C anchors (benchmarks/anchors.py)
@@ -219,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     print(pl.DataFrame(rows).drop("fast_games"))
     print("## runner.simulate, fast engine, 1 and 2 worker threads", flush=True)
     runner_scaling(model, args.quick, rows[0]["fast_1core_gps"])
+    print("## small chunks: one chunk of 6 games with its head columns, one thread (best of 3)", flush=True)
+    small_chunks(model, args.quick)
     if not args.skip_identity:
         total = args.identity_games or (1_000 if args.quick else 20_000)
         compared, seconds, reasons = identity(model, total)

@@ -149,6 +149,42 @@ def test_head_columns_repeat_the_run_and_number_the_games():
     assert empty.height == 0 and empty.schema == head.schema
 
 
+def test_the_head_of_other_parameters_agents_or_seed_is_never_an_earlier_runs():
+    """The constant columns are kept per run (a chunk's head is built once a cell), found again only by equal values."""
+    from workbench.core.model import get_game
+    from workbench.core.sim.results import head_frame
+
+    model = get_game("dietower")
+    params = model.resolve_params({"players": 2, "die_faces": 4})
+    seeds = game_seeds(7, 0, 3)
+    first = head_frame(model, params, ("random", "highest"), 7, 0, seeds)
+    params["die_faces"] = 6  # the same dict edited in place: a new cell
+    edited = head_frame(model, params, ("random", "highest"), 7, 0, seeds)
+    assert edited["die_faces"].to_list() == [6, 6, 6] and first["die_faces"].to_list() == [4, 4, 4]
+    assert edited["params_hash"][0] == model.params_hash(params) != first["params_hash"][0]
+    swapped = head_frame(model, params, ("highest", "random"), 8, 0, seeds)
+    assert swapped["agent_p1"].to_list() == ["highest"] * 3 and swapped["master_seed"].to_list() == [8] * 3
+    again = head_frame(model, model.resolve_params({"players": 2, "die_faces": 4}), ("random", "highest"), 7, 0, seeds)
+    assert_frame_equal(again, first)
+
+
+def test_list_columns_built_as_one_equal_each_built_alone_and_a_frame_is_conformed_to_its_schema():
+    import polars as pl
+
+    from workbench.core.sim.results import conformed, list_column, list_columns
+
+    counts = np.array([[2, 0, 1], [1, 3, 0]])
+    values = np.arange(7)
+    together = list_columns(values, counts)
+    alone = [list_column(values[:3], np.array([0, 2, 2, 3])), list_column(values[3:], np.array([0, 1, 4, 4]))]
+    assert [c.to_list() for c in together] == [[[0, 1], [], [2]], [[3], [4, 5, 6], []]]
+    for a, b in zip(together, alone, strict=True):
+        assert a.equals(b) and a.dtype == b.dtype == pl.List(pl.Int64)
+    schema = {"b": pl.Int64, "a": pl.Float64}
+    frame = conformed(pl.DataFrame({"a": [1, 2], "b": [3, 4], "extra": [0, 0]}), schema)
+    assert frame.columns == ["b", "a"] and frame.dtypes == [pl.Int64, pl.Float64] and frame["a"].to_list() == [1.0, 2.0]
+
+
 @pytest.mark.xdist_group("pool")
 @pytest.mark.parametrize("game, agents", [("dietower", "random,mixed,joker"), ("babel", "random,random"),
                                           ("babylon", "random,random")])

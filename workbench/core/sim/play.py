@@ -20,6 +20,7 @@ import polars as pl
 
 from workbench.core.model import CHANCE, TERMINAL, Agent, AgentSpec, GameModel
 from workbench.core.rng import SplitMix64
+from workbench.core.sim.results import conformed
 
 Observer = Callable[[Any, Any, Any, Any], None]  # (state before, who, action or outcome, state after)
 _warned: set[tuple[str, str]] = set()
@@ -106,9 +107,8 @@ def play_chunk(model: GameModel, params: dict[str, Any], agents: Sequence[AgentS
     agents = tuple(model.resolve_spec(a) for a in agents)
     if engine == "fast":
         if model.fast_supports(agents, params):
-            frame = model.play_fast(model.make_config(params), params, agents, seeds)
-            schema = pl.Schema(model.result_schema(params))
-            return frame if frame.schema == schema else frame.cast(dict(schema))
+            return conformed(model.play_fast(model.make_config(params), params, agents, seeds),
+                             model.result_schema(params))
         why = _fallback_reason(model, agents)
         key = (model.name, why)
         if key not in _warned:

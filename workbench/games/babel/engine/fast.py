@@ -18,7 +18,7 @@ import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
 from workbench.core.sim.play import RunawayGame
-from workbench.core.sim.results import grown, kernel_frame, list_column, outcome_codes, padded
+from workbench.core.sim.results import grown, kernel_frame, list_columns, outcome_codes, padded
 from workbench.games.babel import agents as babel_agents
 from workbench.games.babel.engine import kernel as K
 from workbench.games.babel.results import MAX_ACTIONS_PER_TURN, RESULT_SCHEMA, SEATS, TALLY_COLUMNS
@@ -117,14 +117,17 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -
     outcome = {"winner": res[:, K.RES_WINNER], "reason": res[:, K.RES_REASON], "length": res[:, K.RES_LENGTH],
                "first_seat": res[:, K.RES_FIRST]}
     cols: dict[str, Any] = {"end_phase": res[:, K.RES_END_PHASE].astype(bool)}
-    temple_offsets = np.arange(0, K.N * n_games + 1, K.N, dtype=np.int64)
+    turns = np.diff(offsets)
+    values_by_seat = list_columns(values[:, :offsets[-1]].reshape(-1), np.stack([turns, turns]))
+    first = [K.RES_SEAT + seat * K.SEAT_COLS + K.SEAT_TEMPLES for seat in range(2)]  # each seat's temple columns
+    temples = np.stack([res[:, f:f + K.N] for f in first])
+    temples_by_seat = list_columns(temples.reshape(-1), np.full((2, n_games), K.N))
     for seat, name in enumerate(SEATS):
         b = K.RES_SEAT + seat * K.SEAT_COLS
         cols[f"value_{name}"] = res[:, b + K.SEAT_VALUE]
-        cols[f"values_{name}"] = list_column(values[seat, :offsets[-1]], offsets)
+        cols[f"values_{name}"] = values_by_seat[seat]
         cols[f"hand_{name}"] = res[:, b + K.SEAT_HAND]
-        temples = np.ascontiguousarray(res[:, b + K.SEAT_TEMPLES:b + K.SEAT_TEMPLES + K.N]).reshape(-1)
-        cols[f"temples_{name}"] = list_column(temples, temple_offsets)
+        cols[f"temples_{name}"] = temples_by_seat[seat]
         for t, column in enumerate(TALLY_COLUMNS):
             cols[f"{column}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
     return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)

@@ -22,7 +22,7 @@ import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
 from workbench.core.sim.play import RunawayGame
-from workbench.core.sim.results import kernel_frame, list_column, outcome_codes, padded
+from workbench.core.sim.results import kernel_frame, list_columns, outcome_codes, padded
 from workbench.core.sim.rng_numba import compiled as _compiled
 from workbench.core.sim.rng_numba import next_u64 as _next_u64
 from workbench.core.sim.rng_numba import shuffle as _shuffle
@@ -242,13 +242,17 @@ def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
     return res, towers, flags, steps
 
 
-def _id_lists(config: Config, flags: np.ndarray) -> pl.Series:
-    """Rows of card flags (pool order) → lists of the flagged cards' ids, sorted as strings."""
+def _id_lists(config: Config, flags: np.ndarray) -> list[pl.Series]:
+    """Four columns of card ids from rows of card flags: drawn by p1, by p2, played by p1, by p2.
+
+    ``flags`` holds four blocks of the pool (pool order) side by side; each row's ids come sorted as strings.
+    """
     _, order, sorted_ids = _per_config(config)
-    rows, cols = np.nonzero(flags[:, order])
-    offsets = np.zeros(len(flags) + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=len(flags)), out=offsets[1:])
-    return list_column(sorted_ids.gather(cols), offsets)
+    n_games, n_cards = len(flags), len(config.cards)
+    blocks = flags.reshape(n_games, 4, n_cards).transpose(1, 0, 2).reshape(4 * n_games, n_cards)
+    rows, cols = np.nonzero(blocks[:, order])
+    counts = np.bincount(rows, minlength=4 * n_games).reshape(4, n_games)
+    return list_columns(sorted_ids[cols], counts)
 
 
 def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
@@ -259,27 +263,25 @@ def play(config: Config, params: dict[str, Any], agents: Sequence[AgentSpec], se
 def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray) -> pl.DataFrame:
     """One result row per seed, equal to the reference engine's ``rows_to_frame`` of the same games."""
     res, towers, flags, _ = run_kernel(config, agents, seeds)
-    n_games = len(res)
-    n_cards = len(config.cards)
     outcome = {"winner": res[:, K.RES_WINNER], "reason": res[:, K.RES_REASON], "length": res[:, K.RES_LENGTH],
                "first_seat": res[:, K.RES_FIRST]}
     cols: dict[str, Any] = {}
     counts = res[:, K.RES_HIST]
-    offsets = np.zeros(n_games + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    kept = np.arange(towers.shape[2])[None, :] < counts[:, None]
+    kept = np.arange(towers.shape[2]) < counts[:, None]  # (game, turn): the heights each game recorded
+    heights = list_columns(towers.transpose(1, 0, 2)[:, kept].reshape(-1), np.stack([counts, counts]))
+    ids = _id_lists(config, flags)
     for seat, name in enumerate(SEATS):
         b = K.RES_SEAT + seat * K.SEAT_COLS
         cols[f"tower_{name}"] = res[:, b + K.SEAT_TOWER]
-        cols[f"towers_{name}"] = list_column(towers[:, seat][kept], offsets)
+        cols[f"towers_{name}"] = heights[seat]
         cols[f"tp_{name}"] = res[:, b + K.SEAT_TP]
         cols[f"sources_{name}"] = res[:, b + K.SEAT_SOURCES]
         cols[f"hand_{name}"] = res[:, b + K.SEAT_HAND]
         cols[f"board_{name}"] = res[:, b + K.SEAT_BOARD]
         for t, tally in enumerate(TALLIES):
             cols[f"{tally}_{name}"] = res[:, b + K.SEAT_TALLIES + t]
-        cols[f"drawn_{name}"] = _id_lists(config, flags[:, seat * n_cards:(seat + 1) * n_cards])
-        cols[f"played_{name}"] = _id_lists(config, flags[:, (2 + seat) * n_cards:(3 + seat) * n_cards])
+        cols[f"drawn_{name}"] = ids[seat]
+        cols[f"played_{name}"] = ids[2 + seat]
     return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from workbench.core.model import AgentSpec, Variant
-from workbench.core.sim.results import grown, kernel_frame, list_column, outcome_codes, padded
+from workbench.core.sim.results import grown, kernel_frame, list_columns, outcome_codes, padded
 from workbench.core.sim.rng_numba import below as _below
 from workbench.core.sim.rng_numba import compiled as _compiled
 from workbench.core.sim.rng_numba import next_u64 as _next_u64
@@ -211,9 +211,11 @@ def play_chunk(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray, f
             cols[f"{stat}_{name}"] = res[:, K.RES_STATS + 8 * seat + i]
     for seat, name in enumerate(SEATS):
         cols[f"missed_{name}"] = res[:, K.RES_MISSED + seat]
+    ids = list_columns(np.concatenate([drawn[0, :offsets[0, -1]], drawn[1, :offsets[1, -1]],
+                                       played[0, :offsets[2, -1]], played[1, :offsets[3, -1]]]), np.diff(offsets))
     for seat, name in enumerate(SEATS):
-        cols[f"drawn_{name}"] = list_column(drawn[seat, :offsets[seat, -1]], offsets[seat])
-        cols[f"played_{name}"] = list_column(played[seat, :offsets[2 + seat, -1]], offsets[2 + seat])
+        cols[f"drawn_{name}"] = ids[seat]
+        cols[f"played_{name}"] = ids[2 + seat]
     return kernel_frame(_CODES, outcome, cols, RESULT_SCHEMA)
 
 
