@@ -68,7 +68,18 @@ def test_a_proposal_inside_at_one_tier_but_outside_at_a_stronger_one_does_not_me
 
 
 def test_a_slow_tier_on_a_floor_of_games_reads_undecided_and_is_not_counted_as_meeting_the_target(tmp_path):
-    result = rb.rebalance(SLOW, out=tmp_path / "run", slow_games=12, **RUN)
+    bar: list[tuple[int, int, str]] = []
+    result = rb.rebalance(SLOW, out=tmp_path / "run", slow_games=12,
+                          on_progress=lambda done, total, phase: bar.append((done, total, phase)), **RUN)
+    # the search tier's held-out games are a progress phase of their own, after the fast tiers' (one count of both
+    # read "100 %, ETA 1 s" while the search tier's games, each ~1,000 fast ones, were still to play)
+    phases = [phase for _, _, phase in bar]
+    assert [p for p, _ in itertools.groupby(phases)] == ["search", "verify", "verify_slow"]
+    last = {phase: (done, total) for done, total, phase in bar}
+    cells = len(rb.targets_of(SLOW).cells)
+    assert last["verify_slow"] == (12 * cells * 2, 12 * cells * 2)  # the unchanged game and the best proposal
+    assert last["verify"][0] == last["verify"][1] and all(done <= total for done, total, _ in bar)
+    assert result.games_verified == last["verify"][0] + last["verify_slow"][0]
     best = result.proposals.row(0, named=True)
     assert best["press · status"] == "inside" and best["search · status"] == "undecided"  # ±28 points on 12 games
     assert not best["holds"]

@@ -168,8 +168,16 @@ def _measurable(args: argparse.Namespace) -> None:
                                                         targets), args.seed)
 
 
+PHASE_LABELS = {"search": "rebalance: search", "verify": "rebalance: held-out check",
+                "verify_slow": "rebalance: held-out check at the search tier"}
+
+
 class _Bars:
-    """One progress bar (or periodic line, with rate and ETA) per phase: the search, then the held-out check."""
+    """One progress bar (or periodic line, with rate and ETA) per phase: the search, then the held-out check.
+
+    The held-out check's search tier is a phase of its own: a game there costs about a thousand fast ones, so one
+    rate for both read "100 %, ETA 1 s" while the search tier had minutes to play.
+    """
 
     def __init__(self) -> None:
         self.phase: str | None = None
@@ -181,7 +189,7 @@ class _Bars:
 
         if phase != self.phase or self.bar is None or getattr(self.bar, "total", total) != total:
             self.close()
-            label = "rebalance: search" if phase == "search" else "rebalance: held-out check"
+            label = PHASE_LABELS.get(phase, f"rebalance: {phase}")
             self.bar, self.phase, self.done = progress(max(total, 1), label, initial=done), phase, done
         if done > self.done:
             self.bar.update(done - self.done)

@@ -606,8 +606,10 @@ class RebalancePanel:
 
     @staticmethod
     def _phase_html(phase: str) -> str:
-        text = ("searching: candidates on the search seeds (1 of 2)" if phase == "search" else
-                "checking the best on held-out seeds, at every tier (2 of 2)")
+        text = {"search": "searching: candidates on the search seeds",
+                "verify": "checking the best on held-out seeds at the fast tiers",
+                "verify_slow": "checking the best on held-out seeds at the search tier (a game there costs about a "
+                               "thousand fast ones)"}.get(phase, phase)
         return f'<span class="wb-more" data-phase="{html.escape(phase)}">{html.escape(text)}</span>'
 
     def _done(self, result: rb.RebalanceResult, took: float) -> None:

@@ -26,7 +26,15 @@ from workbench.core.design.rebalance.targets import (
     parse_target,
     targets_of,
 )
-from workbench.core.design.rebalance.verify import _baseline_holds, _fast, _proposal_rows, _share, _verify, _whole
+from workbench.core.design.rebalance.verify import (
+    SLOW_PHASE,
+    _baseline_holds,
+    _fast,
+    _proposal_rows,
+    _share,
+    _verify,
+    _whole,
+)
 from workbench.core.errors import InputError, RunInterrupted
 from workbench.core.model import AgentSpec, GameModel, get_game
 from workbench.core.rng import stream_seed
@@ -72,7 +80,8 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
         workers: workers (threads for compiled engines).
         backend: ``local`` or ``dask``, as ``simulate`` (the same counts either way).
         scheduler: a Dask scheduler address (backend ``dask``).
-        on_progress: ``on_progress(done, total, phase)`` in games, phase ``"search"`` or ``"verify"``.
+        on_progress: ``on_progress(done, total, phase)`` in games, phase ``"search"``, ``"verify"`` (the held-out
+            check at the fast tiers, re-tunes included) or ``"verify_slow"`` (at a search tier), each counted apart.
         should_stop: polled between chunks; true ends the run keeping everything found.
         on_trial: called with each finished trial's record (a test may raise in it to interrupt).
         retune: at verification, each tier whose agent names a weight set (``greedy@tuned``) plays each
@@ -147,21 +156,20 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
     try:  # the search's journal is closed however the run ends (a long-lived kernel runs many searches)
         master = stream_seed(seed, SEARCH_STREAM) % (2**63)
         holdout = stream_seed(seed, HOLDOUT_STREAM) % (2**63)
-        played = [0, 0]
+        played = {"search": 0, "verify": 0, SLOW_PHASE: 0}  # games played in each phase
         state = {"phase": "search", "total": search_budget}
 
         def tick(n: int) -> None:
-            played[0 if state["phase"] == "search" else 1] += n
+            played[state["phase"]] += n
             if on_progress is not None:
-                i = 0 if state["phase"] == "search" else 1
-                on_progress(min(played[i], state["total"]), state["total"], state["phase"])
+                on_progress(min(played[state["phase"]], state["total"]), state["total"], state["phase"])
 
         ctx = _Context(model, targets, bands, dims, table, workers, backend, scheduler, should_stop, tick)
-        ctx.on_memo = lambda n: tick(n) if state["phase"] == "verify" else None  # the search's budget: games played
+        ctx.on_memo = lambda n: tick(n) if state["phase"] != "search" else None  # the search's budget: games played
         race = _Race()
         replayed, ctx.additive_done = _replay(study, dims, race, len(plan) - 1, ctx.memo)
         used = [replayed]
-        played[0] = used[0]
+        played["search"] = used[0]
         stopped = False
         metrics = targets.all_metrics()
         try:
@@ -199,7 +207,7 @@ def rebalance(game: str | GameModel, *, target: str | None = None, edit: str | N
                 result.stopped = True
         if result.proposals.height == 0 or "verdict" not in result.proposals.columns:
             result.proposals = _proposal_rows(chosen, ctx, race, plan, {}, result.tiers, verified=False)
-        result.games_verified = played[1]
+        result.games_verified = played["verify"] + played[SLOW_PHASE]
         if slots is not None and screen and not ctx.groups and not result.stopped:  # a Stop returns at once
             result.additive, result.additive_note = _additive_evidence(ctx, race, search_agent, master, plan, slots)
         result.files = _save(model, table, dims, result, chosen, out)

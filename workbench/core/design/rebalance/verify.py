@@ -23,6 +23,7 @@ from workbench.core.stats.rates import games_for_margin
 
 # -- verification ------------------------------------------------------------------------------------------
 SLOW_VERIFY = 1  # a search tier (a game there ~1,000 fast ones) replays the best proposal beside the unchanged game
+SLOW_PHASE = "verify_slow"  # the progress phase of a search tier's held-out games (after the fast tiers' "verify")
 
 
 def _share(value: Any) -> float:
@@ -199,14 +200,17 @@ def _verify(ctx: _Context, result: RebalanceResult, chosen: list[Candidate], rac
         else:
             notes.append(f"{t.label} was not replayed: the budget's share for the held-out check did not pay for it")
     result.verify_note = "; ".join(notes)
-    state["total"] = verify_plan_cost(k_fast, verify_games, k_slow, slow_g, cells, len(fast), len(slow),
-                                      retune * len(weighted))
+    # the fast tiers' games, then the search tier's, each a phase of its own: a search game costs about a thousand
+    # fast ones, so one count of both read "100 %, ETA 1 s" for the minutes the search tier still had to play
+    state["total"] = verify_plan_cost(k_fast, verify_games, 0, 0, cells, len(fast), 0, retune * len(weighted))
     rows: list[pl.DataFrame] = []
     per: dict[tuple[Candidate, str], pl.DataFrame] = {}
     for k, tier in enumerate(tiers):
         games = result.tier_games[tier.label]
         if not games:
             continue
+        if tier in slow and state["phase"] != SLOW_PHASE:
+            state.update(phase=SLOW_PHASE, total=len(slow) * cells * slow_g * (k_slow + 1))
         decided = games >= full
         replayed = chosen[:result.tier_proposals[tier.label]]
         before = _status(measure(_play(ctx, (), agents[tier.label], holdout, 0, games, names)[0], ctx.bands,
