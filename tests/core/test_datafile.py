@@ -266,3 +266,21 @@ def test_cache_does_not_keep_errors(tmp_path):
         load(path)
     path.write_text(GOOD, encoding="utf-8")
     assert load(path) == 3
+
+
+def test_a_value_kept_per_object_is_found_by_that_object_only_and_the_oldest_goes_first():
+    from workbench.core.model import PerObject
+
+    built: list[str] = []
+    kept = PerObject(most=2)
+
+    def value(name: str):
+        return lambda: built.append(name) or name.upper()
+
+    one, twin, other = ["cards"], ["cards"], ["more"]  # twin equals one but is another object
+    assert kept.get(one, value("one")) == "ONE" and kept.get(one, value("again")) == "ONE"
+    assert kept.get(twin, value("twin")) == "TWIN"  # found by identity, never by equal content
+    assert kept.get(one, value("variant"), "lightning") == "VARIANT"  # a key part tells values of one object apart
+    assert built == ["one", "twin", "variant"]
+    kept.get(other, value("other"))  # full (2): the oldest entries went first
+    assert kept.get(one, value("rebuilt")) == "REBUILT" and built[-1] == "rebuilt"

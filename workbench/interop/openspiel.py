@@ -79,14 +79,14 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from workbench.core.errors import InputError
-from workbench.core.model import CHANCE, TERMINAL, AgentDecl, AgentSpec, GameModel, Param, get_game
+from workbench.core.model import CHANCE, TERMINAL, AgentDecl, AgentSpec, GameModel, Param, PerObject, get_game
 from workbench.core.rng import SplitMix64
 from workbench.core.sim.seeding import game_seed
 
@@ -195,25 +195,12 @@ def _probe(model: GameModel, config: Any) -> _Probe:
     return seen
 
 
-def _per_config(store: dict, most: int, model: GameModel, config: Any, build: Callable[[], Any]) -> Any:
-    """``build()`` once per model and config object (kept while that config lives; at most ``most``)."""
-    key = (model.name, id(config))
-    hit = store.get(key)
-    if hit is not None and hit[0] is config:
-        return hit[1]
-    value = build()
-    if len(store) > most:
-        store.clear()
-    store[key] = (config, value)
-    return value
-
-
-_FACTS: dict[tuple[str, int], tuple[Any, Facts]] = {}
+_FACTS = PerObject(64)  # per model and config object
 
 
 def facts(model: GameModel, config: Any) -> Facts:
     """The model's declarations for ``config``, with fallbacks and probes where it has none (cached)."""
-    return _per_config(_FACTS, 64, model, config, lambda: _facts(model, config))
+    return _FACTS.get(config, lambda: _facts(model, config), model.name)
 
 
 def _facts(model: GameModel, config: Any) -> Facts:
@@ -664,12 +651,12 @@ def load(game: str | GameModel, params: dict[str, Any] | None = None) -> Any:
     return spiel().load_game(short, _to_spiel(get_game(game), params))
 
 
-_SEARCH_GAMES: dict[tuple[str, int], tuple[Any, Any]] = {}
+_SEARCH_GAMES = PerObject(16)  # per model and config object
 
 
 def search_game(model: GameModel, config: Any) -> Any:
     """An OpenSpiel game over ``config`` with no seed nodes, for search from a given state (cached)."""
-    return _per_config(_SEARCH_GAMES, 16, model, config, lambda: _classes()[0](model=model, config=config))
+    return _SEARCH_GAMES.get(config, lambda: _classes()[0](model=model, config=config), model.name)
 
 
 def subgame(model: GameModel, config: Any, state: Any) -> Any:

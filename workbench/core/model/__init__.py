@@ -49,7 +49,7 @@ from workbench.core.model.agents import (
     weight_set_path,
 )
 from workbench.core.model.agents import _split_agents as _split_agents
-from workbench.core.model.capabilities import CompiledEngine, GameCapabilities, SearchHooks, Variant
+from workbench.core.model.capabilities import CompiledEngine, GameCapabilities, PerObject, SearchHooks, Variant
 from workbench.core.model.facts import (
     AGENT_STREAM_BASE,
     CHANCE,
@@ -92,6 +92,7 @@ __all__ = [
     "FIRST_STREAM",
     "GAMES_PACKAGE",
     "GameCapabilities",
+    "PerObject",
     "GameModel",
     "GameRules",
     "MAX_SEATS",

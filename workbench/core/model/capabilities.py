@@ -1,6 +1,7 @@
 """What a game may add to the protocol, each optional and listed by ``GameModel.capabilities``.
 
-A compiled engine, search hooks, playthrough text, hidden information and solver hooks.
+A compiled engine, search hooks, playthrough text, hidden information and solver hooks; and
+:class:`PerObject`, the cache they share for what they derive from one configuration object.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +19,37 @@ import polars as pl
 
 from workbench.core.model.agents import AgentSpec
 from workbench.core.model.facts import CHANCE, seat_name
+
+
+class PerObject:
+    """Values derived from an object (a game's Config, a card set), kept for the last ``most`` objects by identity.
+
+    An engine or a search meets the same configuration object at every chunk and decision (a game's
+    ``build_config`` returns one cached object per parameters and data files), and what it derives from it
+    (card tables, id orders, scratch arrays) is kept here instead of being built again or found by hashing
+    the object's whole content.  Each object is held with its value, so an identity is never reused while
+    kept; ``key`` parts (a variant, a model's name) tell apart values of one object.  The oldest entry goes
+    first when full.  Thread-safe: a run's chunks play on worker threads.
+    """
+
+    def __init__(self, most: int = 32) -> None:
+        self.most = most
+        self._found: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, obj: Any, build: Callable[[], Any], *key: Any) -> Any:
+        """The value kept for ``obj`` (and ``key``), or ``build()`` kept for it."""
+        found_key = (id(obj), *key)
+        with self._lock:
+            hit = self._found.get(found_key)
+            if hit is not None and hit[0] is obj:
+                return hit[1]
+        value = build()
+        with self._lock:
+            while len(self._found) >= self.most:
+                self._found.pop(next(iter(self._found)))
+            self._found[found_key] = (obj, value)
+        return value
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ conformance suite prove the frames equal.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from math import comb
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from workbench.core.model import AgentSpec, Variant
+from workbench.core.model import AgentSpec, PerObject, Variant
 from workbench.core.sim.play import RunawayGame
 from workbench.core.sim.results import kernel_frame, list_columns, outcome_codes, padded
 from workbench.core.sim.rng_numba import compiled as _compiled
@@ -181,36 +180,23 @@ def agent_arrays(agents: Sequence[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
     return kinds, weights
 
 
-class _PerConfig:
-    """What a chunk derives from its Config alone, kept for the last few Configs (by identity).
+def _per_config(config: Config) -> tuple[np.ndarray, list[int], pl.Series]:
+    """What a chunk derives from its Config alone: the kernel's card table, the cards' id order, the sorted ids.
 
     ``model.build_config`` returns the one cached Config per parameters and data files, so every chunk of a run
     and every decision of a search meets the same object; a run of many small chunks (a study's cells, the
     studio's watched chunks) built the kernel's card table and the cards' id order again for each (~2 ms a chunk,
-    as long as a chunk of 20 games).  The Config is held with its entry, so an identity is never reused while
-    cached.
+    as long as a chunk of 20 games).
     """
+    def build() -> tuple[np.ndarray, list[int], pl.Series]:
+        ids = [c.id for c in config.cards]
+        order = sorted(range(len(ids)), key=lambda c: ids[c])
+        return card_table(config), order, pl.Series([ids[c] for c in order], dtype=pl.String)
 
-    KEPT = 32
-
-    def __init__(self) -> None:
-        self._found: dict[int, tuple[Config, np.ndarray, list[int], pl.Series]] = {}
-        self._lock = threading.Lock()  # a run's chunks play on worker threads (the kernel releases the GIL)
-
-    def __call__(self, config: Config) -> tuple[np.ndarray, list[int], pl.Series]:
-        with self._lock:
-            hit = self._found.get(id(config))
-            if hit is None or hit[0] is not config:
-                ids = [c.id for c in config.cards]
-                order = sorted(range(len(ids)), key=lambda c: ids[c])
-                hit = (config, card_table(config), order, pl.Series([ids[c] for c in order], dtype=pl.String))
-                while len(self._found) >= self.KEPT:
-                    self._found.pop(next(iter(self._found)))
-                self._found[id(config)] = hit
-        return hit[1], hit[2], hit[3]
+    return _DERIVED.get(config, build)
 
 
-_per_config = _PerConfig()
+_DERIVED = PerObject(32)
 
 
 def run_kernel(config: Config, agents: Sequence[AgentSpec], seeds: np.ndarray,
@@ -392,19 +378,16 @@ def encode_state(config: Config, state: Any, view: bool = False) -> np.ndarray:
     return s
 
 
-_SCRATCH: dict[int, tuple[Config, tuple[np.ndarray, ...]]] = {}
+_SCRATCH = PerObject(32)
 
 
 def _scratch(config: Config) -> tuple[np.ndarray, ...]:
     """Three state arrays and the legal-action rows for ``config`` (kept: a decision asks for them many times)."""
-    found = _SCRATCH.get(id(config))
-    if found is None or found[0] is not config:
-        if len(_SCRATCH) > 32:
-            _SCRATCH.clear()
+    def build() -> tuple[np.ndarray, ...]:
         size = K.state_size(len(config.cards))
-        arrays = (*(padded(size, np.int64) for _ in range(3)), padded((3, legal_capacity(config), 4), np.int64))
-        found = _SCRATCH[id(config)] = (config, arrays)
-    return found[1]
+        return (*(padded(size, np.int64) for _ in range(3)), padded((3, legal_capacity(config), 4), np.int64))
+
+    return _SCRATCH.get(config, build)
 
 
 @_compiled

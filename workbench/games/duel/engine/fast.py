@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import polars as pl
 
-from workbench.core.model import AgentSpec, Variant
+from workbench.core.model import AgentSpec, PerObject, Variant
 from workbench.core.sim.results import grown, kernel_frame, list_columns, outcome_codes, padded
 from workbench.core.sim.rng_numba import below as _below
 from workbench.core.sim.rng_numba import compiled as _compiled
@@ -105,20 +105,13 @@ def _effect_rows(effect: Effect, stmts: list[list[int]], ops: list[list[int]], l
 def compile_tables(cards: CardSet, lightning: str = "everyone", groundwater: str = "both") -> Tables:
     """The integer tables of a card set under the given variants (cached on the cards' content).
 
-    The card set last met is found first by identity: the content cache hashes every card (a tuple of about a
-    hundred nested records), and a search asks for the tables at each decision (about 8 % of the duel's search).
+    A card set met lately is found first by identity (:class:`PerObject`): the content cache hashes every card (a
+    tuple of about a hundred nested records), and a search asks for the tables at each decision (7 % of its time).
     """
-    key = (id(cards), lightning, groundwater)
-    found = _LAST.get(key)
-    if found is None or found[0] is not cards:
-        found = (cards, _compile(cards.cards, lightning, groundwater))
-        if len(_LAST) >= 8:
-            _LAST.clear()
-        _LAST[key] = found  # the card set is held with its tables, so its id is never reused while kept
-    return found[1]
+    return _TABLES.get(cards, lambda: _compile(cards.cards, lightning, groundwater), lightning, groundwater)
 
 
-_LAST: dict[tuple[int, str, str], tuple[CardSet, Tables]] = {}
+_TABLES = PerObject(8)
 
 
 @lru_cache(maxsize=64)
